@@ -1,0 +1,252 @@
+import { Job, type AttemptError } from "../../core/job.js";
+import { JobState } from "../../core/job-state.js";
+import {
+  BackendKind,
+  workerLostError,
+  type ClaimParams,
+  type DeadJob,
+  type Depths,
+  type EnqueueResult,
+  type JobInfo,
+  type QueueBackend,
+  type RetryDeadParams,
+} from "../../core/queue-backend.js";
+
+interface Entry {
+  json: ReturnType<Job["toJSON"]>;
+  state: JobState;
+  lockedBy: string | null;
+  lockedUntil: number | null;
+  diedAt: number | null;
+  seq: number;
+}
+
+/**
+ * In-process queue with the same protocol as the others: leases, attempts counted at claim, worker-lost
+ * accounting, dead letters. Nothing survives the process; for tests and single-process use.
+ */
+export class MemoryBackend implements QueueBackend {
+  readonly kind = BackendKind.memory;
+  private readonly entries = new Map<string, Entry>();
+  private readonly waiters = new Set<() => void>();
+  private seq = 0;
+  private closed = false;
+
+  async setup(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+  }
+
+  async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    const inserted: string[] = [];
+    for (const job of jobs) {
+      if (this.entries.has(job.id)) continue;
+      this.entries.set(job.id, {
+        json: structuredClone(job.toJSON()),
+        state: JobState.ready,
+        lockedBy: null,
+        lockedUntil: null,
+        diedAt: null,
+        seq: this.seq++,
+      });
+      inserted.push(job.id);
+    }
+    if (inserted.length > 0) this.wake();
+    return { inserted };
+  }
+
+  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+    const now = Date.now();
+    const candidates = [...this.entries.values()]
+      .filter(
+        (e) =>
+          (e.state === JobState.ready && Date.parse(e.json.availableAt) <= now) ||
+          (e.state === JobState.running && (e.lockedUntil ?? 0) < now),
+      )
+      .sort((a, b) => Date.parse(a.json.availableAt) - Date.parse(b.json.availableAt) || a.seq - b.seq);
+    const claimed: Job[] = [];
+    for (const entry of candidates) {
+      if (claimed.length >= limit) break;
+      if (entry.state === JobState.running) {
+        // Its worker vanished mid-attempt: that attempt is spent.
+        entry.json.errors.push(workerLostError(entry.json.attempts));
+        if (entry.json.attempts >= (entry.json.maxAttempts ?? 1)) {
+          this.markDead(entry, now);
+          continue;
+        }
+      }
+      entry.state = JobState.running;
+      entry.lockedBy = workerId;
+      entry.lockedUntil = now + leaseMs;
+      entry.json.attempts += 1;
+      claimed.push(Job.fromJSON(structuredClone(entry.json)));
+    }
+    return claimed;
+  }
+
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+    const until = Date.now() + leaseMs;
+    for (const id of jobIds) {
+      const entry = this.entries.get(id);
+      if (entry && entry.state === JobState.running && entry.lockedBy === workerId) entry.lockedUntil = until;
+    }
+  }
+
+  async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
+    const entry = this.owned(job.id, workerId);
+    if (!entry) return;
+    entry.state = JobState.completed;
+    entry.lockedBy = null;
+    entry.lockedUntil = null;
+  }
+
+  async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
+    const entry = this.owned(params.job.id, params.workerId);
+    if (!entry) return;
+    entry.json.errors.push(params.error);
+    entry.json.availableAt = params.availableAt.toISOString();
+    entry.state = JobState.ready;
+    entry.lockedBy = null;
+    entry.lockedUntil = null;
+    this.wake();
+  }
+
+  async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    const entry = this.owned(params.job.id, params.workerId);
+    if (!entry) return;
+    entry.json.errors.push(params.error);
+    this.markDead(entry, Date.now());
+  }
+
+  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+    for (const job of jobs) {
+      const entry = this.owned(job.id, workerId);
+      if (!entry) continue;
+      entry.state = JobState.ready;
+      entry.json.attempts = Math.max(0, entry.json.attempts - 1);
+      entry.json.availableAt = new Date().toISOString();
+      entry.lockedBy = null;
+      entry.lockedUntil = null;
+    }
+    this.wake();
+  }
+
+  waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    if (signal.aborted || this.closed) return Promise.resolve();
+    const nextDue = this.nextDueIn();
+    const wait = Math.max(0, Math.min(timeoutMs, nextDue ?? timeoutMs));
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, wait);
+      signal.addEventListener("abort", done, { once: true });
+      this.waiters.add(done);
+    });
+  }
+
+  async listDead({ limit, offset = 0 }: { limit: number; offset?: number }): Promise<DeadJob[]> {
+    return [...this.entries.values()]
+      .filter((e) => e.state === JobState.dead)
+      .sort((a, b) => (b.diedAt ?? 0) - (a.diedAt ?? 0) || b.seq - a.seq)
+      .slice(offset, offset + limit)
+      .map((e) => ({
+        job: structuredClone(e.json),
+        diedAt: new Date(e.diedAt ?? 0).toISOString(),
+        lastError: e.json.errors.at(-1) ?? null,
+      }));
+  }
+
+  async retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+    const { found, missing } = this.selectDead(params);
+    for (const entry of found) {
+      entry.state = JobState.ready;
+      entry.json.attempts = 0;
+      entry.json.availableAt = new Date().toISOString();
+      entry.diedAt = null;
+    }
+    if (found.length > 0) this.wake();
+    return { retried: found.map((e) => e.json.id), missing };
+  }
+
+  async discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
+    const { found, missing } = this.selectDead(params);
+    for (const entry of found) this.entries.delete(entry.json.id);
+    return { discarded: found.map((e) => e.json.id), missing };
+  }
+
+  async depths(): Promise<Depths> {
+    const now = Date.now();
+    const depths: Depths = { ready: 0, scheduled: 0, running: 0, dead: 0 };
+    for (const e of this.entries.values()) {
+      if (e.state === JobState.ready) {
+        if (Date.parse(e.json.availableAt) <= now) depths.ready++;
+        else depths.scheduled++;
+      } else if (e.state === JobState.running) depths.running++;
+      else if (e.state === JobState.dead) depths.dead++;
+    }
+    return depths;
+  }
+
+  async getJob({ id }: { id: string }): Promise<JobInfo | null> {
+    const e = this.entries.get(id);
+    if (!e) return null;
+    return {
+      job: structuredClone(e.json),
+      state: e.state,
+      lockedBy: e.lockedBy,
+      lockedUntil: e.lockedUntil === null ? null : new Date(e.lockedUntil).toISOString(),
+      diedAt: e.diedAt === null ? null : new Date(e.diedAt).toISOString(),
+    };
+  }
+
+  private selectDead(params: RetryDeadParams): { found: Entry[]; missing: string[] } {
+    if ("all" in params) return { found: [...this.entries.values()].filter((e) => e.state === JobState.dead), missing: [] };
+    const found: Entry[] = [];
+    const missing: string[] = [];
+    for (const id of params.ids) {
+      const entry = this.entries.get(id);
+      if (entry && entry.state === JobState.dead) found.push(entry);
+      else missing.push(id);
+    }
+    return { found, missing };
+  }
+
+  private owned(id: string, workerId: string): Entry | undefined {
+    const entry = this.entries.get(id);
+    // A worker whose lease was taken over must not overwrite the new owner's outcome.
+    return entry && entry.state === JobState.running && entry.lockedBy === workerId ? entry : undefined;
+  }
+
+  private markDead(entry: Entry, now: number): void {
+    entry.state = JobState.dead;
+    entry.diedAt = now;
+    entry.lockedBy = null;
+    entry.lockedUntil = null;
+  }
+
+  private nextDueIn(): number | null {
+    const now = Date.now();
+    let next: number | null = null;
+    for (const e of this.entries.values()) {
+      let due: number | null = null;
+      if (e.state === JobState.ready) due = Date.parse(e.json.availableAt);
+      else if (e.state === JobState.running && e.lockedUntil !== null) due = e.lockedUntil + 1;
+      if (due !== null && (next === null || due < next)) next = due;
+    }
+    return next === null ? null : Math.max(0, next - now);
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+export function createMemoryBackend(): MemoryBackend {
+  return new MemoryBackend();
+}

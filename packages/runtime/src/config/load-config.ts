@@ -1,0 +1,232 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { parse as parseToml } from "smol-toml";
+import type { z } from "zod";
+import { ConfigError } from "../errors/jfast-error.js";
+import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
+
+export interface DatabaseConfig {
+  /** null: embedded PGlite under `<root>/.jfast/`. */
+  url: string | null;
+  rls: boolean;
+  schema: string;
+  poolSize: number;
+  inboxRetentionDays: number;
+}
+
+export interface QueueConfig {
+  backend: "postgres" | "redis" | "rabbitmq" | "memory";
+  url: string | null;
+  name: string;
+  maxAttempts: number;
+  visibilityTimeoutMs: number;
+  backoffBaseMs: number;
+  pollIntervalMs: number;
+  concurrency: number;
+  exposeStats: boolean;
+  scheduler: boolean;
+}
+
+export interface JfastConfig {
+  root: string;
+  file: string;
+  service: { name: string; basePort: number; environment: "development" | "production" | "test" };
+  plugins: ReadonlySet<PluginName>;
+  /** The port to listen on: `PORT`, else `[service] base_port`. */
+  port: number;
+  database: DatabaseConfig | null;
+  queue: QueueConfig | null;
+  outbox: { maxAttempts: number; pollIntervalMs: number } | null;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  raw: RawConfig;
+}
+
+const DOCS = "docs/configuration.md";
+
+/**
+ * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
+ * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT picks the port; JFAST_ENV / NODE_ENV the environment.
+ */
+export async function loadConfig(params: { root: string; env?: NodeJS.ProcessEnv; overrides?: ConfigOverrides }): Promise<JfastConfig> {
+  const file = path.join(params.root, "jfast.toml");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (cause) {
+    throw new ConfigError(`cannot read ${file}`, {
+      code: "CONFIG_MISSING",
+      hint: `create jfast.toml in the service root with at least [service] name = "<your-service>"`,
+      cause,
+    });
+  }
+  let data: unknown;
+  try {
+    data = parseToml(text);
+  } catch (cause) {
+    throw new ConfigError(`${file} is not valid TOML: ${(cause as Error).message}`, {
+      code: "CONFIG_SYNTAX",
+      hint: "fix the TOML syntax at the line shown",
+      cause,
+    });
+  }
+  return resolveConfig({ root: params.root, file, data, env: params.env ?? process.env, overrides: params.overrides });
+}
+
+/** Values a caller (tests, the CLI) sets on top of the file; still validated by the same schema. */
+export interface ConfigOverrides {
+  [section: string]: unknown;
+}
+
+export function resolveConfig(params: {
+  root: string;
+  file: string;
+  data: unknown;
+  env: NodeJS.ProcessEnv;
+  overrides?: ConfigOverrides | undefined;
+}): JfastConfig {
+  const merged = params.overrides ? deepMerge(params.data, params.overrides) : params.data;
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) throw configIssue(params.file, parsed.error);
+  const raw = parsed.data;
+  const { env } = params;
+  const enabled = new Set<PluginName>(raw.plugins.enabled);
+
+  for (const section of Object.keys(raw.plugin) as PluginName[]) {
+    if (raw.plugin[section] !== undefined && !enabled.has(section)) {
+      throw new ConfigError(`${params.file}: [plugin.${section}] is configured but the "${section}" plugin is not enabled`, {
+        code: "CONFIG_PLUGIN_MISSING",
+        hint: `add "${section}" to [plugins] enabled, or remove the [plugin.${section}] section`,
+        docs: DOCS,
+      });
+    }
+  }
+
+  const queueRaw = enabled.has("queue") ? (raw.plugin.queue ?? queueSchema.parse({})) : null;
+  const databaseRaw = enabled.has("database")
+    ? (raw.plugin.database ?? databaseSchema.parse({}))
+    : null;
+
+  if (queueRaw?.backend === "postgres" && !databaseRaw) {
+    throw new ConfigError(`${params.file}: [plugin.queue] backend = "postgres" needs the database plugin`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "database" to [plugins] enabled (with no url it runs embedded under .jfast/), or choose another backend`,
+      docs: DOCS,
+    });
+  }
+  if (enabled.has("outbox") && !databaseRaw) {
+    throw new ConfigError(`${params.file}: the outbox writes in your database transaction, so it needs the database plugin`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "database" to [plugins] enabled`,
+      docs: "docs/outbox.md",
+    });
+  }
+
+  const queueUrl =
+    queueRaw === null
+      ? null
+      : queueRaw.backend === "redis"
+        ? (env.REDIS_URL ?? queueRaw.url ?? null)
+        : queueRaw.backend === "rabbitmq"
+          ? (env.AMQP_URL ?? queueRaw.url ?? null)
+          : null;
+  if (queueRaw && (queueRaw.backend === "redis" || queueRaw.backend === "rabbitmq") && !queueUrl) {
+    const variable = queueRaw.backend === "redis" ? "REDIS_URL" : "AMQP_URL";
+    throw new ConfigError(`${params.file}: [plugin.queue] backend = "${queueRaw.backend}" needs a url`, {
+      code: "CONFIG_INVALID",
+      hint: `set [plugin.queue] url, or the ${variable} environment variable`,
+      docs: DOCS,
+    });
+  }
+
+  const environment =
+    raw.service.environment ??
+    (env.JFAST_ENV === "production" || env.NODE_ENV === "production"
+      ? "production"
+      : env.JFAST_ENV === "test" || env.NODE_ENV === "test"
+        ? "test"
+        : "development");
+
+  const portText = env.PORT;
+  let port = raw.service.base_port;
+  if (portText !== undefined && portText !== "") {
+    const value = Number(portText);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) {
+      throw new ConfigError(`PORT="${portText}" is not a port number`, { hint: "set PORT to a whole number between 1 and 65535, or unset it to use [service] base_port", docs: DOCS });
+    }
+    port = value;
+  }
+
+  return {
+    root: params.root,
+    file: params.file,
+    service: { name: raw.service.name, basePort: raw.service.base_port, environment },
+    plugins: enabled,
+    port,
+    database: databaseRaw && {
+      url: env.DATABASE_URL || databaseRaw.url || null,
+      rls: databaseRaw.rls,
+      schema: databaseRaw.schema,
+      poolSize: databaseRaw.pool_size,
+      inboxRetentionDays: databaseRaw.inbox_retention_days,
+    },
+    queue: queueRaw && {
+      backend: queueRaw.backend,
+      url: queueUrl,
+      name: queueRaw.name,
+      maxAttempts: queueRaw.max_attempts,
+      visibilityTimeoutMs: Math.round(queueRaw.visibility_timeout * 1000),
+      backoffBaseMs: Math.round(queueRaw.backoff_base * 1000),
+      pollIntervalMs: Math.round(queueRaw.poll_interval * 1000),
+      concurrency: queueRaw.concurrency,
+      exposeStats: queueRaw.expose_stats,
+      scheduler: queueRaw.scheduler,
+    },
+    outbox: enabled.has("outbox")
+      ? {
+          maxAttempts: raw.plugin.outbox?.max_attempts ?? 10,
+          pollIntervalMs: Math.round((raw.plugin.outbox?.poll_interval ?? 1) * 1000),
+        }
+      : null,
+    logLevel: raw.plugin.observability?.log_level ?? "info",
+    raw,
+  };
+}
+
+function configIssue(file: string, error: z.ZodError): ConfigError {
+  const lines = error.issues.map((issue) => {
+    const key = formatPath(issue.path);
+    if (issue.code === "unrecognized_keys") {
+      const keys = issue.keys.join(", ");
+      return `${key ? `${key}: ` : ""}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys} — remove ${issue.keys.length > 1 ? "them" : "it"} or fix the spelling`;
+    }
+    if (issue.path[0] === "plugins" && issue.path[1] === "enabled" && issue.code === "invalid_value") {
+      return `${key}: ${issue.message} — known plugins are ${PLUGIN_NAMES.join(", ")}`;
+    }
+    return `${key}: ${issue.message}`;
+  });
+  return new ConfigError(`${file} is invalid:\n  - ${lines.join("\n  - ")}`, {
+    code: "CONFIG_INVALID",
+    hint: "correct the keys listed above; every key is described in the configuration page",
+    docs: DOCS,
+  });
+}
+
+function formatPath(pathParts: readonly PropertyKey[]): string {
+  if (pathParts.length === 0) return "(top level)";
+  const [first, second, ...rest] = pathParts.map(String);
+  if (first === "plugin" && second !== undefined) {
+    return `[plugin.${second}]${rest.length ? ` ${rest.join(".")}` : ""}`;
+  }
+  return `[${first}]${second !== undefined ? ` ${[second, ...rest].join(".")}` : ""}`;
+}
+
+function deepMerge(base: unknown, extra: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(extra)) return extra;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(extra)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}

@@ -1,0 +1,70 @@
+import { z } from "zod";
+
+/** Plugin names accepted in `[plugins] enabled`. */
+export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "events", "telemetry"] as const;
+export type PluginName = (typeof PLUGIN_NAMES)[number];
+
+export const QUEUE_BACKENDS = ["postgres", "redis", "rabbitmq", "memory"] as const;
+
+const seconds = z.number().positive();
+
+export const databaseSchema = z
+        .strictObject({
+          url: z.string().optional(),
+          rls: z.boolean().default(false),
+          schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("public"),
+          pool_size: z.number().int().min(1).max(200).default(10),
+          inbox_retention_days: z.number().positive().default(7),
+        });
+
+export const queueSchema = z
+        .strictObject({
+          backend: z.enum(QUEUE_BACKENDS).default("postgres"),
+          url: z.string().optional(),
+          name: z.string().regex(/^[a-zA-Z0-9_.-]+$/).default("jfast.jobs"),
+          max_attempts: z.number().int().min(1).default(3),
+          visibility_timeout: seconds.default(60),
+          backoff_base: seconds.default(1),
+          poll_interval: seconds.default(5),
+          concurrency: z.number().int().min(1).max(1000).default(4),
+          expose_stats: z.boolean().default(false),
+          scheduler: z.boolean().default(false),
+        });
+
+export const configSchema = z.strictObject({
+  service: z.strictObject({
+    name: z.string().regex(/^[a-z][a-z0-9_-]*$/, "a lower-case name such as \"billing\""),
+    base_port: z.number().int().min(1).max(65535).default(8000),
+    environment: z.enum(["development", "production", "test"]).optional(),
+  }),
+  plugins: z
+    .strictObject({
+      enabled: z.array(z.enum(PLUGIN_NAMES)).default([]),
+    })
+    .default({ enabled: [] }),
+  plugin: z
+    .strictObject({
+      observability: z.strictObject({ log_level: z.enum(["debug", "info", "warn", "error", "silent"]).default("info") }).optional(),
+      database: databaseSchema.optional(),
+      queue: queueSchema.optional(),
+      outbox: z
+        .strictObject({
+          max_attempts: z.number().int().min(1).default(10),
+          poll_interval: seconds.default(1),
+        })
+        .optional(),
+      events: z
+        .strictObject({
+          bootstrap_servers: z.string().optional(),
+          consumer_group: z.string().optional(),
+          host_port: z.number().int().optional(),
+          advertised_host: z.string().optional(),
+          image: z.string().optional(),
+        })
+        .optional(),
+      telemetry: z.strictObject({ endpoint: z.string().optional(), service_name: z.string().optional() }).optional(),
+    })
+    .default({}),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,53 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Job } from "../core/job.js";
+
+/**
+ * What a request (or a running job) carries through async calls: the tenant, the request id and the
+ * W3C trace context. A Job built inside it copies these; the worker restores them around the handler.
+ */
+export interface RequestContext {
+  tenantId?: string | null | undefined;
+  requestId?: string | null | undefined;
+  traceparent?: string | null | undefined;
+  tracestate?: string | null | undefined;
+}
+
+interface Store extends RequestContext {
+  job?: Job;
+}
+
+const storage = new AsyncLocalStorage<Store>();
+
+export function withRequest<T>(context: RequestContext, fn: () => T): T {
+  return storage.run({ ...context }, fn);
+}
+
+/** Runs `fn` with the job's tenant, request id and trace restored, and the job itself reachable. */
+export function withJob<T>(job: Job, fn: () => T): T {
+  return storage.run(
+    {
+      tenantId: job.tenantId,
+      requestId: job.requestId,
+      traceparent: job.trace?.traceparent ?? null,
+      tracestate: job.trace?.tracestate ?? null,
+      job,
+    },
+    fn,
+  );
+}
+
+export function currentContext(): Readonly<Store> | undefined {
+  return storage.getStore();
+}
+
+export function currentTenantId(): string | null {
+  return storage.getStore()?.tenantId ?? null;
+}
+
+export function currentRequestId(): string | null {
+  return storage.getStore()?.requestId ?? null;
+}
+
+export function currentJob(): Job | null {
+  return storage.getStore()?.job ?? null;
+}

@@ -1,0 +1,45 @@
+import type { TaskDefinition } from "./task.js";
+
+/**
+ * Declarations made by `task(...)` at import time, remembered per tasks file. ES modules are evaluated once
+ * per process, so a second app built in the same process (tests, the CLI) must find what the first import
+ * declared: we key declarations by file, not by "whatever ran last". Kept on globalThis so that two copies
+ * of the runtime loaded side by side still share them.
+ */
+interface DeclarationStore {
+  byFile: Map<string, TaskDefinition[]>;
+  scope: { module: string; file: string } | null;
+}
+
+const KEY = Symbol.for("jfast.declarations");
+const store: DeclarationStore = ((globalThis as Record<symbol, unknown>)[KEY] as DeclarationStore | undefined) ?? {
+  byFile: new Map(),
+  scope: null,
+};
+(globalThis as Record<symbol, unknown>)[KEY] = store;
+
+export function recordDeclaration(definition: TaskDefinition): void {
+  const scope = store.scope;
+  if (!scope) return;
+  definition.module = scope.module;
+  definition.file = scope.file;
+  const list = store.byFile.get(scope.file) ?? [];
+  list.push(definition);
+  store.byFile.set(scope.file, list);
+}
+
+/** Imports a tasks file with declarations attributed to `module`; returns what that file declared. */
+export async function importDeclarations(
+  module: string,
+  file: string,
+  load: () => Promise<unknown>,
+): Promise<{ definitions: TaskDefinition[]; namespace: unknown }> {
+  const previous = store.scope;
+  store.scope = { module, file };
+  try {
+    const namespace = await load();
+    return { definitions: [...(store.byFile.get(file) ?? [])], namespace };
+  } finally {
+    store.scope = previous;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The lifecycle of a job. One list, used by every backend.
+ *  - ready:     claimable once `availableAt` has passed (a delayed or backing-off job is `ready` with a future time)
+ *  - running:   claimed by a worker, leased until `lockedUntil`; an expired lease makes it claimable again
+ *  - completed: the handler returned
+ *  - dead:      exhausted its attempts, had no handler, or its worker was lost too often
+ */
+export const JobState = {
+  ready: "ready",
+  running: "running",
+  completed: "completed",
+  dead: "dead",
+} as const;
+
+export type JobState = (typeof JobState)[keyof typeof JobState];

@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import { currentContext } from "../context/context.js";
+
+/** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
+export interface AttemptError {
+  attempt: number;
+  at: string;
+  class: string;
+  message: string;
+  stack?: string | undefined;
+  /** Why the attempt ended when the handler did not throw: "worker lost", "unknown task", "timeout". */
+  reason?: string | undefined;
+}
+
+export interface TraceContext {
+  traceparent: string;
+  tracestate?: string | undefined;
+}
+
+/**
+ * The wire form of a job. Every backend stores exactly this and gives it back unchanged
+ * (backends add their own bookkeeping next to it: state, lease, time of death).
+ */
+export interface JobJSON {
+  id: string;
+  task: string;
+  payload: unknown;
+  attempts: number;
+  maxAttempts: number | null;
+  availableAt: string;
+  createdAt: string;
+  tenantId: string | null;
+  requestId: string | null;
+  trace: TraceContext | null;
+  errors: AttemptError[];
+  timeoutMs: number | null;
+}
+
+export interface JobInit {
+  task: string;
+  payload?: unknown;
+  id?: string;
+  /** Defaults to the task's `maxAttempts`, else `[plugin.queue] max_attempts`. */
+  maxAttempts?: number;
+  /** A job is not claimed before this time. */
+  availableAt?: Date | string;
+  /** Alternative to `availableAt`: run no sooner than this many milliseconds from now. */
+  delayMs?: number;
+  /** Outside a request, a job has no tenant unless given one. */
+  tenantId?: string | null;
+  requestId?: string | null;
+  trace?: TraceContext | null;
+  timeoutMs?: number | null;
+}
+
+export class Job {
+  readonly id: string;
+  readonly task: string;
+  readonly payload: unknown;
+  attempts: number;
+  maxAttempts: number | null;
+  availableAt: Date;
+  readonly createdAt: Date;
+  readonly tenantId: string | null;
+  readonly requestId: string | null;
+  readonly trace: TraceContext | null;
+  errors: AttemptError[];
+  timeoutMs: number | null;
+
+  constructor(init: JobInit) {
+    if (!init.task || typeof init.task !== "string") {
+      throw new TypeError("new Job({ task }) needs the task's name, e.g. new Job({ task: \"invoice.send_email\", payload })");
+    }
+    const context = currentContext();
+    const now = new Date();
+    this.id = init.id ?? randomUUID();
+    this.task = init.task;
+    this.payload = init.payload ?? {};
+    this.attempts = 0;
+    this.maxAttempts = init.maxAttempts ?? null;
+    this.availableAt =
+      init.availableAt !== undefined
+        ? new Date(init.availableAt)
+        : new Date(now.getTime() + Math.max(0, init.delayMs ?? 0));
+    this.createdAt = now;
+    this.tenantId = init.tenantId !== undefined ? init.tenantId : (context?.tenantId ?? null);
+    this.requestId = init.requestId !== undefined ? init.requestId : (context?.requestId ?? null);
+    this.trace =
+      init.trace !== undefined
+        ? init.trace
+        : context?.traceparent
+          ? { traceparent: context.traceparent, ...(context.tracestate ? { tracestate: context.tracestate } : {}) }
+          : null;
+    this.errors = [];
+    this.timeoutMs = init.timeoutMs ?? null;
+    assertJsonPayload(this.payload, this.task);
+  }
+
+  static fromJSON(json: JobJSON): Job {
+    const job = new Job({
+      id: json.id,
+      task: json.task,
+      payload: json.payload,
+      availableAt: json.availableAt,
+      tenantId: json.tenantId,
+      requestId: json.requestId,
+      trace: json.trace,
+      timeoutMs: json.timeoutMs,
+      ...(json.maxAttempts === null ? {} : { maxAttempts: json.maxAttempts }),
+    });
+    job.attempts = json.attempts;
+    job.errors = [...json.errors];
+    (job as { createdAt: Date }).createdAt = new Date(json.createdAt);
+    return job;
+  }
+
+  toJSON(): JobJSON {
+    return {
+      id: this.id,
+      task: this.task,
+      payload: this.payload,
+      attempts: this.attempts,
+      maxAttempts: this.maxAttempts,
+      availableAt: this.availableAt.toISOString(),
+      createdAt: this.createdAt.toISOString(),
+      tenantId: this.tenantId,
+      requestId: this.requestId,
+      trace: this.trace,
+      errors: this.errors,
+      timeoutMs: this.timeoutMs,
+    };
+  }
+}
+
+/** Payloads travel as JSON through every backend; refuse what would not survive the trip, at enqueue time. */
+function assertJsonPayload(payload: unknown, task: string): void {
+  try {
+    const text = JSON.stringify(payload);
+    if (text === undefined) throw new Error("not serialisable");
+  } catch (cause) {
+    throw new TypeError(
+      `the payload of a "${task}" job is not JSON-serialisable (${(cause as Error).message}); pass plain objects, arrays, strings, numbers, booleans and null`,
+    );
+  }
+}
+
+export function errorToAttempt(error: unknown, attempt: number, reason?: string): AttemptError {
+  if (error instanceof Error) {
+    return {
+      attempt,
+      at: new Date().toISOString(),
+      class: error.name || error.constructor?.name || "Error",
+      message: error.message,
+      stack: error.stack,
+      ...(reason ? { reason } : {}),
+    };
+  }
+  return { attempt, at: new Date().toISOString(), class: typeof error, message: String(error), ...(reason ? { reason } : {}) };
+}

@@ -1,0 +1,104 @@
+import type { AttemptError, Job, JobJSON } from "./job.js";
+import type { JobState } from "./job-state.js";
+
+/**
+ * The seam every queue backend implements (memory, postgres, redis, rabbitmq). Backends are leaves: they
+ * import core and errors only, translate driver errors into JfastError at this boundary, and never hand
+ * driver rows back.
+ *
+ * Protocol (at-least-once):
+ *  - `claim` leases jobs for `leaseMs` and counts the attempt (attempts + 1) before the handler runs, so an
+ *    attempt whose worker vanishes is never free. An expired lease makes the job claimable again; if that
+ *    lost attempt was its last, claiming sets it dead with reason "worker lost" instead.
+ *  - exactly one of `complete`, `retry`, `kill` or `release` ends a claim. `release` gives the attempt back.
+ *  - `enqueue` with an id that already exists is a no-op (how events and schedules stay idempotent).
+ */
+export interface QueueBackend {
+  readonly kind: BackendKind;
+  /** Creates tables / keys / broker topology. Idempotent and safe with several processes at once. */
+  setup(): Promise<void>;
+  close(): Promise<void>;
+  enqueue(params: { jobs: Job[] }): Promise<EnqueueResult>;
+  claim(params: ClaimParams): Promise<Job[]>;
+  /** Heartbeat: pushes the lease of jobs this worker still runs. */
+  extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void>;
+  complete(params: { workerId: string; job: Job }): Promise<void>;
+  /** Records the failed attempt and makes the job claimable again at `availableAt`. */
+  retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
+  /** Records the final error and moves the job to dead letters. */
+  kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void>;
+  /** Puts running jobs back at once and returns their attempt (graceful shutdown). */
+  release(params: { workerId: string; jobs: Job[] }): Promise<void>;
+  /**
+   * Resolves when work may be available (a wake-up, a delayed job coming due) or after `timeoutMs`,
+   * whichever is first, or when `signal` aborts. Never busy-waits. A wake-up is a hint, not a promise:
+   * the caller claims afterwards and may find nothing.
+   */
+  waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void>;
+  /** Dead letters, newest death first. */
+  listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]>;
+  /** Requeues dead jobs with attempts reset. Ids that are not dead letters come back in `missing`. */
+  retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }>;
+  /** Deletes dead letters for good. */
+  discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }>;
+  depths(): Promise<Depths>;
+  getJob(params: { id: string }): Promise<JobInfo | null>;
+}
+
+export const BackendKind = {
+  memory: "memory",
+  postgres: "postgres",
+  redis: "redis",
+  rabbitmq: "rabbitmq",
+} as const;
+export type BackendKind = (typeof BackendKind)[keyof typeof BackendKind];
+
+export interface ClaimParams {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+}
+
+export interface EnqueueResult {
+  /** Ids written now; an id that already existed is left out. */
+  inserted: string[];
+}
+
+export type RetryDeadParams = { ids: string[] } | { all: true };
+
+export interface Depths {
+  /** Claimable now. */
+  ready: number;
+  /** Waiting for their time: delayed or backing off before a retry. */
+  scheduled: number;
+  running: number;
+  dead: number;
+}
+
+export interface DeadJob {
+  job: JobJSON;
+  diedAt: string;
+  /** The error that killed it (the last one recorded). */
+  lastError: AttemptError | null;
+}
+
+export interface JobInfo {
+  job: JobJSON;
+  state: JobState;
+  lockedBy: string | null;
+  lockedUntil: string | null;
+  diedAt: string | null;
+}
+
+export const WORKER_LOST = "worker lost";
+
+/** The error recorded for an attempt whose lease expired while its worker was gone. */
+export function workerLostError(attempt: number): AttemptError {
+  return {
+    attempt,
+    at: new Date().toISOString(),
+    class: "WorkerLost",
+    message: "the worker running this attempt stopped heartbeating and its lease expired",
+    reason: WORKER_LOST,
+  };
+}

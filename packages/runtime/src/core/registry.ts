@@ -1,0 +1,56 @@
+import { defineTask } from "./define-task.js";
+import type { TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
+import { validateTaskName } from "./task.js";
+import { ConfigError } from "../errors/jfast-error.js";
+
+/** The tasks one app knows. `jfast.require("tasks")` returns it; `.task(...)` is the registry form. */
+export class TaskRegistry {
+  private readonly definitions = new Map<string, TaskDefinition>();
+  /** Problems found while registering (a task not prefixed by its module); reported at start-up. */
+  readonly warnings: string[] = [];
+
+  register(definition: TaskDefinition): void {
+    const existing = this.definitions.get(definition.name);
+    if (existing && existing !== definition) {
+      throw new ConfigError(`task "${definition.name}" is declared twice (${where(existing)} and ${where(definition)})`, {
+        code: "TASK_DUPLICATE",
+        hint: "task names are the wire contract: give each task one declaration",
+        docs: "docs/tasks.md",
+      });
+    }
+    const invalid = validateTaskName(definition.name);
+    if (invalid) {
+      throw new ConfigError(invalid, { code: "TASK_NAME_INVALID", hint: "rename the task", docs: "docs/tasks.md#names" });
+    }
+    if (definition.module && !definition.name.startsWith(`${definition.module}.`)) {
+      this.warnings.push(
+        `task "${definition.name}" is declared in modules/${definition.module} but not prefixed by it; rename it "${definition.module}.${definition.name.split(".").slice(1).join(".")}" so contracts can tell its owner`,
+      );
+    }
+    this.definitions.set(definition.name, definition);
+  }
+
+  task<P = any>(name: string, handler: TaskHandler<P>): TaskDefinition<P>;
+  task<P = any>(name: string, options: TaskOptions<P>, handler: TaskHandler<P>): TaskDefinition<P>;
+  task<P = any>(name: string, a: TaskOptions<P> | TaskHandler<P>, b?: TaskHandler<P>): TaskDefinition<P> {
+    const definition = defineTask(name, a, b);
+    this.register(definition);
+    return definition;
+  }
+
+  get(name: string): TaskDefinition | undefined {
+    return this.definitions.get(name);
+  }
+
+  names(): string[] {
+    return [...this.definitions.keys()].sort();
+  }
+
+  all(): TaskDefinition[] {
+    return [...this.definitions.values()];
+  }
+}
+
+function where(definition: TaskDefinition): string {
+  return definition.file ?? (definition.module ? `modules/${definition.module}` : "code");
+}

@@ -1,0 +1,239 @@
+import type { Job } from "./core/job.js";
+import type { QueueBackend } from "./core/queue-backend.js";
+import { TaskRegistry } from "./core/registry.js";
+import type { AppContext, TaskDefinition } from "./core/task.js";
+import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
+import { withRequest, type RequestContext } from "./context/context.js";
+import type { DatabaseProvider } from "./database/database-provider.js";
+import { ConfigError, JfastError } from "./errors/jfast-error.js";
+import { createFetchHandler } from "./http/fetch-handler.js";
+import { honoContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http/middleware.js";
+import { discoverModules } from "./modules/discover.js";
+import { createLogger, type Logger } from "./observability/logger.js";
+import { createOutbox, type Outbox } from "./outbox/outbox.js";
+import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
+import { createTaskExecutor } from "./worker/execute-task.js";
+import { Worker } from "./worker/worker.js";
+
+export interface CreateJfastOptions {
+  /** The service root: where jfast.toml and modules/ live. */
+  root: string;
+  /** The service's own providers (a mailer, a storage client), reachable through `require(name)`. */
+  providers?: Record<string, unknown>;
+  /** Tasks declared outside modules/ (tests, generated code). */
+  tasks?: TaskDefinition[];
+  /** Values set on top of jfast.toml, validated by the same schema (tests use this for isolated namespaces). */
+  config?: ConfigOverrides;
+  /** Environment to read URLs and PORT from (defaults to process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Use this backend instead of building one from configuration. */
+  backend?: QueueBackend;
+  logger?: Logger;
+}
+
+export interface Jfast {
+  readonly config: JfastConfig;
+  readonly logger: Logger;
+  readonly tasks: TaskRegistry;
+  /** Problems that did not stop start-up (task names not prefixed by their module). */
+  readonly warnings: readonly string[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A started provider by name; throws naming the plugin to enable. */
+  require<T = any>(name: string): T;
+  /** A Web Request → Response handler for GET /ready and GET /queue/stats; 404 for anything else. */
+  fetch(request: Request): Promise<Response>;
+  /** Express / node:http middleware serving the same routes. */
+  routes(): ReturnType<typeof nodeRoutes>;
+  /** Stores tenant, request id and trace for everything `fn` does (jobs built inside inherit them). */
+  withRequest<T>(context: RequestContext, fn: () => T): T;
+  middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
+  /** Builds a worker for this app (what `jfast worker` runs). */
+  createWorker(options?: { concurrency?: number; workerId?: string }): Worker;
+  /** The app context handlers receive as `ctx`. */
+  readonly context: AppContext;
+}
+
+export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
+  const config = await loadConfig({ root: options.root, env: options.env ?? process.env, overrides: options.config });
+  const logger = options.logger ?? createLogger({ service: config.service.name, level: config.logLevel });
+  const registry = new TaskRegistry();
+
+  for (const module of await discoverModules(config.root)) {
+    for (const definition of module.definitions) registry.register(definition);
+  }
+  for (const definition of options.tasks ?? []) registry.register(definition);
+
+  const sessionTasks = registry.all().filter((t) => t.options.session);
+  if (sessionTasks.length > 0 && !config.database) {
+    throw new ConfigError(
+      `task "${sessionTasks[0]!.name}" asks for a session (session: true) but the database plugin is not enabled`,
+      {
+        code: "CONFIG_PLUGIN_MISSING",
+        hint: `add "database" to [plugins] enabled in jfast.toml (with no url it runs embedded), or remove session: true`,
+        docs: "docs/tasks.md#task-sessions",
+      },
+    );
+  }
+  if (registry.all().length > 0 && !config.queue) {
+    throw new ConfigError(`this service declares tasks (${registry.names().slice(0, 3).join(", ")}) but the queue plugin is not enabled`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "queue" to [plugins] enabled in jfast.toml`,
+      docs: "docs/configuration.md",
+    });
+  }
+  for (const warning of registry.warnings) logger.warn(warning);
+
+  const providers = new Map<string, unknown>(Object.entries(options.providers ?? {}));
+  let database: DatabaseProvider | null = null;
+  let queue: QueueProvider | null = null;
+  let outbox: Outbox | null = null;
+  let started = false;
+  const workers = new Set<Worker>();
+
+  const context: AppContext = {
+    serviceName: config.service.name,
+    require<T>(name: string): T {
+      return requireProvider(name) as T;
+    },
+  };
+
+  function requireProvider(name: string): unknown {
+    if (providers.has(name)) return providers.get(name);
+    const plugin = PROVIDER_PLUGIN[name];
+    if (plugin && !config.plugins.has(plugin)) {
+      throw new ConfigError(`"${name}" is provided by the ${plugin} plugin, which is not enabled`, {
+        code: "PROVIDER_UNAVAILABLE",
+        hint: `add "${plugin}" to [plugins] enabled in jfast.toml`,
+        docs: "docs/configuration.md#plugins",
+      });
+    }
+    if (plugin && !started) {
+      throw new JfastError(`"${name}" is not available before jfast.start()`, {
+        code: "NOT_STARTED",
+        hint: "await jfast.start() before using providers",
+        docs: "docs/embedding.md",
+      });
+    }
+    throw new JfastError(`no provider named "${name}"`, {
+      code: "PROVIDER_UNKNOWN",
+      hint: `known providers: ${[...providers.keys()].join(", ") || "(none)"}; register your own with createJfast({ providers: { ${name}: ... } })`,
+      docs: "docs/embedding.md#providers",
+    });
+  }
+  providers.set("tasks", registry);
+
+  const execute = createTaskExecutor({ context, database: () => database, logger });
+
+  const jfast: Jfast = {
+    config,
+    logger,
+    tasks: registry,
+    warnings: registry.warnings,
+    context,
+    async start() {
+      if (started) return;
+      if (config.database) {
+        const { openDatabase } = await import("./database/open-database.js");
+        database = await openDatabase({ config: config.database, root: config.root, logger });
+        providers.set("database", database);
+      }
+      if (config.queue) {
+        const backend = options.backend ?? (await buildBackend(config, database, logger));
+        await backend.setup();
+        queue = createQueueProvider({
+          backend,
+          name: config.queue.name,
+          registry,
+          defaultMaxAttempts: config.queue.maxAttempts,
+        });
+        providers.set("queue", queue);
+      }
+      if (config.outbox) {
+        outbox = createOutbox({ database: database!, queue, config, logger, registry });
+        providers.set("outbox", outbox);
+      }
+      started = true;
+    },
+    async stop() {
+      await Promise.all([...workers].map((w) => w.stop({ graceMs: 0 })));
+      workers.clear();
+      await queue?.backend.close();
+      await database?.close();
+      for (const name of ["queue", "outbox", "database"]) providers.delete(name);
+      queue = null;
+      database = null;
+      outbox = null;
+      started = false;
+    },
+    require: <T>(name: string) => requireProvider(name) as T,
+    fetch: (request) => fetchHandler(request),
+    routes: () => nodeRoutes((request) => fetchHandler(request)),
+    withRequest,
+    middleware: { hono: honoContextMiddleware, node: nodeContextMiddleware },
+    createWorker(workerOptions = {}) {
+      if (!queue || !config.queue) {
+        throw new JfastError("a worker needs the queue plugin, started", {
+          code: "NOT_STARTED",
+          hint: `enable "queue" in jfast.toml and await jfast.start() first`,
+          docs: "docs/worker.md",
+        });
+      }
+      const worker = new Worker({
+        backend: queue.backend,
+        lookup: (name) => registry.get(name),
+        execute,
+        logger,
+        concurrency: workerOptions.concurrency ?? config.queue.concurrency,
+        leaseMs: config.queue.visibilityTimeoutMs,
+        backoffBaseMs: config.queue.backoffBaseMs,
+        pollIntervalMs: config.queue.pollIntervalMs,
+        defaultMaxAttempts: config.queue.maxAttempts,
+        ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),
+      });
+      workers.add(worker);
+      return worker;
+    },
+  };
+
+  const fetchHandler = createFetchHandler({
+    config,
+    registry,
+    queue: () => queue,
+    outbox: () => outbox,
+  });
+
+  return jfast;
+}
+
+/** Which plugin provides each built-in provider. */
+const PROVIDER_PLUGIN: Record<string, string> = {
+  queue: "queue",
+  outbox: "outbox",
+  database: "database",
+  events: "events",
+  scheduler: "queue",
+};
+
+async function buildBackend(config: JfastConfig, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
+  const queue = config.queue!;
+  switch (queue.backend) {
+    case "memory": {
+      const { createMemoryBackend } = await import("./backends/memory/memory-backend.js");
+      return createMemoryBackend();
+    }
+    case "postgres": {
+      const { createPostgresBackend } = await import("./backends/postgres/postgres-backend.js");
+      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name });
+    }
+    default:
+      throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {
+        code: "BACKEND_UNAVAILABLE",
+        hint: `use backend = "postgres" or "memory"`,
+        docs: "docs/backends.md",
+      });
+  }
+  void logger;
+}
+
+export type { Job };

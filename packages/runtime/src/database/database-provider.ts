@@ -1,0 +1,19 @@
+import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
+
+/**
+ * `jfast.require("database")`: the primary database, over node-postgres (with a url) or embedded PGlite.
+ * `transaction(fn)` hands `fn` a drizzle transaction; with `[plugin.database] rls = true` the transaction
+ * is scoped to the tenant (`SET LOCAL`), taken from the current request or job unless given.
+ */
+export interface DatabaseProvider {
+  readonly driver: "pg" | "pglite";
+  readonly schema: string;
+  /** The drizzle database (node-postgres or PGlite flavour). */
+  readonly db: any;
+  /** The raw port every jfast SQL statement goes through. */
+  readonly sql: SqlDatabase;
+  transaction<T>(fn: (session: any) => Promise<T>, options?: { tenantId?: string | null }): Promise<T>;
+  /** Turns a caller's session (drizzle transaction, or a pg client inside BEGIN) into an executor. */
+  executorFor(session: unknown): SqlExecutor;
+  close(): Promise<void>;
+}

@@ -1,0 +1,68 @@
+/**
+ * Every error jfast raises on purpose. `code` is stable and what tests and callers branch on;
+ * `hint` names the fix; `docs` names the page that explains it.
+ */
+export interface JfastErrorOptions {
+  code: string;
+  hint?: string;
+  docs?: string;
+  cause?: unknown;
+}
+
+export class JfastError extends Error {
+  readonly code: string;
+  readonly hint: string | undefined;
+  readonly docs: string | undefined;
+
+  constructor(message: string, options: JfastErrorOptions) {
+    super(formatMessage(message, options), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "JfastError";
+    this.code = options.code;
+    this.hint = options.hint;
+    this.docs = options.docs;
+  }
+}
+
+function formatMessage(message: string, { hint, docs }: JfastErrorOptions): string {
+  let text = message;
+  if (hint) text += `\n  fix: ${hint}`;
+  if (docs) text += `\n  see: ${docs}`;
+  return text;
+}
+
+/** jfast.toml is wrong, or a plugin the configuration needs is not enabled. Start-up stops. */
+export class ConfigError extends JfastError {
+  constructor(message: string, options: Omit<JfastErrorOptions, "code"> & { code?: string }) {
+    super(message, { code: options.code ?? "CONFIG_INVALID", docs: options.docs ?? "docs/configuration.md", ...omitCode(options) });
+    this.name = "ConfigError";
+  }
+}
+
+/** A backend was asked for something it cannot do. Never silently skipped. */
+export class NotSupportedError extends JfastError {
+  constructor(message: string, options: Omit<JfastErrorOptions, "code"> = {}) {
+    super(message, { code: "NOT_SUPPORTED", ...options });
+    this.name = "NotSupportedError";
+  }
+}
+
+/** A job ran past its timeout; recorded as the attempt's error and retried like any failure. */
+export class JobTimeoutError extends JfastError {
+  constructor(message: string) {
+    super(message, { code: "JOB_TIMEOUT", docs: "docs/jobs.md#timeouts" });
+    this.name = "JobTimeoutError";
+  }
+}
+
+/** A backend could not be reached or answered with an error; the driver error is the cause. */
+export class BackendError extends JfastError {
+  constructor(message: string, options: Omit<JfastErrorOptions, "code"> & { code?: string }) {
+    super(message, { code: options.code ?? "BACKEND_UNAVAILABLE", ...omitCode(options) });
+    this.name = "BackendError";
+  }
+}
+
+function omitCode<T extends { code?: string }>(options: T): Omit<T, "code"> {
+  const { code: _code, ...rest } = options;
+  return rest;
+}

@@ -1,0 +1,51 @@
+import type { TaskRegistry } from "../core/registry.js";
+import type { JfastConfig } from "../config/load-config.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+import { createReadiness } from "./readiness.js";
+
+/** GET /ready and GET /queue/stats (SPEC §11). Anything else is a 404 so the host framework can route it. */
+export function createFetchHandler(params: {
+  config: JfastConfig;
+  registry: TaskRegistry;
+  queue: () => QueueProvider | null;
+  outbox: () => Outbox | null;
+}): (request: Request) => Promise<Response> {
+  const { config, registry } = params;
+  const readiness = createReadiness(params);
+  return async (request) => {
+    const url = new URL(request.url);
+    if (request.method !== "GET" && request.method !== "HEAD") return notFound();
+    if (url.pathname === "/ready") {
+      const report = await readiness.check();
+      return json(report, report.status === "unavailable" ? 503 : 200);
+    }
+    if (url.pathname === "/queue/stats") {
+      const open = config.service.environment !== "production" || config.queue?.exposeStats === true;
+      if (!open) return notFound();
+      const queue = params.queue();
+      if (!queue) return json({ error: "the queue plugin is not enabled or not started", docs: "docs/configuration.md" }, 404);
+      try {
+        const depths = await queue.depths();
+        return json({
+          service: config.service.name,
+          backend: queue.backend.kind,
+          queue: queue.name,
+          depths,
+          tasks: registry.names(),
+        });
+      } catch (error) {
+        return json({ error: `the ${queue.backend.kind} queue cannot be reached: ${(error as Error).message}` }, 503);
+      }
+    }
+    return notFound();
+  };
+}
+
+function json(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8" } });
+}
+
+function notFound(): Response {
+  return json({ error: "not found" }, 404);
+}

@@ -1,0 +1,62 @@
+import type { JfastConfig } from "../config/load-config.js";
+import type { Depths } from "../core/queue-backend.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+
+export type CheckStatus = "ok" | "degraded" | "unavailable";
+
+export interface ReadinessReport {
+  status: CheckStatus;
+  checks: Record<string, { status: CheckStatus; [key: string]: unknown }>;
+}
+
+/** Probes can arrive many times a second from several orchestrators: share one check per window. */
+const CACHE_MS = 1000;
+
+export function createReadiness(params: { config: JfastConfig; queue: () => QueueProvider | null; outbox: () => Outbox | null }) {
+  let cached: { at: number; report: Promise<ReadinessReport> } | null = null;
+
+  async function compute(): Promise<ReadinessReport> {
+    const checks: ReadinessReport["checks"] = {};
+    const queue = params.queue();
+    if (params.config.queue) {
+      if (!queue) {
+        checks.queue = { status: "unavailable", error: "not started" };
+      } else {
+        try {
+          const depths: Depths = await queue.depths();
+          checks.queue = {
+            status: depths.dead > 0 ? "degraded" : "ok",
+            backend: queue.backend.kind,
+            dead: depths.dead,
+            ready: depths.ready,
+            running: depths.running,
+            scheduled: depths.scheduled,
+            ...(depths.dead > 0 ? { reason: `${depths.dead} dead letter(s): inspect with \`jfast jobs dead\`` } : {}),
+          };
+        } catch (error) {
+          checks.queue = { status: "unavailable", backend: queue.backend.kind, error: (error as Error).message };
+        }
+      }
+    }
+    const outbox = params.outbox();
+    if (outbox) {
+      try {
+        checks.outbox = await outbox.health();
+      } catch (error) {
+        checks.outbox = { status: "unavailable", error: (error as Error).message };
+      }
+    }
+    const statuses = Object.values(checks).map((c) => c.status);
+    const status: CheckStatus = statuses.includes("unavailable") ? "unavailable" : statuses.includes("degraded") ? "degraded" : "ok";
+    return { status, checks };
+  }
+
+  return {
+    check(): Promise<ReadinessReport> {
+      const now = Date.now();
+      if (!cached || now - cached.at > CACHE_MS) cached = { at: now, report: compute() };
+      return cached.report;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { Job } from "../core/job.js";
+import type { AppContext, TaskDefinition } from "../core/task.js";
+import type { DatabaseProvider } from "../database/database-provider.js";
+import { claimOnce } from "../inbox/inbox.js";
+import type { Logger } from "../observability/logger.js";
+
+/**
+ * One attempt of one job: opens the TaskSession when the task asks for it (commit on return, rollback on
+ * throw), claims the idempotency key in the inbox inside that same transaction, then calls the handler.
+ */
+export function createTaskExecutor(params: {
+  context: AppContext;
+  database: () => DatabaseProvider | null;
+  logger: Logger;
+}) {
+  return async function execute(definition: TaskDefinition, job: Job, signal: AbortSignal): Promise<unknown> {
+    if (!definition.options.session) {
+      return definition.handler(job.payload, { ctx: params.context, job, session: undefined, signal });
+    }
+    const database = params.database();
+    if (!database) throw new Error(`task "${definition.name}" needs a session but the database is not started`);
+    return database.transaction(
+      async (session) => {
+        if (definition.options.idempotentOn) {
+          const key = String(definition.options.idempotentOn(job.payload));
+          const first = await claimOnce(database.executorFor(session), { consumer: definition.name, key });
+          if (!first) {
+            params.logger.info("skipped: this idempotency key already committed", { idempotency_key: key });
+            return undefined;
+          }
+        }
+        return definition.handler(job.payload, { ctx: params.context, job, session, signal });
+      },
+      { tenantId: job.tenantId },
+    );
+  };
+}

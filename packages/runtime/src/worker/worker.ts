@@ -1,0 +1,246 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { backoffDelayMs } from "../core/backoff.js";
+import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
+import type { QueueBackend } from "../core/queue-backend.js";
+import type { TaskDefinition } from "../core/task.js";
+import { withJob } from "../context/context.js";
+import { JobTimeoutError } from "../errors/jfast-error.js";
+import type { Logger } from "../observability/logger.js";
+import { createDeferred, sleep, type Deferred } from "./deferred.js";
+
+export interface WorkerOptions {
+  backend: QueueBackend;
+  /** Finds the handler for a task name; undefined means the job is dead at once ("unknown task"). */
+  lookup: (task: string) => TaskDefinition | undefined;
+  /** Runs one attempt (opens the TaskSession, claims the inbox key, calls the handler). */
+  execute: (definition: TaskDefinition, job: Job, signal: AbortSignal) => Promise<unknown>;
+  logger: Logger;
+  concurrency: number;
+  leaseMs: number;
+  backoffBaseMs: number;
+  /** Slow safety net: how long an idle worker waits for a wake-up before claiming anyway. */
+  pollIntervalMs: number;
+  defaultMaxAttempts: number;
+  workerId?: string;
+}
+
+interface Running {
+  job: Job;
+  controller: AbortController;
+  /** Set when shutdown gave up on it: its outcome is ignored, it was released. */
+  cancelled: boolean;
+  done: Promise<void>;
+}
+
+class ShutdownAbort extends Error {
+  constructor() {
+    super("the worker is shutting down; the job was released back to the queue");
+    this.name = "ShutdownAbort";
+  }
+}
+
+/**
+ * Claims jobs up to `concurrency`, runs them, heartbeats their leases, and records each outcome.
+ * Idle, it waits on the backend's wake-up (LISTEN/NOTIFY, blocking pop, consumer push) and only falls back
+ * to claiming every `pollIntervalMs`.
+ */
+export class Worker {
+  readonly id: string;
+  private readonly options: WorkerOptions;
+  private readonly running = new Map<string, Running>();
+  private readonly loopAbort = new AbortController();
+  private slotFreed: Deferred = createDeferred();
+  private loop: Promise<void> | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private stopNowSignal: Deferred = createDeferred();
+  private stopped: Promise<void> | null = null;
+  private processed = 0;
+
+  constructor(options: WorkerOptions) {
+    this.options = options;
+    this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  }
+
+  get activeJobs(): readonly Job[] {
+    return [...this.running.values()].map((r) => r.job);
+  }
+
+  get processedCount(): number {
+    return this.processed;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
+    this.heartbeat = setInterval(() => void this.extendLeases(), beat);
+    this.heartbeat.unref();
+    this.loop = this.run();
+  }
+
+  /**
+   * Graceful stop: claim nothing more, let running jobs finish for `graceMs`, then cancel the rest and
+   * release them at once without spending an attempt. `stopNow()` (a second signal) ends the wait early.
+   */
+  stop(params: { graceMs: number }): Promise<void> {
+    this.stopped ??= this.shutdown(params.graceMs);
+    return this.stopped;
+  }
+
+  /** Ends the grace wait immediately; running jobs are released. Safe to call at any time. */
+  stopNow(): void {
+    this.stopNowSignal.resolve();
+  }
+
+  private async shutdown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.loopAbort.abort();
+    this.slotFreed.resolve();
+    await this.loop;
+    if (this.running.size > 0) {
+      const allDone = Promise.all([...this.running.values()].map((r) => r.done));
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([allDone, grace, this.stopNowSignal.promise]);
+      clearTimeout(timer);
+    }
+    const leftovers = [...this.running.values()];
+    if (leftovers.length > 0) {
+      for (const r of leftovers) {
+        r.cancelled = true;
+        r.controller.abort(new ShutdownAbort());
+      }
+      try {
+        await this.options.backend.release({ workerId: this.id, jobs: leftovers.map((r) => r.job) });
+        this.options.logger.warn("released running jobs at shutdown", { released: leftovers.map((r) => r.job.id) });
+      } catch (error) {
+        // Not lost: their leases expire and another worker picks them up.
+        this.options.logger.error("could not release running jobs at shutdown; they return when their lease expires", { error });
+      }
+    }
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  private async run(): Promise<void> {
+    const { backend, concurrency, leaseMs, pollIntervalMs, logger } = this.options;
+    let failures = 0;
+    while (!this.stopping) {
+      const free = concurrency - this.running.size;
+      if (free <= 0) {
+        await this.slotFreed.promise;
+        this.slotFreed = createDeferred();
+        continue;
+      }
+      let claimed: Job[];
+      try {
+        claimed = await backend.claim({ workerId: this.id, limit: free, leaseMs });
+        failures = 0;
+      } catch (error) {
+        failures++;
+        logger.error("claim failed; retrying", { error, backend: backend.kind });
+        await sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)), this.loopAbort.signal);
+        continue;
+      }
+      if (this.stopping) {
+        // Claimed while stop() began: give these back untouched.
+        if (claimed.length > 0) await backend.release({ workerId: this.id, jobs: claimed }).catch(() => undefined);
+        break;
+      }
+      for (const job of claimed) this.launch(job);
+      if (claimed.length < free) {
+        try {
+          await backend.waitForWork({ signal: this.loopAbort.signal, timeoutMs: pollIntervalMs });
+        } catch (error) {
+          logger.error("waiting for work failed", { error });
+          await sleep(1000, this.loopAbort.signal);
+        }
+      }
+    }
+  }
+
+  private launch(job: Job): void {
+    const controller = new AbortController();
+    const entry: Running = { job, controller, cancelled: false, done: Promise.resolve() };
+    this.running.set(job.id, entry);
+    entry.done = this.runOne(entry).finally(() => {
+      this.running.delete(job.id);
+      this.processed++;
+      this.slotFreed.resolve();
+    });
+  }
+
+  private async runOne(entry: Running): Promise<void> {
+    const { job, controller } = entry;
+    const { backend, logger } = this.options;
+    const definition = this.options.lookup(job.task);
+    if (!definition) {
+      const error: AttemptError = {
+        attempt: job.attempts,
+        at: new Date().toISOString(),
+        class: "UnknownTask",
+        message: `no task named "${job.task}" is registered in this service; it was dead-lettered without retrying`,
+        reason: "unknown task",
+      };
+      await this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
+      logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
+      return;
+    }
+    const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
+    const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;
+    let timer: NodeJS.Timeout | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => undefined);
+    if (timeoutMs !== null) {
+      timer = setTimeout(
+        () => controller.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    }
+    try {
+      await withJob(job, () =>
+        Promise.race([this.options.execute(definition, job, controller.signal), aborted]),
+      );
+      clearTimeout(timer);
+      await this.settle(entry, () => backend.complete({ workerId: this.id, job }));
+    } catch (error) {
+      clearTimeout(timer);
+      if (entry.cancelled) return;
+      const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
+      if (job.attempts >= maxAttempts) {
+        await this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
+        withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
+      } else {
+        const baseMs = definition.options.backoffBaseMs ?? this.options.backoffBaseMs;
+        const availableAt = new Date(Date.now() + backoffDelayMs(job.attempts, { baseMs }));
+        await this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
+        withJob(job, () => logger.warn("job failed; will retry", { error, retry_at: availableAt.toISOString() }));
+      }
+    }
+  }
+
+  /** Records an outcome unless shutdown already released the job. A failure to record is logged: the lease brings it back. */
+  private async settle(entry: Running, record: () => Promise<void>): Promise<void> {
+    if (entry.cancelled) return;
+    try {
+      await record();
+    } catch (error) {
+      this.options.logger.error("could not record the job's outcome; it runs again after its lease expires", {
+        error,
+        job_id: entry.job.id,
+      });
+    }
+  }
+
+  private async extendLeases(): Promise<void> {
+    const ids = [...this.running.values()].filter((r) => !r.cancelled).map((r) => r.job.id);
+    if (ids.length === 0) return;
+    try {
+      await this.options.backend.extendLeases({ workerId: this.id, jobIds: ids, leaseMs: this.options.leaseMs });
+    } catch (error) {
+      this.options.logger.warn("heartbeat failed", { error });
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { Job, type JobInit } from "../../src/core/job.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
+
+/** How a backend's entry file plugs into the shared suite: a fresh, isolated backend per test. */
+export interface BackendFactory {
+  name: string;
+  create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void> }>;
+  /** Capabilities that are genuinely different per backend (never used to skip the contract). */
+  /** Lease granularity: rabbitmq and redis round to whole units; the suite waits this much past a lease. */
+  leaseSlackMs?: number;
+}
+
+export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {
+  const job = new Job({ task: "conf.noop", payload: {}, tenantId: null, requestId: null, trace: null, ...init });
+  job.maxAttempts ??= 3;
+  return job;
+}
+
+export const WORKER = "conformance-worker";
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await sleep(25);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}

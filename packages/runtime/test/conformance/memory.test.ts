@@ -1,0 +1,16 @@
+import { createMemoryBackend } from "../../src/backends/memory/memory-backend.js";
+import { describeProtocol } from "./protocol.js";
+import { describeWorker } from "./worker.js";
+import type { BackendFactory } from "./harness.js";
+
+const memory: BackendFactory = {
+  name: "memory",
+  async create() {
+    const backend = createMemoryBackend();
+    await backend.setup();
+    return { backend, cleanup: () => backend.close() };
+  },
+};
+
+describeProtocol(memory);
+describeWorker(memory);

@@ -1,0 +1,241 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
+import { WORKER_LOST } from "../../src/core/queue-backend.js";
+import { errorToAttempt } from "../../src/core/job.js";
+import { eventually, makeJob, sleep, WORKER, type BackendFactory } from "./harness.js";
+
+/** The claim / complete / retry / kill / release protocol every backend implements identically. */
+export function describeProtocol(factory: BackendFactory): void {
+  describe(`${factory.name}: protocol`, () => {
+    let backend: QueueBackend;
+    let cleanup: () => Promise<void>;
+    const slack = factory.leaseSlackMs ?? 0;
+
+    beforeEach(async () => {
+      ({ backend, cleanup } = await factory.create());
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    it("stores a job's JSON unchanged and gives it back on claim", async () => {
+      const job = makeJob({
+        task: "conf.roundtrip",
+        payload: { invoice_id: 7, note: "ñandú — 日本", nested: { list: [1, 2.5, null, true] } },
+        tenantId: "acme",
+        requestId: "req-1",
+        trace: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "k=v" },
+        timeoutMs: 1234,
+        maxAttempts: 5,
+      });
+      await backend.enqueue({ jobs: [job] });
+      const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+      expect(claimed).toBeDefined();
+      const expected = { ...job.toJSON(), attempts: 1 };
+      expect(claimed!.toJSON()).toEqual(expected);
+    });
+
+    it("claims in order of availability, then of enqueueing", async () => {
+      const jobs = Array.from({ length: 5 }, (_, i) => makeJob({ payload: { i } }));
+      for (const job of jobs) await backend.enqueue({ jobs: [job] });
+      const seen: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+        seen.push((claimed!.payload as { i: number }).i);
+        await backend.complete({ workerId: WORKER, job: claimed! });
+      }
+      expect(seen).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it("does not hand out a delayed job before its time, and counts it as scheduled", async () => {
+      const job = makeJob({ delayMs: 600 });
+      await backend.enqueue({ jobs: [job] });
+      expect(await backend.claim({ workerId: WORKER, limit: 10, leaseMs: 30_000 })).toEqual([]);
+      const depths = await backend.depths();
+      expect(depths.scheduled).toBe(1);
+      expect(depths.ready).toBe(0);
+      const claimed = await eventually("the delayed job", async () => {
+        const got = await backend.claim({ workerId: WORKER, limit: 10, leaseMs: 30_000 });
+        return got.length ? got : null;
+      });
+      expect(claimed.map((j) => j.id)).toEqual([job.id]);
+      expect(Date.now()).toBeGreaterThanOrEqual(job.availableAt.getTime());
+    });
+
+    it("ignores an enqueue of an id that already exists", async () => {
+      const job = makeJob({ id: "fixed-id-1" });
+      expect((await backend.enqueue({ jobs: [job] })).inserted).toEqual(["fixed-id-1"]);
+      expect((await backend.enqueue({ jobs: [makeJob({ id: "fixed-id-1" })] })).inserted).toEqual([]);
+      expect((await backend.depths()).ready).toBe(1);
+    });
+
+    it("records a failed attempt and makes the job claimable again at its retry time", async () => {
+      const job = makeJob();
+      await backend.enqueue({ jobs: [job] });
+      const [first] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+      expect(first!.attempts).toBe(1);
+      const failure = new TypeError("card declined");
+      await backend.retry({
+        workerId: WORKER,
+        job: first!,
+        error: errorToAttempt(failure, 1),
+        availableAt: new Date(Date.now() + 400),
+      });
+      expect(await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 })).toEqual([]);
+      expect((await backend.depths()).scheduled).toBe(1);
+      const [second] = await eventually("the retry", () => backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 }).then((j) => (j.length ? j : null)));
+      expect(second!.attempts).toBe(2);
+      expect(second!.errors).toHaveLength(1);
+      expect(second!.errors[0]).toMatchObject({ attempt: 1, class: "TypeError", message: "card declined" });
+      expect(second!.errors[0]!.stack).toContain("card declined");
+    });
+
+    it("moves a killed job to dead letters with its whole error history, newest death first", async () => {
+      const a = makeJob({ task: "conf.a" });
+      const b = makeJob({ task: "conf.b" });
+      await backend.enqueue({ jobs: [a, b] });
+      const claimed = await backend.claim({ workerId: WORKER, limit: 2, leaseMs: 30_000 });
+      expect(claimed).toHaveLength(2);
+      const ja = claimed.find((j) => j.id === a.id)!;
+      const jb = claimed.find((j) => j.id === b.id)!;
+      await backend.kill({ workerId: WORKER, job: ja, error: errorToAttempt(new Error("first to die"), 1) });
+      await sleep(20);
+      await backend.kill({ workerId: WORKER, job: jb, error: errorToAttempt(new RangeError("second to die"), 1) });
+      const dead = await backend.listDead({ limit: 10 });
+      expect(dead.map((d) => d.job.id)).toEqual([b.id, a.id]);
+      expect(dead[0]!.lastError).toMatchObject({ class: "RangeError", message: "second to die" });
+      expect(Date.parse(dead[0]!.diedAt)).toBeGreaterThanOrEqual(Date.parse(dead[1]!.diedAt));
+      expect((await backend.depths()).dead).toBe(2);
+    });
+
+    it("retries dead letters with attempts reset and reports ids it does not know", async () => {
+      const job = makeJob();
+      await backend.enqueue({ jobs: [job] });
+      const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+      await backend.kill({ workerId: WORKER, job: claimed!, error: errorToAttempt(new Error("boom"), 1) });
+      const result = await backend.retryDead({ ids: [job.id, "no-such-job"] });
+      expect(result).toEqual({ retried: [job.id], missing: ["no-such-job"] });
+      expect((await backend.depths()).dead).toBe(0);
+      const [again] = await eventually("the retried job", () => backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 }).then((j) => (j.length ? j : null)));
+      expect(again!.id).toBe(job.id);
+      expect(again!.attempts).toBe(1);
+      expect(again!.errors.map((e) => e.message)).toEqual(["boom"]);
+    });
+
+    it("retries every dead letter with --all, and discards", async () => {
+      const jobs = [makeJob(), makeJob(), makeJob()];
+      await backend.enqueue({ jobs });
+      const claimed = await backend.claim({ workerId: WORKER, limit: 3, leaseMs: 30_000 });
+      for (const j of claimed) await backend.kill({ workerId: WORKER, job: j, error: errorToAttempt(new Error("x"), 1) });
+      expect((await backend.discardDead({ ids: [jobs[0]!.id] })).discarded).toEqual([jobs[0]!.id]);
+      expect((await backend.retryDead({ all: true })).retried.sort()).toEqual([jobs[1]!.id, jobs[2]!.id].sort());
+      const depths = await backend.depths();
+      expect(depths.dead).toBe(0);
+      expect(depths.ready).toBe(2);
+    });
+
+    it("releases a running job at once and gives its attempt back", async () => {
+      const job = makeJob();
+      await backend.enqueue({ jobs: [job] });
+      const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 60_000 });
+      expect((await backend.depths()).running).toBe(1);
+      await backend.release({ workerId: WORKER, jobs: [claimed!] });
+      const [again] = await eventually("the released job", () => backend.claim({ workerId: WORKER, limit: 1, leaseMs: 60_000 }).then((j) => (j.length ? j : null)));
+      expect(again!.id).toBe(job.id);
+      expect(again!.attempts).toBe(1);
+      expect(again!.errors).toEqual([]);
+    });
+
+    it("makes a job claimable again when its lease expires, counting the lost attempt", async () => {
+      const job = makeJob({ maxAttempts: 3 });
+      await backend.enqueue({ jobs: [job] });
+      await backend.claim({ workerId: "vanished-worker", limit: 1, leaseMs: 300 });
+      expect(await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 })).toEqual([]);
+      await sleep(400 + slack);
+      const [again] = await eventually("the reclaimed job", () => backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 }).then((j) => (j.length ? j : null)));
+      expect(again!.id).toBe(job.id);
+      expect(again!.attempts).toBe(2);
+      expect(again!.errors.at(-1)).toMatchObject({ attempt: 1, reason: WORKER_LOST });
+      // The vanished worker's late outcome must not overwrite the new owner's.
+      await backend.complete({ workerId: "vanished-worker", job: again! });
+      expect((await backend.depths()).running).toBe(1);
+      expect((await backend.listDead({ limit: 5 })).length).toBe(0);
+    });
+
+    it("dead-letters a poison pill with 'worker lost' once its attempts are spent", async () => {
+      const job = makeJob({ maxAttempts: 2 });
+      await backend.enqueue({ jobs: [job] });
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const got = await eventually(`attempt ${attempt}`, () => backend.claim({ workerId: `doomed-${attempt}`, limit: 1, leaseMs: 200 }).then((j) => (j.length ? j : null)));
+        expect(got[0]!.attempts).toBe(attempt);
+        await sleep(300 + slack);
+      }
+      const dead = await eventually("the poison pill in dead letters", async () => {
+        await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 }).then((j) => expect(j).toEqual([]));
+        const list = await backend.listDead({ limit: 10 });
+        return list.length ? list : null;
+      });
+      expect(dead[0]!.job.id).toBe(job.id);
+      expect(dead[0]!.lastError?.reason).toBe(WORKER_LOST);
+      expect(dead[0]!.job.attempts).toBe(2);
+    });
+
+    it("keeps a job whose lease is extended by heartbeats", async () => {
+      const job = makeJob();
+      await backend.enqueue({ jobs: [job] });
+      await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 400 });
+      for (let i = 0; i < 4; i++) {
+        await sleep(200);
+        await backend.extendLeases({ workerId: WORKER, jobIds: [job.id], leaseMs: 400 + slack });
+        expect(await backend.claim({ workerId: "other", limit: 1, leaseMs: 30_000 })).toEqual([]);
+      }
+    });
+
+    it("never hands the same job to two concurrent claimers", async () => {
+      const jobs = Array.from({ length: 200 }, (_, i) => makeJob({ payload: { i } }));
+      await backend.enqueue({ jobs });
+      const seen = new Map<string, string>();
+      const duplicates: string[] = [];
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, w) => {
+          for (;;) {
+            const claimed = await backend.claim({ workerId: `w${w}`, limit: 7, leaseMs: 60_000 });
+            if (claimed.length === 0) {
+              const depths = await backend.depths();
+              if (depths.ready === 0) return;
+              continue;
+            }
+            for (const job of claimed) {
+              if (seen.has(job.id)) duplicates.push(job.id);
+              seen.set(job.id, `w${w}`);
+              await backend.complete({ workerId: `w${w}`, job });
+            }
+          }
+        }),
+      );
+      expect(duplicates).toEqual([]);
+      expect(seen.size).toBe(200);
+    });
+
+    it("reports depths by state", async () => {
+      await backend.enqueue({ jobs: [makeJob(), makeJob(), makeJob(), makeJob({ delayMs: 60_000 })] });
+      const [running, toKill] = await backend.claim({ workerId: WORKER, limit: 2, leaseMs: 60_000 });
+      expect(running && toKill).toBeTruthy();
+      await backend.kill({ workerId: WORKER, job: toKill!, error: errorToAttempt(new Error("dead"), 1) });
+      expect(await backend.depths()).toEqual({ ready: 1, scheduled: 1, running: 1, dead: 1 });
+    });
+
+    it("wakes a waiting worker when a job is enqueued", async () => {
+      const controller = new AbortController();
+      const started = Date.now();
+      const waiting = backend.waitForWork({ signal: controller.signal, timeoutMs: 60_000 });
+      await sleep(50);
+      await backend.enqueue({ jobs: [makeJob()] });
+      await waiting;
+      controller.abort();
+      // Woken by the enqueue, long before the 60 s safety-net poll.
+      expect(Date.now() - started).toBeLessThan(30_000);
+      expect(await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 })).toHaveLength(1);
+    });
+  });
+}

@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
+import { defineTask } from "../../src/core/define-task.js";
+import type { TaskDefinition } from "../../src/core/task.js";
+import { currentJob, currentTenantId } from "../../src/context/context.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { Worker } from "../../src/worker/worker.js";
+import { eventually, makeJob, sleep, type BackendFactory } from "./harness.js";
+
+/** The worker on top of each backend: retries with backoff, exhaustion, unknown tasks, graceful shutdown. */
+export function describeWorker(factory: BackendFactory): void {
+  describe(`${factory.name}: worker`, () => {
+    let backend: QueueBackend;
+    let cleanup: () => Promise<void>;
+    const workers: Worker[] = [];
+
+    beforeEach(async () => {
+      ({ backend, cleanup } = await factory.create());
+    });
+    afterEach(async () => {
+      await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
+      await cleanup();
+    });
+
+    function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number } = {}): Worker {
+      const byName = new Map(tasks.map((t) => [t.name, t]));
+      const worker = new Worker({
+        backend,
+        lookup: (name) => byName.get(name),
+        execute: (definition, job, signal) => Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "conf", require: () => undefined }, job, session: undefined, signal })),
+        logger: createLogger({ service: "conformance", level: "silent" }),
+        concurrency: options.concurrency ?? 4,
+        leaseMs: options.leaseMs ?? 30_000,
+        backoffBaseMs: 50,
+        pollIntervalMs: 1000,
+        defaultMaxAttempts: 3,
+      });
+      worker.start();
+      workers.push(worker);
+      return worker;
+    }
+
+    it("retries with backoff until the handler succeeds, recording each failure", async () => {
+      const calls: Array<{ attempt: number; errors: string[] }> = [];
+      const flaky = defineTask("conf.flaky", async (_payload, { job }) => {
+        calls.push({ attempt: job.attempts, errors: job.errors.map((e) => e.message) });
+        if (job.attempts < 3) throw new Error(`declined on attempt ${job.attempts}`);
+      });
+      await backend.enqueue({ jobs: [makeJob({ task: "conf.flaky", maxAttempts: 5 })] });
+      startWorker([flaky]);
+      await eventually("three attempts", async () => calls.length === 3);
+      await eventually("an empty queue", async () => {
+        const d = await backend.depths();
+        return d.ready + d.running + d.scheduled + d.dead === 0;
+      });
+      expect(calls).toEqual([
+        { attempt: 1, errors: [] },
+        { attempt: 2, errors: ["declined on attempt 1"] },
+        { attempt: 3, errors: ["declined on attempt 1", "declined on attempt 2"] },
+      ]);
+    });
+
+    it("dead-letters a job after max attempts with each attempt's error", async () => {
+      const failing = defineTask("conf.failing", async () => {
+        throw new RangeError("card declined");
+      });
+      const job = makeJob({ task: "conf.failing", maxAttempts: 3 });
+      await backend.enqueue({ jobs: [job] });
+      startWorker([failing]);
+      const dead = await eventually("a dead letter", async () => {
+        const list = await backend.listDead({ limit: 5 });
+        return list.length ? list : null;
+      });
+      expect(dead[0]!.job.id).toBe(job.id);
+      expect(dead[0]!.job.attempts).toBe(3);
+      expect(dead[0]!.job.errors.map((e) => [e.attempt, e.class, e.message])).toEqual([
+        [1, "RangeError", "card declined"],
+        [2, "RangeError", "card declined"],
+        [3, "RangeError", "card declined"],
+      ]);
+    });
+
+    it("dead-letters an unknown task at once, without retrying", async () => {
+      const job = makeJob({ task: "conf.nobody_handles_this", maxAttempts: 5 });
+      await backend.enqueue({ jobs: [job] });
+      startWorker([]);
+      const dead = await eventually("the unknown task in dead letters", async () => {
+        const list = await backend.listDead({ limit: 5 });
+        return list.length ? list : null;
+      });
+      expect(dead[0]!.job.attempts).toBe(1);
+      expect(dead[0]!.lastError).toMatchObject({ class: "UnknownTask", reason: "unknown task" });
+    });
+
+    it("fails an attempt that runs past its timeout and retries it", async () => {
+      const calls: Array<Array<{ class: string; reason?: string | undefined }>> = [];
+      const slow = defineTask("conf.slow_once", { timeoutMs: 200 }, async (_p, { signal, job }) => {
+        calls.push(job.errors.map((e) => ({ class: e.class, reason: e.reason })));
+        if (calls.length === 1) await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      });
+      await backend.enqueue({ jobs: [makeJob({ task: "conf.slow_once", maxAttempts: 3 })] });
+      startWorker([slow]);
+      await eventually("the second attempt", async () => calls.length >= 2);
+      expect(calls[1]).toEqual([{ class: "JobTimeoutError", reason: "timeout" }]);
+    });
+
+    it("restores the job's tenant and the job itself inside the handler", async () => {
+      const seen: Array<[string | null, string | undefined]> = [];
+      const t = defineTask("conf.context", async () => {
+        seen.push([currentTenantId(), currentJob()?.id]);
+      });
+      const job = makeJob({ task: "conf.context", tenantId: "acme" });
+      await backend.enqueue({ jobs: [job] });
+      startWorker([t]);
+      await eventually("the handler", async () => seen.length === 1);
+      expect(seen).toEqual([["acme", job.id]]);
+    });
+
+    it("on stop, lets a short job finish and releases a long one with its attempt returned", async () => {
+      const finished: string[] = [];
+      const short = defineTask("conf.short", async () => {
+        await sleep(200);
+        finished.push("short");
+      });
+      const long = defineTask("conf.long", async (_p, { signal }) => {
+        const outcome = await new Promise<string>((resolve) => {
+          const timer = setTimeout(() => resolve("long"), 60_000);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            resolve("cancelled");
+          });
+        });
+        finished.push(outcome);
+      });
+      const shortJob = makeJob({ task: "conf.short" });
+      const longJob = makeJob({ task: "conf.long" });
+      await backend.enqueue({ jobs: [shortJob, longJob] });
+      const worker = startWorker([short, long], { concurrency: 2 });
+      await eventually("both running", async () => worker.activeJobs.length === 2);
+      const started = Date.now();
+      await worker.stop({ graceMs: 1500 });
+      const elapsed = Date.now() - started;
+      expect(finished).toEqual(["short", "cancelled"]);
+      expect(elapsed).toBeLessThan(10_000);
+      // The short job completed; the long one is back, claimable now, with its attempt returned.
+      const again = await backend.claim({ workerId: "after-stop", limit: 5, leaseMs: 30_000 });
+      expect(again.map((j) => j.id)).toEqual([longJob.id]);
+      expect(again[0]!.attempts).toBe(1);
+      expect(again[0]!.errors).toEqual([]);
+    });
+
+    it("stops waiting at once on a second signal (stopNow) and releases what runs", async () => {
+      const long = defineTask("conf.forever", async (_p, { signal }) => {
+        await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      });
+      const job = makeJob({ task: "conf.forever" });
+      await backend.enqueue({ jobs: [job] });
+      const worker = startWorker([long]);
+      await eventually("running", async () => worker.activeJobs.length === 1);
+      const started = Date.now();
+      const stopping = worker.stop({ graceMs: 120_000 });
+      await sleep(100);
+      worker.stopNow();
+      await stopping;
+      // Far below the 120 s grace the wait had already started with.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      const again = await backend.claim({ workerId: "after-stop", limit: 5, leaseMs: 30_000 });
+      expect(again.map((j) => j.id)).toEqual([job.id]);
+      expect(again[0]!.attempts).toBe(1);
+    });
+  });
+}
