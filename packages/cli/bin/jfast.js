@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The jfast binary. Registers tsx first so that a service's TypeScript (jfast.toml's neighbours:
+// modules/*/tasks.ts, server.ts) loads on Node 20, which does not run .ts by itself; then runs the
+// compiled CLI.
+import { existsSync } from "node:fs";
+import { register } from "tsx/esm/api";
+
+const entry = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write("jfast: the CLI is not built (dist/main.js is missing)\n  fix: run `npm run build` at the repository root\n");
+  process.exit(1);
+}
+register();
+const { main } = await import(entry.href);
+const debug = process.env.JFAST_DEBUG === "1" || process.env.JFAST_DEBUG === "true";
+const code = await main(process.argv.slice(2), { debug });
+// Exit explicitly: a job abandoned at shutdown (it ignored its abort signal) may still hold a timer, and
+// the process must not outlive its grace period because of it. Flush stdout first (it may be a pipe).
+process.stdout.write("", () => process.exit(code));

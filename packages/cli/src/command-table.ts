@@ -1,0 +1,44 @@
+import type { CommandDefinition } from "./command.js";
+
+export interface CommandEntry {
+  /** As typed: "worker", "jobs retry". Words before the first flag select the command (longest match wins). */
+  name: string;
+  /** One line for `jfast --help`; the module holds the full help. */
+  summary: string;
+  /** Loaded only when the command runs, so `jfast --help` stays instant and commands do not pay for each other. */
+  load: () => Promise<{ default: CommandDefinition<any> }>;
+}
+
+/**
+ * Every command the `jfast` binary knows. Adding one is one line here plus its module under commands/
+ * (export default defineCommand({...})).
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "dev", summary: "run the service's HTTP API and a worker in one process", load: () => import("./commands/dev.js") },
+  { name: "worker", summary: "run jobs from the queue until SIGTERM", load: () => import("./commands/worker.js") },
+  { name: "jobs dead", summary: "list dead letters, newest death first, with the error that killed each", load: () => import("./commands/jobs-dead.js") },
+  { name: "jobs retry", summary: "requeue dead letters with their attempts reset", load: () => import("./commands/jobs-retry.js") },
+  { name: "jobs discard", summary: "delete dead letters for good", load: () => import("./commands/jobs-discard.js") },
+  { name: "jobs show", summary: "print one job: state, attempts, lease and every recorded error", load: () => import("./commands/jobs-show.js") },
+  { name: "jobs enqueue", summary: "enqueue a job by task name (operators, scripts)", load: () => import("./commands/jobs-enqueue.js") },
+];
+
+/** Finds the command named by the leading words of argv; `rest` is what follows it. */
+export function matchCommand(argv: readonly string[]): { entry: CommandEntry; rest: string[] } | null {
+  const words: string[] = [];
+  for (const arg of argv) {
+    if (arg.startsWith("-")) break;
+    words.push(arg);
+  }
+  for (let n = words.length; n > 0; n--) {
+    const name = words.slice(0, n).join(" ");
+    const entry = COMMANDS.find((c) => c.name === name);
+    if (entry) return { entry, rest: argv.slice(n) };
+  }
+  return null;
+}
+
+/** Commands under a group word ("jobs" → jobs dead, jobs retry, …). */
+export function commandsInGroup(group: string): CommandEntry[] {
+  return COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+}

@@ -1,0 +1,48 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { runService } from "../run-service.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "dev",
+  summary: "run the service's HTTP API and a worker in one process",
+  description: `
+Starts the service in <root> for development: its HTTP API and a worker in one process.
+
+The API listens on PORT when set, else on [service] base_port. It serves jfast's routes (GET /ready,
+GET /queue/stats) and, for every other path, the app returned by createApp(jfast) exported from
+<root>/server.ts (or app.ts). Shutdown on SIGTERM/SIGINT works as for \`jfast worker\`.`,
+  flags: {
+    worker: {
+      type: "boolean",
+      negatable: true,
+      default: true,
+      description: "leave the worker out: serve the API only (run `jfast worker` separately)",
+    },
+    concurrency: {
+      type: "integer",
+      min: 1,
+      placeholder: "N",
+      description: "jobs the worker runs at once (default: [plugin.queue] concurrency)",
+    },
+    grace: {
+      type: "number",
+      min: 0,
+      default: 25,
+      placeholder: "SECONDS",
+      description: "on SIGTERM, how long running jobs and requests get to finish",
+    },
+    root: ROOT_FLAG,
+  },
+  examples: ["jfast dev", "PORT=8080 jfast dev --no-worker", "jfast dev --root apps/example"],
+  docs: "docs/cli.md#jfast-dev",
+  run({ flags, io }) {
+    return runService({
+      root: resolveRoot(flags.root, io.cwd),
+      worker: flags.worker,
+      http: true,
+      concurrency: flags.concurrency,
+      graceMs: Math.round(flags.grace * 1000),
+      io,
+    });
+  },
+});

@@ -1,0 +1,39 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { UsageError } from "../errors.js";
+import { explainMissing, withQueue } from "../queue-access.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "jobs retry",
+  summary: "requeue dead letters with their attempts reset",
+  description: `
+Moves dead letters back to the queue with their attempts reset to 0, runnable at once. Their error history
+is kept. Ids that are not dead letters are reported on stderr.
+
+Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);
+2 usage error.`,
+  flags: {
+    all: { type: "boolean", description: "retry every dead letter" },
+    root: ROOT_FLAG,
+  },
+  positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
+  examples: ["jfast jobs retry 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs retry --all"],
+  docs: "docs/cli.md#jfast-jobs-retry",
+  async run({ flags, positionals, io }) {
+    const params = selection(flags.all, positionals, "retry");
+    return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {
+      const { retried, missing } = await backend.retryDead(params);
+      for (const id of retried) io.out(`retried ${id}\n`);
+      if (retried.length === 0 && missing.length === 0) io.out("no dead letters to retry\n");
+      for (const line of await explainMissing(backend, missing)) io.err(`${line}\n`);
+      return missing.length > 0 ? 1 : 0;
+    });
+  },
+});
+
+/** `<id>...` or `--all`, never both, never neither. */
+export function selection(all: boolean, ids: string[], verb: string): { ids: string[] } | { all: true } {
+  if (all && ids.length > 0) throw new UsageError(`give either ids or --all, not both`);
+  if (!all && ids.length === 0) throw new UsageError(`name the dead letters to ${verb}: jfast jobs ${verb} <id>... or --all`);
+  return all ? { all: true } : { ids: [...new Set(ids)] };
+}

@@ -1,0 +1,58 @@
+import type { JobInfo } from "@jfast/runtime";
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { UsageError } from "../errors.js";
+import { describeError } from "../format/dead-letters.js";
+import { withQueue } from "../queue-access.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "jobs show",
+  summary: "print one job: state, attempts, lease and every recorded error",
+  description: `
+Prints one job as the queue holds it: state, attempts, tenant, lease, time of death and the error of every
+failed attempt (with --verbose, their stacks). Exit code 1 when no job has that id.`,
+  flags: {
+    json: { type: "boolean", description: "print the record as JSON" },
+    root: ROOT_FLAG,
+  },
+  positionals: [{ name: "id", description: "the job's id" }],
+  examples: ["jfast jobs show 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e --json"],
+  docs: "docs/cli.md#jfast-jobs-show",
+  async run({ flags, positionals, io }) {
+    if (positionals.length !== 1) throw new UsageError("give exactly one job id: jfast jobs show <id>");
+    const id = positionals[0]!;
+    const info = await withQueue(resolveRoot(flags.root, io.cwd), (backend) => backend.getJob({ id }));
+    if (!info) {
+      io.err(`jfast: no job with id ${id}\n`);
+      return 1;
+    }
+    io.out(flags.json ? `${JSON.stringify(info, null, 2)}\n` : formatJob(info, io.verbose));
+    return 0;
+  },
+});
+
+function formatJob(info: JobInfo, verbose: boolean): string {
+  const { job } = info;
+  const waiting = info.state === "ready" && Date.parse(job.availableAt) > Date.now();
+  const fields: [string, string | null][] = [
+    ["id", job.id],
+    ["task", job.task],
+    ["state", waiting ? `ready (waiting until ${job.availableAt})` : info.state],
+    ["attempts", `${job.attempts} of ${job.maxAttempts ?? "?"}`],
+    ["tenant", job.tenantId],
+    ["request", job.requestId],
+    ["created", job.createdAt],
+    ["locked by", info.lockedBy ? `${info.lockedBy} until ${info.lockedUntil}` : null],
+    ["died", info.diedAt],
+    ["payload", JSON.stringify(job.payload)],
+  ];
+  const lines = fields.filter(([, value]) => value !== null).map(([label, value]) => `${label.padEnd(10)}${value}`);
+  if (job.errors.length > 0) {
+    lines.push("errors");
+    for (const error of job.errors) {
+      lines.push(`  #${error.attempt} ${error.at}  ${describeError(error)}`);
+      if (verbose && error.stack) lines.push(...error.stack.split("\n").map((l) => `      ${l}`));
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,43 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { runService } from "../run-service.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "worker",
+  summary: "run jobs from the queue until SIGTERM",
+  description: `
+Builds the service from <root>/jfast.toml exactly as its API does (same modules, same providers from
+server.ts) and runs jobs from its queue. An idle worker waits for a wake-up; it never busy-polls.
+
+On SIGTERM or SIGINT it stops claiming and gives running jobs --grace seconds to finish; jobs still running
+then are released back to the queue at once, without spending an attempt. A second signal stops waiting and
+releases them immediately. The exit code is 0 after a clean shutdown.`,
+  flags: {
+    concurrency: {
+      type: "integer",
+      min: 1,
+      placeholder: "N",
+      description: "jobs run at once (default: [plugin.queue] concurrency, which defaults to 4)",
+    },
+    grace: {
+      type: "number",
+      min: 0,
+      default: 25,
+      placeholder: "SECONDS",
+      description: "on SIGTERM, how long running jobs get to finish before they are released",
+    },
+    root: ROOT_FLAG,
+  },
+  examples: ["jfast worker", "jfast worker --concurrency 10 --grace 50", "jfast worker --root apps/example"],
+  docs: "docs/worker.md",
+  run({ flags, io }) {
+    return runService({
+      root: resolveRoot(flags.root, io.cwd),
+      worker: true,
+      http: false,
+      concurrency: flags.concurrency,
+      graceMs: Math.round(flags.grace * 1000),
+      io,
+    });
+  },
+});

@@ -1,0 +1,44 @@
+import type { Jfast, QueueBackend } from "@jfast/runtime";
+import { CliError } from "./errors.js";
+import { openService } from "./service.js";
+
+/**
+ * Opens the service's queue for an inspection or repair command (`jfast jobs …`), without its server.ts and
+ * without a worker. `use` runs with the backend; the app is stopped afterwards whatever happens.
+ */
+export async function withQueue<T>(root: string, use: (backend: QueueBackend, jfast: Jfast) => Promise<T>): Promise<T> {
+  const { jfast } = await openService({ root, entry: false, quiet: true });
+  try {
+    if (!jfast.config.queue) {
+      throw new CliError(`the queue plugin is not enabled in ${jfast.config.file}`, {
+        code: "QUEUE_DISABLED",
+        hint: `add "queue" to [plugins] enabled`,
+        docs: "docs/configuration.md#plugin-queue",
+      });
+    }
+    const backend = jfast.require<{ backend: QueueBackend }>("queue").backend;
+    if (backend.kind === "memory") {
+      throw new CliError("the memory backend keeps its jobs inside the process that runs them; another process cannot see them", {
+        code: "MEMORY_BACKEND",
+        hint: `use backend = "postgres" (embedded or with a url), "redis" or "rabbitmq" in [plugin.queue] to manage jobs from the command line`,
+        docs: "docs/cli.md#jfast-jobs",
+      });
+    }
+    return await use(backend, jfast);
+  } finally {
+    await jfast.stop();
+  }
+}
+
+/**
+ * Explains ids that a retry/discard did not find among dead letters: unknown, or a job that exists but is
+ * not dead (running, waiting). One line each, for stderr.
+ */
+export async function explainMissing(backend: QueueBackend, ids: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  for (const id of ids) {
+    const info = await backend.getJob({ id });
+    lines.push(info ? `jfast: ${id} is not a dead letter (it is ${info.state})` : `jfast: no job with id ${id}`);
+  }
+  return lines;
+}
