@@ -196,11 +196,18 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     },
   };
 
+  let admin: Promise<(request: Request) => Promise<Response>> | null = null;
   const fetchHandler = createFetchHandler({
     config,
     registry,
     queue: () => queue,
     outbox: () => outbox,
+    admin: async (request) => {
+      admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
+        createAdmin({ config, registry, logger, queue: () => queue, outbox: () => outbox, provider: (name) => providers.get(name) }),
+      );
+      return (await admin)(request);
+    },
   });
 
   return jfast;

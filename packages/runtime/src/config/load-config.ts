@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -38,6 +39,8 @@ export interface JfastConfig {
   queue: QueueConfig | null;
   outbox: { maxAttempts: number; pollIntervalMs: number } | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
+  admin: AdminConfig;
   raw: RawConfig;
 }
 
@@ -188,8 +191,35 @@ export function resolveConfig(params: {
         }
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",
+    admin: resolveAdmin(raw, env, params.file),
     raw,
   };
+}
+
+export interface AdminConfig {
+  tokens: { name: string; role: "viewer" | "operator"; token: string }[];
+  redact: string[];
+}
+
+/**
+ * Admin tokens are `role:token` or `name:role:token` entries, from `[admin] tokens` and from
+ * JFAST_ADMIN_TOKENS (comma-separated), so secrets can stay out of jfast.toml.
+ */
+function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): AdminConfig {
+  const entries = [...(raw.admin?.tokens ?? []), ...(env.JFAST_ADMIN_TOKENS ?? "").split(",")].map((e) => e.trim()).filter(Boolean);
+  const tokens = entries.map((entry, index) => {
+    const parts = entry.split(":");
+    const [name, role, token] = parts.length >= 3 ? [parts[0]!, parts[1]!, parts.slice(2).join(":")] : [null, parts[0]!, parts[1] ?? ""];
+    if ((role !== "viewer" && role !== "operator") || token.length < 8) {
+      throw new ConfigError(`admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS) is not "role:token"`, {
+        code: "CONFIG_INVALID",
+        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>"), tokens at least 8 characters`,
+        docs: "docs/admin-api.md#tokens",
+      });
+    }
+    return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };
+  });
+  return { tokens, redact: raw.admin?.redact ?? [] };
 }
 
 function configIssue(file: string, error: z.ZodError): ConfigError {

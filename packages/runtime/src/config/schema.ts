@@ -65,6 +65,13 @@ export const configSchema = z.strictObject({
       telemetry: z.strictObject({ endpoint: z.string().optional(), service_name: z.string().optional() }).optional(),
     })
     .default({}),
+  /** The admin API under /jfast/admin (docs/admin-api.md). Tokens are better given by JFAST_ADMIN_TOKENS. */
+  admin: z
+    .strictObject({
+      tokens: z.array(z.string()).default([]),
+      redact: z.array(z.string().min(1)).default([]),
+    })
+    .optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

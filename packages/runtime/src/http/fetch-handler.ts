@@ -4,17 +4,23 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { createReadiness } from "./readiness.js";
 
-/** GET /ready and GET /queue/stats (SPEC §11). Anything else is a 404 so the host framework can route it. */
+/** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
+export const ADMIN_PATH = "/jfast/admin";
+
+/** GET /ready, GET /queue/stats (SPEC §11) and the admin router under /jfast/admin (§12). Anything else is a 404 so the host framework can route it. */
 export function createFetchHandler(params: {
   config: JfastConfig;
   registry: TaskRegistry;
   queue: () => QueueProvider | null;
   outbox: () => Outbox | null;
+  /** The admin tRPC router, served under /jfast/admin (any method: queries are GET, mutations POST). */
+  admin?: (request: Request) => Promise<Response>;
 }): (request: Request) => Promise<Response> {
   const { config, registry } = params;
   const readiness = createReadiness(params);
   return async (request) => {
     const url = new URL(request.url);
+    if (params.admin && (url.pathname === ADMIN_PATH || url.pathname.startsWith(`${ADMIN_PATH}/`))) return params.admin(request);
     if (request.method !== "GET" && request.method !== "HEAD") return notFound();
     if (url.pathname === "/ready") {
       const report = await readiness.check();

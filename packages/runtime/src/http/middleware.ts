@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { withRequest } from "../context/context.js";
+import { ADMIN_PATH } from "./fetch-handler.js";
 
 /**
  * Request context from headers: `x-tenant-id`, `x-request-id` (generated when absent), W3C `traceparent`
@@ -36,15 +37,16 @@ export function nodeContextMiddleware() {
 /** Express / node:http middleware serving jfast's routes; passes everything else to `next`. */
 export function nodeRoutes(fetch: (request: Request) => Promise<Response>) {
   return async (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => {
-    const path = (req.url ?? "/").split("?")[0];
-    if (path !== "/ready" && path !== "/queue/stats") {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const admin = path === ADMIN_PATH || path.startsWith(`${ADMIN_PATH}/`);
+    if (path !== "/ready" && path !== "/queue/stats" && !admin) {
       if (next) return next();
       res.statusCode = 404;
       res.end();
       return;
     }
     try {
-      const response = await fetch(new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "GET" }));
+      const response = await fetch(admin ? await toAdminRequest(req) : new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "GET" }));
       res.statusCode = response.status;
       response.headers.forEach((value, key) => res.setHeader(key, value));
       res.end(await response.text());
@@ -56,4 +58,21 @@ export function nodeRoutes(fetch: (request: Request) => Promise<Response>) {
       }
     }
   };
+}
+
+/** Admin calls carry the bearer token and, for mutations, a JSON body: forward both. */
+async function toAdminRequest(req: IncomingMessage): Promise<Request> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === "string") headers.set(name, value);
+    else if (Array.isArray(value)) headers.set(name, value.join(", "));
+  }
+  const method = req.method ?? "GET";
+  let body: string | undefined;
+  if (method !== "GET" && method !== "HEAD") {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    body = Buffer.concat(chunks).toString("utf8");
+  }
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method, headers, ...(body ? { body } : {}) });
 }

@@ -1,0 +1,15 @@
+// @jfast/runtime/admin: what a dashboard needs to talk to the admin API, as types only.
+export type { AdminRouter } from "./admin/root.js";
+export type { AdminRole, AdminPrincipal } from "./admin/tokens.js";
+export type { AuditEntry } from "./admin/audit.js";
+export type { DeadFilter } from "./admin/dead-scan.js";
+export type { DeadLetterView, JobView } from "./admin/views.js";
+export type { DeadLetterPage, ErrorGroupView } from "./admin/routers/dead-letters.js";
+export type { OverviewView } from "./admin/routers/overview.js";
+export type { SchedulesView } from "./admin/routers/schedules.js";
+export type { OutboxView } from "./admin/routers/outbox.js";
+export type { EventsView } from "./admin/routers/events.js";
+export type { ContractsGraph, ContractNode, ContractEdge, ContractViolation, ScheduleView, ScheduleSource, ContractsSource } from "./admin/sources.js";
+export type { ReadinessReport, CheckStatus } from "./http/readiness.js";
+export type { AttemptError } from "./core/job.js";
+export type { Depths } from "./core/queue-backend.js";

@@ -1,0 +1,58 @@
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../observability/logger.js";
+import type { AdminRole } from "./tokens.js";
+
+/** One admin mutation: who did what, when, to which ids, and what came of it. */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: string;
+  role: AdminRole;
+  action: string;
+  /** The ids the caller named or the filter selected (capped at AUDIT_MAX_IDS; `count` is the full number). */
+  ids: string[];
+  count: number;
+  filter: Record<string, unknown> | null;
+  outcome: Record<string, unknown>;
+}
+
+export type AuditInput = Omit<AuditEntry, "id" | "at">;
+
+export interface AuditLog {
+  readonly kind: "memory" | "sql";
+  record(entry: AuditInput): Promise<AuditEntry>;
+  /** Newest first. */
+  list(params: { limit: number; before?: string | undefined }): Promise<AuditEntry[]>;
+}
+
+/** A bulk retry of a million rows must not write a million ids into one audit row. */
+export const AUDIT_MAX_IDS = 1000;
+
+const MEMORY_KEEP = 1000;
+
+/**
+ * Keeps the last entries in process memory and writes each as a log line, which is the durable copy when the
+ * service has no database (log shipping keeps it). Entries are lost on restart: see docs/admin-api.md.
+ */
+export function createMemoryAuditLog(params: { logger: Logger }): AuditLog {
+  const entries: AuditEntry[] = [];
+  return {
+    kind: "memory",
+    async record(input) {
+      const entry = complete(input);
+      entries.push(entry);
+      if (entries.length > MEMORY_KEEP) entries.splice(0, entries.length - MEMORY_KEEP);
+      params.logger.info("admin action", { audit: entry });
+      return entry;
+    },
+    async list({ limit, before }) {
+      const newestFirst = [...entries].reverse();
+      const start = before ? newestFirst.findIndex((e) => e.id === before) + 1 : 0;
+      return newestFirst.slice(start, start + limit);
+    },
+  };
+}
+
+export function complete(input: AuditInput): AuditEntry {
+  return { ...input, ids: input.ids.slice(0, AUDIT_MAX_IDS), id: randomUUID(), at: new Date().toISOString() };
+}

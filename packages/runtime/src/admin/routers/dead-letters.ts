@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, type DeadFilter } from "../dead-scan.js";
+import { backendCall, requireQueue } from "../queue-access.js";
+import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
+import { deadLetterView, type DeadLetterView } from "../views.js";
+import type { AdminContext } from "../trpc.js";
+import type { AdminPrincipal } from "../tokens.js";
+
+const filterSchema = z
+  .strictObject({
+    task: z.string().min(1).max(200).optional(),
+    tenantId: z.string().min(1).max(200).optional(),
+    errorText: z.string().min(1).max(200).optional(),
+    group: z.string().min(1).max(400).optional(),
+  })
+  .optional();
+
+const idsSchema = z.array(z.string().min(1).max(200)).min(1).max(1000);
+/** Cursors are offsets into the newest-first list, opaque to callers. */
+const cursorSchema = z.string().regex(/^\d+$/).optional();
+/** Bulk requeues go to the backend in slices, so a large replay does not stampede the workers at once. */
+const REPLAY_BATCH = 200;
+
+export interface DeadLetterPage {
+  enabled: boolean;
+  items: DeadLetterView[];
+  nextCursor: string | null;
+  scanned: number;
+  /** The filter stopped reading at the scan budget; follow nextCursor for more. */
+  budgetReached: boolean;
+}
+
+export interface ErrorGroupView {
+  key: string;
+  errorClass: string;
+  message: string;
+  count: number;
+  tasks: string[];
+  newestDiedAt: string;
+  sampleId: string;
+}
+
+export const deadLettersRouter = router({
+  /** Newest death first, cursor-paginated, filtered by task, tenant, error text or error group. */
+  list: viewerProcedure
+    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), cursor: cursorSchema, filter: filterSchema }).prefault({}))
+    .query(async ({ ctx, input }): Promise<DeadLetterPage> => {
+      const queue = ctx.sources.queue();
+      if (!queue) return { enabled: false, items: [], nextCursor: null, scanned: 0, budgetReached: false };
+      const result = await backendCall(queue, "listing dead letters", () =>
+        scanDead(queue.backend, { filter: input.filter, offset: Number(input.cursor ?? 0), want: input.limit }),
+      );
+      return {
+        enabled: true,
+        items: result.rows.map((d) => deadLetterView(d, ctx.sources.redactFields)),
+        nextCursor: result.nextOffset === null ? null : String(result.nextOffset),
+        scanned: result.scanned,
+        budgetReached: result.budgetReached,
+      };
+    }),
+
+  /** Dead letters grouped by error class and normalised message, over the newest SCAN_BUDGET dead letters. */
+  groups: viewerProcedure.input(z.strictObject({ filter: filterSchema }).optional()).query(async ({ ctx, input }) => {
+    const queue = ctx.sources.queue();
+    if (!queue) return { enabled: false, groups: [] as ErrorGroupView[], scanned: 0, budgetReached: false };
+    const scan = await backendCall(queue, "grouping dead letters", () =>
+      scanDead(queue.backend, { filter: input?.filter, offset: 0, want: SCAN_BUDGET }),
+    );
+    const groups = new Map<string, ErrorGroupView & { taskSet: Set<string> }>();
+    for (const dead of scan.rows) {
+      const group = errorGroup(dead.lastError);
+      const existing = groups.get(group.key);
+      if (existing) {
+        existing.count += 1;
+        existing.taskSet.add(dead.job.task);
+      } else {
+        groups.set(group.key, { ...group, count: 1, tasks: [], taskSet: new Set([dead.job.task]), newestDiedAt: dead.diedAt, sampleId: dead.job.id });
+      }
+    }
+    return {
+      enabled: true,
+      groups: [...groups.values()]
+        .map(({ taskSet, ...g }) => ({ ...g, tasks: [...taskSet].sort() }))
+        .sort((a, b) => b.count - a.count || b.newestDiedAt.localeCompare(a.newestDiedAt)),
+      scanned: scan.scanned,
+      budgetReached: scan.budgetReached || scan.nextOffset !== null,
+    };
+  }),
+
+  /** How many dead letters a bulk action with this filter would touch (shown before the action runs). */
+  preview: viewerProcedure.input(z.strictObject({ filter: filterSchema })).query(async ({ ctx, input }) => {
+    const queue = requireQueue(ctx.sources);
+    if (!hasFilter(input.filter)) {
+      const depths = await backendCall(queue, "counting dead letters", () => queue.depths());
+      return { count: depths.dead, exact: true };
+    }
+    const scan = await backendCall(queue, "counting dead letters", () =>
+      scanDead(queue.backend, { filter: input.filter, offset: 0, want: SCAN_BUDGET }),
+    );
+    return { count: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
+  }),
+
+  retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
+    const queue = requireQueue(ctx.sources);
+    const result = await backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids }));
+    await audit(ctx, { action: "deadLetters.retry", ids: input.ids, filter: null, outcome: counts({ retried: result.retried, missing: result.missing }) });
+    return result;
+  }),
+
+  discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
+    const queue = requireQueue(ctx.sources);
+    const result = await backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids }));
+    await audit(ctx, { action: "deadLetters.discard", ids: input.ids, filter: null, outcome: counts({ discarded: result.discarded, missing: result.missing }) });
+    return result;
+  }),
+
+  /** Retries every dead letter matching the filter (all of them without one), in throttled slices. */
+  retryMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
+    const queue = requireQueue(ctx.sources);
+    const outcome = await bulk(ctx, input.filter, (ids) => queue.backend.retryDead(ids ? { ids } : { all: true }).then((r) => r.retried));
+    await audit(ctx, { action: "deadLetters.retryMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { retried: outcome.count, budgetReached: outcome.budgetReached } });
+    return { retried: outcome.count, budgetReached: outcome.budgetReached };
+  }),
+
+  discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
+    const queue = requireQueue(ctx.sources);
+    const outcome = await bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded));
+    await audit(ctx, { action: "deadLetters.discardMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { discarded: outcome.count, budgetReached: outcome.budgetReached } });
+    return { discarded: outcome.count, budgetReached: outcome.budgetReached };
+  }),
+});
+
+type Ctx = AdminContext & { principal: AdminPrincipal };
+
+/** Without a filter the backend acts on all dead letters in one call; with one, on the matches read within the budget. */
+async function bulk(ctx: Ctx, filter: DeadFilter | undefined, act: (ids: string[] | null) => Promise<string[]>) {
+  const queue = requireQueue(ctx.sources);
+  if (!hasFilter(filter)) {
+    const ids = await backendCall(queue, "bulk action", () => act(null));
+    return { ids, count: ids.length, budgetReached: false };
+  }
+  const scan = await backendCall(queue, "selecting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
+  const done: string[] = [];
+  const ids = scan.rows.map((d) => d.job.id);
+  for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
+    done.push(...(await backendCall(queue, "bulk action", () => act(ids.slice(i, i + REPLAY_BATCH)))));
+    if (i + REPLAY_BATCH < ids.length) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { ids: done, count: done.length, budgetReached: scan.budgetReached || scan.nextOffset !== null };
+}
+
+function counts(outcome: Record<string, string[]>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(outcome).flatMap(([k, v]) => [[k, v.length], ...(k === "missing" && v.length ? [["missingIds", v.slice(0, 50)]] : [])]));
+}
+
+async function audit(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null; outcome: Record<string, unknown> }) {
+  await ctx.sources.audit.record({
+    actor: ctx.principal.name,
+    role: ctx.principal.role,
+    action: entry.action,
+    ids: entry.ids,
+    count: entry.ids.length,
+    filter: entry.filter ? { ...entry.filter } : null,
+    outcome: entry.outcome,
+  });
+}

@@ -1,0 +1,81 @@
+import type { TaskRegistry } from "../core/registry.js";
+import type { ReadinessReport } from "../http/readiness.js";
+import type { Logger } from "../observability/logger.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+import type { AuditLog } from "./audit.js";
+
+/**
+ * Everything the admin router reads, handed over by the composition root. The router reaches each feature
+ * through the runtime's own interfaces (the QueueBackend seam, the outbox, the scheduler), never through a
+ * backend's tables, so it works the same on every backend. A feature that is not running answers with a
+ * typed "not enabled" result rather than invented numbers.
+ */
+export interface AdminSources {
+  service: { name: string; environment: string };
+  /** Which plugins jfast.toml enables (the dashboard shows what exists). */
+  plugins: readonly string[];
+  registry: TaskRegistry;
+  queue(): QueueProvider | null;
+  outbox(): Outbox | null;
+  readiness(): Promise<ReadinessReport>;
+  scheduler(): ScheduleSource | null;
+  contracts(): ContractsSource | null;
+  audit: AuditLog;
+  /** Payload fields named in `[admin] redact` are replaced before anything leaves the service. */
+  redactFields: readonly string[];
+  logger: Logger;
+}
+
+/** What a scheduler offers the admin API. A scheduler that does not implement it is shown as running, without detail. */
+export interface ScheduleSource {
+  describeSchedules(params: { count: number }): Promise<ScheduleView[]>;
+}
+
+export interface ScheduleView {
+  name: string;
+  task: string;
+  /** The cron expression, or the interval in words ("every 5 minutes"). */
+  expression: string;
+  kind: "cron" | "every";
+  timezone: string;
+  /** Upcoming ticks, ISO-8601 UTC. */
+  nextTicks: string[];
+  lastTickAt: string | null;
+  lastError: string | null;
+  /** True when a tick that should have fired by now was not claimed (the scheduler is behind or stopped). */
+  late: boolean;
+}
+
+/** What the contracts checker offers: the same structure as `jfast contracts show --json`, violations on their edges. */
+export interface ContractsSource {
+  graph(): Promise<ContractsGraph>;
+}
+
+export interface ContractsGraph {
+  /** "contracts": from contracts.toml and the checker; "registry": only what this service's tasks reveal. */
+  source: "contracts" | "registry";
+  nodes: ContractNode[];
+  edges: ContractEdge[];
+  /** Violations that belong to no single edge. */
+  violations: ContractViolation[];
+}
+
+export interface ContractNode {
+  id: string;
+  kind: "module" | "event";
+  label: string;
+}
+
+export interface ContractEdge {
+  id: string;
+  kind: "publishes" | "subscribes" | "depends";
+  from: string;
+  to: string;
+  violations: ContractViolation[];
+}
+
+export interface ContractViolation {
+  code: string;
+  message: string;
+}

@@ -1,0 +1,46 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { AdminPrincipal } from "./tokens.js";
+import type { AdminSources } from "./sources.js";
+
+/** What every admin procedure sees: who is calling (null when the token was missing or wrong) and the app. */
+export interface AdminContext {
+  principal: AdminPrincipal | null;
+  sources: AdminSources;
+  /** Set when no token is configured at all, so the refusal can say how to fix it. */
+  tokensConfigured: boolean;
+}
+
+const t = initTRPC.context<AdminContext>().create({
+  errorFormatter({ shape, error }) {
+    // Zod issues reach the caller as a readable reason (the HTTP status is already 400).
+    const cause = error.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined;
+    const issues = error.code === "BAD_REQUEST" && cause?.issues ? cause.issues.map((i) => `${i.path.map(String).join(".") || "(input)"}: ${i.message}`) : null;
+    return { ...shape, message: issues ? `invalid input: ${issues.join("; ")}` : shape.message, data: { ...shape.data, stack: undefined } };
+  },
+});
+
+export const router = t.router;
+
+/** Any valid token: viewers and operators. */
+export const viewerProcedure = t.procedure.use(({ ctx, next }) => {
+  if (!ctx.principal) {
+    throw new TRPCError({
+      code: "UNAUTHORIZED",
+      message: ctx.tokensConfigured
+        ? "a valid bearer token is required (Authorization: Bearer <token>)"
+        : "the admin API has no tokens configured: set JFAST_ADMIN_TOKENS (e.g. \"viewer:<token>,operator:<token>\") or [admin] tokens in jfast.toml; see docs/admin-api.md",
+    });
+  }
+  return next({ ctx: { ...ctx, principal: ctx.principal } });
+});
+
+/** Mutations: operator tokens only. */
+export const operatorProcedure = viewerProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.role !== "operator") {
+    throw new TRPCError({
+      code: "FORBIDDEN",
+      message: `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying and discarding need an operator token`,
+    });
+  }
+  return next();
+});

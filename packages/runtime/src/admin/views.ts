@@ -1,0 +1,81 @@
+import type { AttemptError } from "../core/job.js";
+import type { DeadJob, JobInfo } from "../core/queue-backend.js";
+import type { JobState } from "../core/job-state.js";
+import { errorGroup } from "./dead-scan.js";
+import { redact } from "./redact.js";
+
+/** A dead letter as the admin API shows it: the error that killed it first, the full history next to it. */
+export interface DeadLetterView {
+  id: string;
+  task: string;
+  tenantId: string | null;
+  requestId: string | null;
+  attempts: number;
+  maxAttempts: number | null;
+  createdAt: string;
+  diedAt: string;
+  lastError: AttemptError | null;
+  group: string;
+  /** Every failed attempt, oldest first. */
+  errors: AttemptError[];
+  payload: unknown;
+}
+
+export interface JobView {
+  id: string;
+  task: string;
+  state: JobState;
+  tenantId: string | null;
+  requestId: string | null;
+  traceparent: string | null;
+  attempts: number;
+  maxAttempts: number | null;
+  createdAt: string;
+  availableAt: string;
+  diedAt: string | null;
+  lockedBy: string | null;
+  lockedUntil: string | null;
+  timeoutMs: number | null;
+  errors: AttemptError[];
+  payload: unknown;
+}
+
+export function deadLetterView(dead: DeadJob, redactFields: readonly string[]): DeadLetterView {
+  const { job } = dead;
+  return {
+    id: job.id,
+    task: job.task,
+    tenantId: job.tenantId,
+    requestId: job.requestId,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    createdAt: job.createdAt,
+    diedAt: dead.diedAt,
+    lastError: dead.lastError,
+    group: errorGroup(dead.lastError).key,
+    errors: job.errors,
+    payload: redact(job.payload, redactFields),
+  };
+}
+
+export function jobView(info: JobInfo, redactFields: readonly string[]): JobView {
+  const { job } = info;
+  return {
+    id: job.id,
+    task: job.task,
+    state: info.state,
+    tenantId: job.tenantId,
+    requestId: job.requestId,
+    traceparent: job.trace?.traceparent ?? null,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    createdAt: job.createdAt,
+    availableAt: job.availableAt,
+    diedAt: info.diedAt,
+    lockedBy: info.lockedBy,
+    lockedUntil: info.lockedUntil,
+    timeoutMs: job.timeoutMs,
+    errors: job.errors,
+    payload: redact(job.payload, redactFields),
+  };
+}

@@ -1,0 +1,110 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createJfast, type Jfast } from "../../src/create-jfast.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
+import { defineTask } from "../../src/core/define-task.js";
+import { Job } from "../../src/core/job.js";
+import { createLogger } from "../../src/observability/logger.js";
+
+export const VIEWER = "viewer-token-0001";
+export const OPERATOR = "operator-token-0001";
+
+/** A domain error the way services write them: its class name is what the dead-letter view shows. */
+export class CardDeclined extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "CardDeclined";
+  }
+}
+
+export interface AdminApp {
+  jfast: Jfast;
+  backend: QueueBackend;
+  /** Enqueues `count` charges that always fail and waits until all of them are dead letters. */
+  killCharges(count: number, payload?: (i: number) => Record<string, unknown>): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** A service with a failing task, the admin tokens set, and a worker; the queue backend comes from `backend`. */
+export async function startAdminApp(params: { backend: () => Promise<{ backend: QueueBackend; cleanup(): Promise<void> }>; toml?: string }): Promise<AdminApp> {
+  const root = await mkdtemp(path.join(tmpdir(), "jfast-admin-"));
+  await writeFile(
+    path.join(root, "jfast.toml"),
+    params.toml ??
+      `[service]\nname = "billing"\n\n[plugins]\nenabled = ["queue"]\n\n[plugin.queue]\nbackend = "memory"\nbackoff_base = 0.01\npoll_interval = 0.05\nmax_attempts = 2\n\n[admin]\nredact = ["card_number"]\n`,
+  );
+  const { backend, cleanup } = await params.backend();
+  const charge = defineTask("billing.charge", async (payload: { invoice: string }, { job }) => {
+    throw new CardDeclined(`card declined for invoice ${payload.invoice} (attempt ${job.attempts})`);
+  });
+  const other = defineTask("billing.send_receipt", async () => {
+    throw new TypeError("mailer is not configured");
+  });
+  const subscriber = { ...defineTask("receipt.registered->alert.checkBudget", async () => {}), kind: "subscriber" as const, module: "alert" };
+  const jfast = await createJfast({
+    root,
+    backend,
+    tasks: [charge, other, subscriber],
+    env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},alice:operator:${OPERATOR}` },
+    logger: createLogger({ service: "billing", level: "silent" }),
+  });
+  await jfast.start();
+  const worker = jfast.createWorker({ concurrency: 4 });
+  worker.start();
+  return {
+    jfast,
+    backend,
+    async killCharges(count, payload = (i) => ({ invoice: `inv-${i}` })) {
+      const queue = jfast.require("queue");
+      const jobs = Array.from({ length: count }, (_, i) => new Job({ task: "billing.charge", payload: payload(i) }));
+      const before = (await backend.depths()).dead;
+      await queue.enqueue(jobs);
+      await eventually(`${count} dead letters`, async () => (await backend.depths()).dead >= before + count);
+      return jobs.map((j) => j.id);
+    },
+    async close() {
+      await worker.stop({ graceMs: 0 });
+      await jfast.stop();
+      await cleanup();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TrpcAnswer<T = any> {
+  status: number;
+  data: T;
+  error: { message: string; code: number; data: { code: string; httpStatus: number } } | null;
+}
+
+/** Calls one admin procedure over HTTP as the dashboard does (tRPC's wire format, no batching). */
+export async function call<T = any>(
+  jfast: Jfast,
+  procedure: string,
+  options: { token?: string | null; input?: unknown; mutation?: boolean } = {},
+): Promise<TrpcAnswer<T>> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let request: Request;
+  if (options.mutation) {
+    headers["content-type"] = "application/json";
+    request = new Request(`http://service/jfast/admin/${procedure}`, { method: "POST", headers, body: JSON.stringify(options.input ?? null) });
+  } else {
+    const query = options.input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(options.input))}`;
+    request = new Request(`http://service/jfast/admin/${procedure}${query}`, { headers });
+  }
+  const response = await jfast.fetch(request);
+  const body = (await response.json()) as { result?: { data: T }; error?: TrpcAnswer["error"] };
+  return { status: response.status, data: body.result?.data as T, error: body.error ?? null };
+}
+
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
