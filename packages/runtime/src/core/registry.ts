@@ -1,11 +1,12 @@
 import { defineTask } from "./define-task.js";
-import type { TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
+import type { ScheduleDeclaration, ScheduleOptions, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
 import { validateTaskName } from "./task.js";
 import { ConfigError } from "../errors/jfast-error.js";
 
 /** The tasks one app knows. `jfast.require("tasks")` returns it; `.task(...)` is the registry form. */
 export class TaskRegistry {
   private readonly definitions = new Map<string, TaskDefinition>();
+  private readonly scheduleDeclarations: ScheduleDeclaration[] = [];
   /** Problems found while registering (a task not prefixed by its module); reported at start-up. */
   readonly warnings: string[] = [];
 
@@ -36,6 +37,19 @@ export class TaskRegistry {
     const definition = defineTask(name, a, b);
     this.register(definition);
     return definition;
+  }
+
+  /**
+   * A schedule for a task declared elsewhere, or a second schedule of one task (give it its own `name`).
+   * Checked when the scheduler starts: the cron or interval, the zone, and that the task exists.
+   */
+  schedule(task: string, options: ScheduleOptions): void {
+    this.scheduleDeclarations.push({ task, options: { ...options } });
+  }
+
+  /** Schedules added with `schedule(...)`; those declared in task options are read from the tasks. */
+  schedules(): ScheduleDeclaration[] {
+    return [...this.scheduleDeclarations];
   }
 
   get(name: string): TaskDefinition | undefined {

@@ -24,6 +24,41 @@ export interface TaskOptions<P = any> {
   idempotentOn?: (payload: P) => string | number;
   /** Base of the exponential backoff between attempts (default from `[plugin.queue] backoff_base`). */
   backoffBaseMs?: number;
+  /** Runs the task on a fixed interval counted from the Unix epoch in UTC (needs `[plugin.queue] scheduler = true`). */
+  every?: IntervalSpec;
+  /** Runs the task on a five-field cron expression, read in `timezone` (UTC by default). */
+  cron?: string;
+  /** A zoneinfo name for `cron`, e.g. "America/Mexico_City". */
+  timezone?: string;
+  /** After downtime, fire the most recent missed tick once (default true); false skips it too. */
+  catchUp?: boolean;
+  /** The payload of every scheduled job; `scheduled_for` (the tick, ISO-8601 UTC) is added to it. */
+  payload?: Record<string, unknown>;
+}
+
+/** A duration for `every`: the units add up (`{ hours: 1, minutes: 30 }`). */
+export interface IntervalSpec {
+  days?: number;
+  hours?: number;
+  minutes?: number;
+  seconds?: number;
+  milliseconds?: number;
+}
+
+/** `tasks.schedule(task, options)`: a schedule for a task declared elsewhere, or a second schedule of one task. */
+export interface ScheduleOptions {
+  cron?: string;
+  every?: IntervalSpec;
+  timezone?: string;
+  /** Ticks are claimed under this name (default: the task's name); renaming a schedule makes it new. */
+  name?: string;
+  payload?: Record<string, unknown>;
+  catchUp?: boolean;
+}
+
+export interface ScheduleDeclaration {
+  readonly task: string;
+  readonly options: ScheduleOptions;
 }
 
 export interface TaskDefinition<P = any> {

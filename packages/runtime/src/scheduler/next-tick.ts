@@ -1,0 +1,137 @@
+import type { CronExpression } from "./cron-parse.js";
+import { offsetAt, resolveWall, wallAt } from "./zone.js";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** A day-of-week restriction with Feb 29 can wait 28 years; nothing valid waits longer than this. */
+const HORIZON_YEARS = 60;
+
+/**
+ * The first tick strictly after `after` (epoch ms) for `cron` read in `zone`, or null past the horizon.
+ *
+ * DST rules:
+ *  - a wall time the clock skips fires once, moved forward by the jump (02:30 → 03:30 in a one-hour gap);
+ *  - a wall time that happens twice fires at its first occurrence only, unless every hour matches
+ *    (`*` in the hour field), in which case it fires in both, so the job keeps running every real hour.
+ *
+ * Candidates are walked in wall-clock order; instants are almost monotone in wall time, except the second
+ * occurrence of a repeated hour, which can come after a later wall time's instant. A candidate that is not a
+ * second occurrence is therefore the answer; a second occurrence is kept only until a later wall time
+ * proves nothing earlier follows.
+ */
+export function nextCronTick(cron: CronExpression, zone: string, after: number): number | null {
+  const current = offsetAt(zone, after);
+  // Around a clock change that goes back, instants after `after` can carry walls earlier than wall(after):
+  // start the walk as far back as the offsets near `after` differ.
+  const nearby = [offsetAt(zone, after - DAY - 2 * HOUR), current, offsetAt(zone, after + DAY + 2 * HOUR)];
+  const rewind = Math.max(...nearby) - Math.min(...nearby);
+  let from = Math.floor((after + current - rewind) / MINUTE) * MINUTE;
+  const limit = Date.UTC(new Date(after).getUTCFullYear() + HORIZON_YEARS, 0, 1);
+  let best: number | null = null;
+  for (let guard = 0; guard < 100_000; guard++) {
+    const wall = nextMatchingWall(cron, from, limit);
+    if (wall === null) return best;
+    from = wall + MINUTE;
+    const resolved = resolveWall(zone, wall);
+    if (resolved.kind !== "overlap") {
+      const instant = resolved.instant;
+      if (best !== null && instant >= best) return best;
+      if (instant > after) return instant;
+      continue;
+    }
+    if (resolved.first > after) {
+      return best === null || resolved.first < best ? resolved.first : best;
+    }
+    if (cron.everyHour && resolved.second > after && (best === null || resolved.second < best)) {
+      best = resolved.second;
+    }
+  }
+  return best;
+}
+
+/** Interval schedules count from the Unix epoch in UTC, so every replica agrees on the ticks without talking. */
+export function nextIntervalTick(everyMs: number, after: number): number {
+  return (Math.floor(after / everyMs) + 1) * everyMs;
+}
+
+/**
+ * The smallest wall time (UTC-encoded ms) at or after `from` that matches the five fields, or null when none
+ * comes before `limit`. Jumps whole months, days and hours that cannot match.
+ */
+export function nextMatchingWall(cron: CronExpression, from: number, limit: number): number | null {
+  const start = new Date(Math.ceil(from / MINUTE) * MINUTE);
+  let year = start.getUTCFullYear();
+  let month = start.getUTCMonth() + 1;
+  let day = start.getUTCDate();
+  let hour = start.getUTCHours();
+  let minute = start.getUTCMinutes();
+  const limitYear = new Date(limit).getUTCFullYear();
+  for (;;) {
+    if (year > limitYear) return null;
+    if (!cron.months[month] || day > daysInMonth(year, month)) {
+      month += 1;
+      if (month > 12) {
+        month = 1;
+        year += 1;
+      }
+      day = 1;
+      hour = 0;
+      minute = 0;
+      continue;
+    }
+    if (!dayMatches(cron, year, month, day)) {
+      day += 1;
+      hour = 0;
+      minute = 0;
+      continue;
+    }
+    const nextHour = nextSet(cron.hours, hour);
+    if (nextHour < 0) {
+      day += 1;
+      hour = 0;
+      minute = 0;
+      continue;
+    }
+    if (nextHour !== hour) {
+      hour = nextHour;
+      minute = 0;
+    }
+    const nextMinute = nextSet(cron.minutes, minute);
+    if (nextMinute < 0) {
+      hour += 1;
+      minute = 0;
+      if (hour > 23) {
+        day += 1;
+        hour = 0;
+      }
+      continue;
+    }
+    const wall = utc(year, month, day, hour, nextMinute);
+    return wall >= limit ? null : wall;
+  }
+}
+
+function dayMatches(cron: CronExpression, year: number, month: number, day: number): boolean {
+  const dom = cron.daysOfMonth[day] === true;
+  const dow = cron.daysOfWeek[new Date(utc(year, month, day, 0, 0)).getUTCDay()] === true;
+  return cron.daysOred ? dom || dow : dom && dow;
+}
+
+function nextSet(table: readonly boolean[], fromIndex: number): number {
+  for (let i = fromIndex; i < table.length; i++) if (table[i]) return i;
+  return -1;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(utc(year, month + 1, 0, 0, 0)).getUTCDate();
+}
+
+function utc(year: number, month: number, day: number, hour: number, minute: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  d.setUTCHours(hour, minute, 0, 0);
+  return d.getTime();
+}
+
+export { wallAt };
