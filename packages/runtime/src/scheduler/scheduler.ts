@@ -1,0 +1,276 @@
+import type { Logger } from "../observability/logger.js";
+import type { Schedule } from "./schedule.js";
+import type { ScheduleStore } from "./stores/schedule-store.js";
+import { tickJob } from "./tick-job.js";
+import { describeTrigger, nextTick, previousTick } from "./trigger.js";
+
+/** Time as the scheduler sees it; tests drive a fake one. */
+export interface SchedulerClock {
+  now(): number;
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: SchedulerClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = setTimeout(done, Math.max(0, ms));
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    }),
+};
+
+export interface SchedulerOptions {
+  schedules: Schedule[];
+  store: ScheduleStore;
+  logger: Logger;
+  clock?: SchedulerClock;
+  /** A tick first seen later than this after its time was missed: `catchUp: false` skips it. */
+  missedAfterMs?: number;
+  /** Longest sleep between passes, so a replica notices claims made elsewhere and clock changes. */
+  maxSleepMs?: number;
+  /** Wait before retrying after the store failed. */
+  retryMs?: number;
+  /** Claims older than this are pruned (each schedule's last is always kept). */
+  retentionMs?: number;
+  pruneEveryMs?: number;
+}
+
+export interface ScheduleStatus {
+  name: string;
+  task: string;
+  cron?: string;
+  timezone?: string;
+  everyMs?: number;
+  catchUp: boolean;
+  /** ISO-8601 UTC; null when the expression has no more ticks. */
+  nextTick: string | null;
+  /** The last tick claimed by any replica, as last read from the store. */
+  lastTick: string | null;
+  lastError: { message: string; at: string } | null;
+}
+
+export interface SchedulerStatus {
+  status: "ok" | "degraded";
+  running: boolean;
+  store: ScheduleStore["kind"];
+  schedules: ScheduleStatus[];
+  lastError: { message: string; at: string; schedule?: string } | null;
+  reason?: string;
+}
+
+interface State {
+  lastTick: number | null;
+  nextTick: number | null;
+  lastError: { message: string; at: string } | null;
+  /** The tick this process last reported as skipped, so each skip is logged once. */
+  skipped: number | null;
+}
+
+/**
+ * The leaderless scheduler: every process runs one. Each pass reads the last claimed tick of every
+ * schedule, works out the tick that is due now, and tries to claim it; the store lets exactly one claim
+ * of a tick win, and only the winner enqueues. Between passes it sleeps until the earliest next tick.
+ *
+ * Due ticks: after downtime only the most recent missed tick fires (older ones are skipped, never a
+ * burst), and not even that one with `catchUp: false`. A schedule with no claim in the store is new: its
+ * first tick is the first one after this process started.
+ */
+export class Scheduler {
+  readonly store: ScheduleStore;
+  private readonly schedules: Schedule[];
+  private readonly logger: Logger;
+  private readonly clock: SchedulerClock;
+  private readonly missedAfterMs: number;
+  private readonly maxSleepMs: number;
+  private readonly retryMs: number;
+  private readonly retentionMs: number;
+  private readonly pruneEveryMs: number;
+  private readonly states = new Map<string, State>();
+  private startedAt: number;
+  private lastPrune = 0;
+  private lastError: SchedulerStatus["lastError"] = null;
+  private failing = false;
+  private abort: AbortController | null = null;
+  private loop: Promise<void> | null = null;
+
+  constructor(options: SchedulerOptions) {
+    this.schedules = options.schedules;
+    this.store = options.store;
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    this.missedAfterMs = options.missedAfterMs ?? 60_000;
+    this.maxSleepMs = options.maxSleepMs ?? 60_000;
+    this.retryMs = options.retryMs ?? 5_000;
+    this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
+    this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
+    this.startedAt = this.clock.now();
+    for (const schedule of this.schedules) {
+      this.states.set(schedule.name, { lastTick: null, nextTick: nextTick(schedule.trigger, this.startedAt), lastError: null, skipped: null });
+    }
+  }
+
+  get running(): boolean {
+    return this.loop !== null;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.startedAt = this.clock.now();
+    const abort = new AbortController();
+    this.abort = abort;
+    this.loop = this.run(abort.signal);
+  }
+
+  /** Stops after the pass in flight, if any, has finished its claims. */
+  async stop(): Promise<void> {
+    const loop = this.loop;
+    if (!loop) return;
+    this.abort?.abort();
+    await loop;
+    this.loop = null;
+    this.abort = null;
+  }
+
+  /**
+   * One pass at the clock's current time: claims what is due, returns when the next pass should run.
+   * The loop calls it; tests call it directly with a fake clock.
+   */
+  async runPass(): Promise<number> {
+    const now = this.clock.now();
+    let errors = 0;
+    let lastTicks: Map<string, number>;
+    try {
+      lastTicks = await this.store.lastTicks({ names: this.schedules.map((s) => s.name) });
+    } catch (error) {
+      this.recordError(error, now);
+      return now + this.retryMs;
+    }
+    let wakeAt = now + this.maxSleepMs;
+    for (const schedule of this.schedules) {
+      const state = this.states.get(schedule.name)!;
+      const claimed = lastTicks.get(schedule.name) ?? null;
+      state.lastTick = claimed;
+      const due = this.dueTick(schedule, claimed, now);
+      if (due !== null) {
+        try {
+          await this.fire(schedule, state, due, claimed, now);
+          state.lastError = null;
+        } catch (error) {
+          errors++;
+          state.lastError = this.recordError(error, now, schedule.name);
+          wakeAt = Math.min(wakeAt, now + this.retryMs);
+        }
+      }
+      state.nextTick = nextTick(schedule.trigger, now);
+      if (state.nextTick !== null) wakeAt = Math.min(wakeAt, state.nextTick);
+    }
+    if (errors === 0) this.failing = false;
+    if (now - this.lastPrune >= this.pruneEveryMs) await this.prune(now);
+    return wakeAt;
+  }
+
+  status(): SchedulerStatus {
+    const running = this.running;
+    const status = running && !this.failing ? "ok" : "degraded";
+    return {
+      status,
+      running,
+      store: this.store.kind,
+      schedules: this.schedules.map((schedule) => {
+        const state = this.states.get(schedule.name)!;
+        return {
+          name: schedule.name,
+          task: schedule.task,
+          ...describeTrigger(schedule.trigger),
+          catchUp: schedule.catchUp,
+          nextTick: iso(state.nextTick),
+          lastTick: iso(state.lastTick),
+          lastError: state.lastError,
+        };
+      }),
+      lastError: this.lastError,
+      ...(status === "degraded"
+        ? { reason: running ? `the scheduler is failing: ${this.lastError?.message ?? "unknown error"}` : "the scheduler is stopped" }
+        : {}),
+    };
+  }
+
+  /** The tick to claim now, or null: the most recent tick at or before `now` that is newer than the last claim. */
+  private dueTick(schedule: Schedule, claimed: number | null, now: number): number | null {
+    const recent = previousTick(schedule.trigger, now);
+    if (recent === null) return null;
+    if (claimed === null) {
+      // New: it starts with its first tick after this process started, never with one before.
+      return recent > this.startedAt ? recent : null;
+    }
+    return recent > claimed ? recent : null;
+  }
+
+  private async fire(schedule: Schedule, state: State, due: number, claimed: number | null, now: number): Promise<void> {
+    const late = now - due > this.missedAfterMs;
+    if (late && !schedule.catchUp) {
+      if (state.skipped !== due) {
+        state.skipped = due;
+        this.logger.info("scheduler: skipped a missed tick (catchUp: false)", { schedule: schedule.name, tick: iso(due) });
+      }
+      return;
+    }
+    const won = await this.store.claim({ name: schedule.name, tick: due, job: tickJob(schedule, due) });
+    if (!won) return;
+    state.lastTick = due;
+    if (late) {
+      this.logger.info("scheduler: fired the most recent missed tick; older ones are skipped", {
+        schedule: schedule.name,
+        tick: iso(due),
+        last_claimed: iso(claimed),
+      });
+    } else {
+      this.logger.debug("scheduler: enqueued tick", { schedule: schedule.name, tick: iso(due) });
+    }
+  }
+
+  private async prune(now: number): Promise<void> {
+    this.lastPrune = now;
+    try {
+      const removed = await this.store.prune({ before: now - this.retentionMs });
+      if (removed > 0) this.logger.debug("scheduler: pruned old claims", { removed });
+    } catch (error) {
+      this.logger.warn("scheduler: pruning old claims failed", { error });
+    }
+  }
+
+  private recordError(error: unknown, now: number, schedule?: string): { message: string; at: string } {
+    const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    const entry = { message, at: new Date(now).toISOString() };
+    this.lastError = schedule ? { ...entry, schedule } : entry;
+    this.failing = true;
+    this.logger.error("scheduler: pass failed; the tick stays unclaimed and is retried", { schedule, error });
+    return entry;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let wakeAt: number;
+      try {
+        wakeAt = await this.runPass();
+      } catch (error) {
+        this.recordError(error, this.clock.now());
+        wakeAt = this.clock.now() + this.retryMs;
+      }
+      if (signal.aborted) break;
+      const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - this.clock.now()));
+      await this.clock.sleep(delay, signal);
+    }
+  }
+}
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,0 +1,56 @@
+import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+
+/**
+ * Claims kept in this process: for the memory queue and single-process use. Nothing is shared, so two
+ * processes with this store would both fire every tick; the app only picks it with the memory queue.
+ */
+export function createMemoryScheduleStore(params: { enqueue: EnqueueJobs; now?: () => number }): ScheduleStore {
+  const now = params.now ?? Date.now;
+  const claims = new Map<string, Map<number, number>>();
+  const last = new Map<string, number>();
+  return {
+    kind: "memory",
+    async lastTicks({ names }) {
+      const found = new Map<string, number>();
+      for (const name of names) {
+        const tick = last.get(name);
+        if (tick !== undefined) found.set(name, tick);
+      }
+      return found;
+    },
+    async claim({ name, tick, job }) {
+      const previous = last.get(name);
+      if (previous !== undefined && previous >= tick) return false;
+      // Check and set happen before the first await: concurrent passes in this process cannot both win.
+      last.set(name, tick);
+      const history = claims.get(name) ?? new Map<number, number>();
+      history.set(tick, now());
+      claims.set(name, history);
+      try {
+        await params.enqueue([job]);
+      } catch (error) {
+        history.delete(tick);
+        if (last.get(name) === tick) {
+          if (previous === undefined) last.delete(name);
+          else last.set(name, previous);
+        }
+        throw error;
+      }
+      return true;
+    },
+    async prune({ before }) {
+      let removed = 0;
+      for (const [name, history] of claims) {
+        const keep = last.get(name);
+        for (const [tick, claimedAt] of history) {
+          if (tick !== keep && claimedAt < before) {
+            history.delete(tick);
+            removed++;
+          }
+        }
+      }
+      return removed;
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,28 @@
+import type { Job } from "../../core/job.js";
+import type { SqlExecutor } from "../../core/sql-port.js";
+
+/**
+ * Where replicas agree on who fires a tick. Every replica and worker runs the scheduler; before enqueueing a
+ * tick each one claims it here, and only the winning claim enqueues. A claim of a schedule wins only when no
+ * claim of that schedule is at or after its tick, so the last tick never moves backwards, whatever the clocks.
+ */
+export interface ScheduleStore {
+  readonly kind: "memory" | "postgres" | "redis";
+  /** The last claimed tick (epoch ms) of each named schedule. Absent: never claimed, the schedule is new. */
+  lastTicks(params: { names: string[] }): Promise<Map<string, number>>;
+  /**
+   * Claims `tick` of schedule `name` and, if the claim wins, enqueues `job`. True when this call won.
+   * When the enqueue fails the claim is undone (or never committed) and the error is thrown, so a later
+   * pass takes the tick again.
+   */
+  claim(params: { name: string; tick: number; job: Job }): Promise<boolean>;
+  /** Deletes claims made before `before` (epoch ms), keeping each schedule's last. Returns how many went. */
+  prune(params: { before: number }): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Enqueues jobs that commit on their own (the queue provider's enqueue). */
+export type EnqueueJobs = (jobs: Job[]) => Promise<unknown>;
+
+/** Enqueues jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
+export type EnqueueJobsWithin = (executor: SqlExecutor, jobs: Job[]) => Promise<unknown>;
