@@ -1,0 +1,76 @@
+/**
+ * Every Redis key of one queue, built here and nowhere else (the Lua scripts receive these names, or the
+ * prefixes below, as arguments and never spell a key themselves).
+ *
+ * All keys carry the hash tag `{<queue>}`: Redis Cluster hashes only the part inside the braces, so every key
+ * of a queue lives in one slot and each script, which touches several of them at once, runs on one node.
+ *
+ *   <p>{q}:ready                 LIST  job ids claimable now; pushed on the left, claimed from the right (FIFO)
+ *   <p>{q}:scheduled             ZSET  job id → due time (ms): delayed jobs and retries backing off
+ *   <p>{q}:running               ZSET  job id → lease deadline (ms)
+ *   <p>{q}:dead                  ZSET  job id → time of death (ms); listed newest first
+ *   <p>{q}:completed             ZSET  job id → completion time (ms); pruned after the retention period
+ *   <p>{q}:workers               ZSET  worker id → last heartbeat (ms): the workers that may own a processing list
+ *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at,
+ *                                      max_attempts, state, owner, lease, died_at, done_at
+ *   <p>{q}:processing:<worker>   LIST  ids the worker claimed and has not settled yet
+ *   <p>{q}:worker:<worker>       STRING heartbeat, expires after the worker TTL unless refreshed
+ *   <p>{q}:wake                  pub/sub channel: "a job was scheduled for <ms>", so blocked waiters re-plan
+ */
+export interface QueueKeys {
+  /** The common stem `<prefix>{<queue>}`; every key below starts with it. */
+  readonly stem: string;
+  readonly ready: string;
+  readonly scheduled: string;
+  readonly running: string;
+  readonly dead: string;
+  readonly completed: string;
+  readonly workers: string;
+  /** Pub/sub channel (not a key) announcing newly scheduled jobs to idle workers. */
+  readonly wakeChannel: string;
+  /** Prefixes the scripts append a job id or a worker id to. */
+  readonly jobPrefix: string;
+  readonly processingPrefix: string;
+  readonly workerPrefix: string;
+  job(id: string): string;
+  processing(workerId: string): string;
+  worker(workerId: string): string;
+  /** The keys every script receives, in the order lib.lua reads them. */
+  readonly scriptKeys: readonly string[];
+  /** A SCAN pattern matching every key of this queue (tests and tooling; never used on a hot path). */
+  readonly pattern: string;
+}
+
+export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys {
+  const { queue, prefix = "" } = params;
+  if (!queue || /[{}]/.test(queue) || /[{}]/.test(prefix)) {
+    // A brace would end the hash tag early and split the queue across slots.
+    throw new TypeError(`a Redis queue name and prefix must be non-empty and free of braces, got queue "${queue}" prefix "${prefix}"`);
+  }
+  const stem = `${prefix}{${queue}}`;
+  const keys = {
+    stem,
+    ready: `${stem}:ready`,
+    scheduled: `${stem}:scheduled`,
+    running: `${stem}:running`,
+    dead: `${stem}:dead`,
+    completed: `${stem}:completed`,
+    workers: `${stem}:workers`,
+    wakeChannel: `${stem}:wake`,
+    jobPrefix: `${stem}:job:`,
+    processingPrefix: `${stem}:processing:`,
+    workerPrefix: `${stem}:worker:`,
+    job: (id: string) => `${stem}:job:${id}`,
+    processing: (workerId: string) => `${stem}:processing:${workerId}`,
+    worker: (workerId: string) => `${stem}:worker:${workerId}`,
+    pattern: `${escapeGlob(stem)}:*`,
+  };
+  return {
+    ...keys,
+    scriptKeys: [keys.ready, keys.scheduled, keys.running, keys.dead, keys.completed, keys.workers],
+  };
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}

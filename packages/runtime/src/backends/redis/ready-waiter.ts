@@ -1,0 +1,116 @@
+import type { Redis } from "ioredis";
+
+export type WaitOutcome = "woken" | "timeout" | "aborted";
+
+interface Pending {
+  /** When this wait would end on its own (ms). */
+  end: number;
+  clientId: Promise<number | null>;
+  settle(outcome: WaitOutcome): void;
+}
+
+/**
+ * How an idle worker blocks: `BLMOVE <ready> <ready> RIGHT RIGHT <timeout>` on a connection of its own.
+ *
+ * Source and destination are the same list and the same end, so Redis pops the oldest id and pushes it straight
+ * back where it was: the list is unchanged, and the command is a pure "block until the ready list is not
+ * empty". Nothing leaves the ready list while waiting, which is the point:
+ *  - the worker's contract is claim() then waitForWork(); the wait can be aborted (shutdown) or time out at any
+ *    moment, and the process can die in the middle of it, without a job being in flight anywhere;
+ *  - the real move into the worker's processing list happens in claim.lua, atomically with counting the attempt
+ *    and recording the lease, so there is no window in which a job sits in a processing list without a lease.
+ * The price: every idle process blocked on the list wakes for each push and races to claim (like LISTEN/NOTIFY);
+ * the losers find nothing and block again.
+ *
+ * Jobs that become claimable later (delays, retry backoff) do not touch the ready list until promoted, so the
+ * caller blocks no longer than the earliest due time it knows of, and `interrupt(dueMs)` ends the waits that
+ * would sleep past a job scheduled since (announced on the queue's pub/sub channel). Ending a blocked command
+ * early is CLIENT UNBLOCK from the command connection, so connections are reused, never dropped.
+ */
+export class ReadyWaiter {
+  private readonly idle: Redis[] = [];
+  private readonly open = new Set<Redis>();
+  private readonly pending = new Set<Pending>();
+  private closed = false;
+
+  constructor(
+    private readonly params: {
+      connect: () => Redis;
+      readyKey: string;
+      /** CLIENT UNBLOCK <id>, sent on another connection. */
+      unblock: (clientId: number) => Promise<unknown>;
+    },
+  ) {}
+
+  async wait(params: { timeoutMs: number; signal: AbortSignal }): Promise<WaitOutcome> {
+    const { timeoutMs, signal } = params;
+    if (this.closed || signal.aborted) return "aborted";
+    if (timeoutMs < 10) return "timeout";
+    const connection = this.idle.pop() ?? this.connect();
+    const key = this.params.readyKey;
+    // Sent back to back on the same connection: the id names exactly the connection the BLMOVE blocks.
+    const clientId = connection.client("ID").then(Number, () => null);
+    // Redis takes fractional seconds and answers nil at the timeout.
+    const command = connection.blmove(key, key, "RIGHT", "RIGHT", (timeoutMs / 1000).toFixed(3));
+    command.then(
+      () => this.release(connection),
+      () => this.release(connection),
+    );
+
+    let settle!: (outcome: WaitOutcome) => void;
+    let fail!: (error: unknown) => void;
+    const settled = new Promise<WaitOutcome>((resolve, reject) => {
+      settle = resolve;
+      fail = reject;
+    });
+    const entry: Pending = { end: Date.now() + timeoutMs, clientId, settle };
+    this.pending.add(entry);
+    command.then(
+      (value) => settle(value === null ? "timeout" : "woken"),
+      (error: unknown) => (this.closed || signal.aborted ? settle("aborted") : fail(error)),
+    );
+    const onAbort = () => this.cut(entry, "aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    // A safety net for when Redis is unreachable and the command sits in the client's offline queue.
+    const timer = setTimeout(() => settle("timeout"), timeoutMs + 2000);
+    try {
+      return await settled;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      this.pending.delete(entry);
+    }
+  }
+
+  /** Ends every wait that would otherwise sleep past `dueMs`: they re-plan around the newly scheduled job. */
+  interrupt(dueMs: number): void {
+    for (const entry of [...this.pending]) {
+      if (entry.end > dueMs) this.cut(entry, "woken");
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const entry of [...this.pending]) entry.settle("aborted");
+    for (const connection of [...this.open]) connection.disconnect(false);
+    this.open.clear();
+    this.idle.length = 0;
+  }
+
+  private cut(entry: Pending, outcome: WaitOutcome): void {
+    entry.settle(outcome);
+    this.pending.delete(entry);
+    void entry.clientId.then((id) => (id === null || this.closed ? undefined : this.params.unblock(id))).catch(() => undefined);
+  }
+
+  private connect(): Redis {
+    const connection = this.params.connect();
+    this.open.add(connection);
+    return connection;
+  }
+
+  /** The connection is free again only once Redis answered, whoever stopped waiting first. */
+  private release(connection: Redis): void {
+    if (!this.closed && this.open.has(connection)) this.idle.push(connection);
+  }
+}

@@ -1,0 +1,400 @@
+import { Redis, type RedisOptions } from "ioredis";
+import { Job, type AttemptError } from "../../core/job.js";
+import {
+  BackendKind,
+  workerLostError,
+  type ClaimParams,
+  type DeadJob,
+  type Depths,
+  type EnqueueResult,
+  type JobInfo,
+  type QueueBackend,
+  type RetryDeadParams,
+} from "../../core/queue-backend.js";
+import { JobState } from "../../core/job-state.js";
+import { BackendError } from "../../errors/jfast-error.js";
+import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
+import { redactUrl, translateRedisError } from "./errors.js";
+import { queueKeys, type QueueKeys } from "./keys.js";
+import { ReadyWaiter } from "./ready-waiter.js";
+import { defineScripts, type ScriptName } from "./scripts.js";
+
+export interface RedisBackendOptions {
+  /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
+  url: string;
+  /** The queue name; it becomes the hash tag `{<queue>}` every key of the queue carries. */
+  queue: string;
+  /** Put in front of every key, outside the hash tag (several apps sharing one Redis). */
+  prefix?: string;
+  /**
+   * How long a worker's heartbeat key lives without a refresh. Past it the worker counts as gone and any live
+   * worker returns the jobs in its processing list. Refreshed every third of this; default 30 s.
+   */
+  workerTtlMs?: number;
+  /** How long a completed job is kept (job detail, and enqueue of its id stays a no-op); default 24 h. */
+  completedRetentionMs?: number;
+  logger?: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+type Row = [id: string, ...fields: StoredFields];
+
+const MAX_WORKERS_PER_SWEEP = 100;
+const DEAD_BATCH = 500;
+const MIN_REDIS = [6, 2] as const;
+
+/**
+ * The Redis queue. Layout in keys.ts, every state change one Lua script in scripts/ (atomic, so a crash
+ * between two commands cannot lose a job). How waiting works: ready-waiter.ts. How recovery works:
+ *  - every claim records a lease (running ZSET) and puts the id in the worker's processing list, in one step;
+ *  - an expired lease is reclaimed by the next claim with "worker lost" recorded (dead if it was the last attempt);
+ *  - each worker also refreshes a heartbeat key with a TTL; when it expires, any live backend (on setup and on
+ *    a timer) returns that worker's processing list the same way, without waiting for the leases;
+ *  - on shutdown a worker returns whatever is still in its own list, and so does the first claim under an id
+ *    a previous process used.
+ */
+export class RedisBackend implements QueueBackend {
+  readonly kind = BackendKind.redis;
+  readonly keys: QueueKeys;
+  private readonly redis: Redis;
+  private readonly run: (name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<unknown>;
+  private readonly waiter: ReadyWaiter;
+  private readonly workerTtlMs: number;
+  private readonly completedRetentionMs: number;
+  /** Per worker id: jobs handed to it and not settled yet. Anything else in its processing list is re-delivered. */
+  private readonly held = new Map<string, Set<string>>();
+  private readonly lostTail: string;
+  private timer: NodeJS.Timeout | null = null;
+  /** Hears "a job was scheduled for <ms>" from every process; opened by the first wait. */
+  private subscriber: Redis | null = null;
+  private closed = false;
+
+  constructor(private readonly options: RedisBackendOptions) {
+    this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
+    this.workerTtlMs = options.workerTtlMs ?? 30_000;
+    this.completedRetentionMs = options.completedRetentionMs ?? 24 * 60 * 60 * 1000;
+    this.redis = this.connect("commands");
+    this.run = defineScripts(this.redis);
+    this.waiter = new ReadyWaiter({
+      connect: () => this.connect("wait"),
+      readyKey: this.keys.ready,
+      unblock: (clientId) => this.redis.client("UNBLOCK", clientId),
+    });
+    const { attempt: _attempt, at: _at, ...rest } = workerLostError(0);
+    this.lostTail = JSON.stringify(rest).slice(1);
+  }
+
+  async setup(): Promise<void> {
+    try {
+      if (this.redis.status === "wait") await this.redis.connect();
+      const info = await this.redis.info("server");
+      const version = /redis_version:(\d+)\.(\d+)/.exec(info);
+      if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) {
+        throw new BackendError(`the Redis queue needs Redis ${MIN_REDIS.join(".")} or newer (LMOVE, BLMOVE); ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
+          code: "BACKEND_UNSUPPORTED",
+          hint: "upgrade Redis, or choose [plugin.queue] backend = \"postgres\"",
+          docs: "docs/redis.md",
+        });
+      }
+    } catch (error) {
+      // Fail start-up loudly instead of retrying in the background forever.
+      this.redis.disconnect(false);
+      throw translateRedisError(error, { operation: "connect", url: this.options.url, queue: this.options.queue });
+    }
+    await this.sweep();
+    const every = Math.max(50, Math.floor(this.workerTtlMs / 3));
+    this.timer = setInterval(() => void this.tick(), every);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.waiter.close();
+    this.subscriber?.disconnect(false);
+    for (const workerId of this.held.keys()) {
+      try {
+        await this.script("recover", "return its processing list", ["own", workerId, this.lostTail]);
+      } catch (error) {
+        // Not lost: the heartbeat key expires and another worker returns the list.
+        this.options.logger?.warn("could not return this worker's processing list at shutdown; another worker will", { error, worker_id: workerId });
+      }
+    }
+    this.held.clear();
+    await this.redis.quit().catch(() => this.redis.disconnect(false));
+  }
+
+  async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    if (jobs.length === 0) return { inserted: [] };
+    const args: Array<string | number> = [];
+    for (const job of jobs) {
+      const json = job.toJSON();
+      args.push(json.id, JSON.stringify(json), json.attempts, JSON.stringify(json.errors), job.availableAt.getTime(), json.maxAttempts ?? 0);
+    }
+    const inserted = (await this.script("enqueue", "enqueue", args)) as string[];
+    const now = Date.now();
+    const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
+    if (inserted.length > 0 && earliest > now) await this.announce(earliest);
+    return { inserted };
+  }
+
+  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+    if (limit <= 0) return [];
+    let held = this.held.get(workerId);
+    if (!held) {
+      // First use of this id by this process: whatever a previous process left under it comes back first.
+      await this.script("recover", "return its processing list", ["own", workerId, this.lostTail]);
+      held = new Set();
+      this.held.set(workerId, held);
+    }
+    const [rows, notes, processing] = (await this.script("claim", "claim", [
+      workerId,
+      limit,
+      leaseMs,
+      this.workerTtlMs,
+      this.lostTail,
+      ...held,
+    ])) as [Row[], Array<[string, string, string]>, string[]];
+    for (const [kind, id, detail] of notes) {
+      this.options.logger?.warn(
+        kind === "unknown-id"
+          ? "the ready list held an id with no job behind it; it was moved to dead letters as jfast.corrupt_job"
+          : "dropped a second reference to a job from the ready list",
+        { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { state: detail } : {}) },
+      );
+    }
+    const listed = new Set(processing);
+    for (const id of held) if (!listed.has(id)) held.delete(id);
+    const jobs: Job[] = [];
+    for (const [id, ...fields] of rows) {
+      const decoded = decodeJob(id, fields);
+      let job: Job | null = null;
+      let problem = "problem" in decoded ? decoded.problem : "";
+      if ("job" in decoded) {
+        try {
+          job = Job.fromJSON(decoded.job);
+        } catch (error) {
+          problem = `the stored job cannot be rebuilt: ${(error as Error).message}`;
+        }
+      }
+      if (job) {
+        held.add(id);
+        jobs.push(job);
+        continue;
+      }
+      await this.script("quarantine", "set aside a corrupt job", [workerId, id, problem]);
+      this.options.logger?.warn("a stored job could not be read; it was moved to dead letters as jfast.corrupt_job", { queue: this.options.queue, job_id: id, problem });
+    }
+    return jobs;
+  }
+
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+    await this.script("extend", "extend leases", [workerId, leaseMs, this.workerTtlMs, ...jobIds]);
+  }
+
+  async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
+    await this.script("complete", "complete a job", [workerId, job.id, this.completedRetentionMs]);
+    this.held.get(workerId)?.delete(job.id);
+  }
+
+  async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
+    const { workerId, job, error, availableAt } = params;
+    await this.script("retry", "schedule a retry", [workerId, job.id, JSON.stringify(error), availableAt.getTime()]);
+    this.held.get(workerId)?.delete(job.id);
+    if (availableAt.getTime() > Date.now()) await this.announce(availableAt.getTime());
+  }
+
+  async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    const { workerId, job, error } = params;
+    await this.script("kill", "dead-letter a job", [workerId, job.id, JSON.stringify(error)]);
+    this.held.get(workerId)?.delete(job.id);
+  }
+
+  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.script("release", "release jobs", [workerId, ...jobs.map((j) => j.id)]);
+    const held = this.held.get(workerId);
+    for (const job of jobs) held?.delete(job.id);
+  }
+
+  async waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    if (signal.aborted || this.closed) return;
+    this.listen();
+    // Promote what is due, and learn when the next delayed job or lease comes due: block no longer than that.
+    const [readyLength, nextDue, nextLease] = (await this.script("promote", "look for work", [])) as [number, string, string];
+    if (readyLength > 0) return;
+    const now = Date.now();
+    let waitMs = timeoutMs;
+    for (const at of [Number(nextDue), Number(nextLease) + 1]) {
+      if (at > 0) waitMs = Math.min(waitMs, at - now);
+    }
+    if (waitMs <= 0) return;
+    try {
+      await this.waiter.wait({ timeoutMs: waitMs, signal });
+    } catch (error) {
+      if (this.closed || signal.aborted) return;
+      throw translateRedisError(error, { operation: "wait for work", url: this.options.url, queue: this.options.queue });
+    }
+  }
+
+  async listDead({ limit, offset = 0 }: { limit: number; offset?: number }): Promise<DeadJob[]> {
+    const rows = (await this.script("list-dead", "list dead letters", [offset, limit])) as Array<[string, string, ...StoredFields]>;
+    return rows.map(([id, diedAt, ...fields]) => {
+      const job = decodeJobForDisplay(id, fields);
+      return { job, diedAt: msToIso(diedAt) ?? new Date(0).toISOString(), lastError: job.errors.at(-1) ?? null };
+    });
+  }
+
+  async retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+    const [retried, missing] = await this.deadBatches("retry-dead", "retry dead letters", params);
+    return { retried, missing };
+  }
+
+  async discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
+    const [discarded, missing] = await this.deadBatches("discard-dead", "discard dead letters", params);
+    return { discarded, missing };
+  }
+
+  async depths(): Promise<Depths> {
+    const now = Date.now();
+    const { keys } = this;
+    const results = await this.guard("read depths", () =>
+      this.redis
+        .multi()
+        .llen(keys.ready)
+        .zcount(keys.scheduled, "-inf", now)
+        .zcount(keys.scheduled, `(${now}`, "+inf")
+        .zcard(keys.running)
+        .zcard(keys.dead)
+        .exec(),
+    );
+    const values = (results ?? []).map(([error, value]) => {
+      if (error) throw translateRedisError(error, { operation: "read depths", url: this.options.url, queue: this.options.queue });
+      return Number(value);
+    });
+    const [ready = 0, dueScheduled = 0, scheduled = 0, running = 0, dead = 0] = values;
+    // A delayed job whose time has come counts as ready even before a claim promotes it.
+    return { ready: ready + dueScheduled, scheduled, running, dead };
+  }
+
+  async getJob({ id }: { id: string }): Promise<JobInfo | null> {
+    const hash = await this.guard("read a job", () => this.redis.hgetall(this.keys.job(id)));
+    if (!hash.json && !hash.state) return null;
+    const job = decodeJobForDisplay(id, [hash.json ?? null, hash.attempts ?? null, hash.errors ?? null, hash.available_at ?? null]);
+    const state = (Object.values(JobState) as string[]).includes(hash.state ?? "") ? (hash.state as JobState) : JobState.ready;
+    return {
+      job,
+      state,
+      lockedBy: state === JobState.running ? (hash.owner ?? null) : null,
+      lockedUntil: state === JobState.running ? msToIso(hash.lease) : null,
+      diedAt: state === JobState.dead ? msToIso(hash.died_at) : null,
+    };
+  }
+
+  /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */
+  async sweep(): Promise<{ jobs: number; workers: number }> {
+    const [jobs, workers] = (await this.script("recover", "recover the jobs of vanished workers", ["stale", MAX_WORKERS_PER_SWEEP, this.lostTail])) as [number, number];
+    if (workers > 0) this.options.logger?.warn("returned the jobs of workers that stopped heartbeating", { queue: this.options.queue, workers, jobs });
+    return { jobs, workers };
+  }
+
+  /**
+   * Tells idle workers everywhere that a job was scheduled for `dueMs`, so a wait planned to end later re-plans.
+   * A hint sent after the write: if it is lost, the waiter still wakes at its poll interval.
+   */
+  private async announce(dueMs: number): Promise<void> {
+    this.waiter.interrupt(dueMs);
+    await this.redis.publish(this.keys.wakeChannel, String(dueMs)).catch(() => undefined);
+  }
+
+  private listen(): void {
+    if (this.subscriber || this.closed) return;
+    const subscriber = this.connect("wait");
+    this.subscriber = subscriber;
+    subscriber.on("message", (_channel: string, message: string) => {
+      const due = Number(message);
+      if (Number.isFinite(due)) this.waiter.interrupt(due);
+    });
+    // ioredis subscribes again by itself after a reconnect.
+    subscriber.subscribe(this.keys.wakeChannel).catch((error: unknown) => {
+      this.options.logger?.warn("could not subscribe to the queue's wake-up channel; delayed jobs may start up to one poll interval late", { error: (error as Error).message });
+    });
+  }
+
+  private async tick(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const now = Date.now();
+      if (this.held.size > 0) {
+        const pipeline = this.redis.pipeline();
+        for (const workerId of this.held.keys()) {
+          pipeline.set(this.keys.worker(workerId), now, "PX", this.workerTtlMs);
+          pipeline.zadd(this.keys.workers, now, workerId);
+        }
+        await pipeline.exec();
+      }
+      await this.sweep();
+    } catch (error) {
+      this.options.logger?.warn("Redis queue heartbeat failed; retrying", { error: (error as Error).message });
+    }
+  }
+
+  private async deadBatches(name: "retry-dead" | "discard-dead", operation: string, params: RetryDeadParams): Promise<[string[], string[]]> {
+    if (!("all" in params)) {
+      if (params.ids.length === 0) return [[], []];
+      return (await this.script(name, operation, ["ids", 0, ...params.ids])) as [string[], string[]];
+    }
+    const done: string[] = [];
+    for (;;) {
+      const [batch, dangling] = (await this.script(name, operation, ["all", DEAD_BATCH])) as [string[], string[]];
+      done.push(...batch);
+      if (batch.length + dangling.length < DEAD_BATCH) return [done, []];
+    }
+  }
+
+  private script(name: ScriptName, operation: string, args: ReadonlyArray<string | number>): Promise<unknown> {
+    const now = Date.now();
+    const { keys } = this;
+    return this.guard(operation, () =>
+      this.run(name, keys.scriptKeys, [keys.jobPrefix, keys.processingPrefix, keys.workerPrefix, now, new Date(now).toISOString(), ...args]),
+    );
+  }
+
+  private async guard<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) {
+      throw new BackendError(`the Redis queue "${this.options.queue}" is closed; it cannot ${operation}`, {
+        code: "BACKEND_CLOSED",
+        hint: "create a new backend (or restart jfast) after close()",
+        docs: "docs/redis.md",
+      });
+    }
+    try {
+      return await fn();
+    } catch (error) {
+      throw translateRedisError(error, { operation, url: this.options.url, queue: this.options.queue });
+    }
+  }
+
+  private connect(role: "commands" | "wait"): Redis {
+    const options: RedisOptions = {
+      lazyConnect: true,
+      connectionName: `jfast:${this.options.queue}:${role}`,
+      // Reconnect quickly at first, then once a second, for as long as it takes (a Redis restart, a failover).
+      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 5), 1000),
+      // A command issued while disconnected waits in the offline queue for about 15 s of reconnect attempts,
+      // then fails as BACKEND_UNAVAILABLE; the worker backs off and claims again.
+      maxRetriesPerRequest: 20,
+      // Commands sent but unanswered when the connection dropped are sent again after reconnecting. Every
+      // script is safe to run twice: each acts only on a job in the state it expects, owned by that worker.
+      autoResendUnfulfilledCommands: true,
+    };
+    const connection = new Redis(this.options.url, options);
+    // Connection errors surface on the commands that hit them; without a listener ioredis prints each one.
+    connection.on("error", () => undefined);
+    return connection;
+  }
+}
+
+export function createRedisBackend(options: RedisBackendOptions): RedisBackend {
+  return new RedisBackend(options);
+}

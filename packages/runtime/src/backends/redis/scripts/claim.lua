@@ -1,0 +1,68 @@
+-- claim: leases up to `limit` jobs to a worker and counts their attempt, in one step with the move into the
+-- worker's processing list, so a job is never in a processing list without a lease or vice versa.
+-- ARGV 6 worker id, 7 limit, 8 lease (ms), 9 worker heartbeat TTL (ms), 10 worker-lost error tail,
+--      11.. ids the caller already holds for this worker (delivered and not yet settled)
+-- Returns { jobs, notes, processing }:
+--   jobs: { id, json, attempts, errors, available_at } each
+--   notes: { kind, id, detail } for ready-list entries set aside instead of delivered
+--   processing: the worker's processing list afterwards (the caller forgets held ids no longer in it)
+local worker, limit, lease_ms = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
+local ttl_ms, lost_tail = tonumber(ARGV[9]), ARGV[10]
+local processing = PROCESSING_PREFIX .. worker
+heartbeat(worker, ttl_ms)
+promote_due(1000)
+reap_expired(lost_tail, 1000)
+
+local jobs, notes = {}, {}
+local deadline = NOW + lease_ms
+local function deliver(jkey, id)
+  local f = redis.call('HMGET', jkey, 'json', 'attempts', 'errors', 'available_at')
+  jobs[#jobs + 1] = { id, f[1], f[2], f[3], f[4] }
+end
+
+-- Jobs already leased to this worker that the caller never received: the reply of an earlier claim was lost
+-- (connection dropped after Redis ran it). Hand them out again; their attempt was counted once and has not run.
+local held = {}
+for i = 11, #ARGV do
+  held[ARGV[i]] = true
+end
+for _, id in ipairs(redis.call('LRANGE', processing, 0, -1)) do
+  if not held[id] then
+    local jkey = job_key(id)
+    if not owned_by(jkey, worker) then
+      redis.call('LREM', processing, 0, id)
+    elseif #jobs < limit then
+      redis.call('ZADD', RUNNING, deadline, id)
+      redis.call('HSET', jkey, 'lease', deadline)
+      deliver(jkey, id)
+    end
+  end
+end
+
+-- New work, oldest first. Garbage on the list is consumed too, so it cannot wake waiters forever.
+local budget = limit * 4 + 16
+while #jobs < limit and budget > 0 do
+  budget = budget - 1
+  local id = redis.call('LMOVE', READY, processing, 'RIGHT', 'LEFT')
+  if not id then
+    break
+  end
+  local jkey = job_key(id)
+  local f = redis.call('HMGET', jkey, 'state', 'json')
+  if not f[2] then
+    redis.call('LREM', processing, 1, id)
+    quarantine(id, nil, 'the ready list held an id with no job stored under it; it was set aside instead of run')
+    notes[#notes + 1] = { 'unknown-id', id, '' }
+  elseif f[1] ~= 'ready' then
+    -- A second reference to a job that is running, settled or dead: drop the reference, keep the job.
+    redis.call('LREM', processing, 1, id)
+    notes[#notes + 1] = { 'stale-reference', id, f[1] or '' }
+  else
+    redis.call('HINCRBY', jkey, 'attempts', 1)
+    redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
+    redis.call('ZADD', RUNNING, deadline, id)
+    deliver(jkey, id)
+  end
+end
+
+return { jobs, notes, redis.call('LRANGE', processing, 0, -1) }

@@ -1,0 +1,148 @@
+-- Shared helpers, loaded in front of every script of the Redis queue backend (see ../scripts.ts).
+-- Every script is one atomic step: Redis runs it to the end before any other command, so a crash of the
+-- calling process between two commands can never leave a job half-moved.
+--
+-- KEYS (the same six for every script, in this order; see ../keys.ts):
+--   1 ready LIST, 2 scheduled ZSET, 3 running ZSET, 4 dead ZSET, 5 completed ZSET, 6 workers ZSET
+-- ARGV 1..5 (the same for every script):
+--   1 job hash prefix, 2 processing list prefix, 3 worker heartbeat prefix, 4 now (ms), 5 now (ISO-8601)
+-- Per-job and per-worker keys are the prefixes above plus an id. They share the queue's hash tag, so they
+-- live in the same Cluster slot as the declared KEYS.
+local READY, SCHEDULED, RUNNING, DEAD, COMPLETED, WORKERS = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local JOB_PREFIX, PROCESSING_PREFIX, WORKER_PREFIX = ARGV[1], ARGV[2], ARGV[3]
+local NOW, NOW_ISO = tonumber(ARGV[4]), ARGV[5]
+
+local function job_key(id)
+  return JOB_PREFIX .. id
+end
+
+-- errors is a JSON array kept as text; appending is text surgery so the stored job JSON is never
+-- re-encoded by Lua (cjson would turn [] into {} and round numbers in payloads).
+local function append_error(jkey, err_json)
+  local errs = redis.call('HGET', jkey, 'errors')
+  if (not errs) or errs == '' or errs == '[]' then
+    errs = '[' .. err_json .. ']'
+  else
+    errs = string.sub(errs, 1, -2) .. ',' .. err_json .. ']'
+  end
+  redis.call('HSET', jkey, 'errors', errs)
+end
+
+local function owned_by(jkey, worker)
+  local f = redis.call('HMGET', jkey, 'state', 'owner')
+  return f[1] == 'running' and f[2] == worker
+end
+
+-- Takes a running job out of its owner's hands: lease, owner, entry in the owner's processing list.
+local function detach(jkey, id)
+  local owner = redis.call('HGET', jkey, 'owner')
+  if owner then
+    redis.call('LREM', PROCESSING_PREFIX .. owner, 1, id)
+  end
+  redis.call('ZREM', RUNNING, id)
+  redis.call('HDEL', jkey, 'owner', 'lease')
+end
+
+-- Claimable at avail_ms: on the ready list when due, else in the scheduled set until promote_due moves it.
+-- front = true puts it on the claiming end (a reclaimed job has waited longest).
+local function make_ready(jkey, id, avail_ms, front)
+  redis.call('HSET', jkey, 'state', 'ready', 'available_at', avail_ms)
+  if avail_ms <= NOW then
+    if front then
+      redis.call('RPUSH', READY, id)
+    else
+      redis.call('LPUSH', READY, id)
+    end
+  else
+    redis.call('ZADD', SCHEDULED, avail_ms, id)
+  end
+end
+
+local function make_dead(jkey, id)
+  redis.call('HSET', jkey, 'state', 'dead', 'died_at', NOW)
+  redis.call('ZADD', DEAD, NOW, id)
+end
+
+-- The running attempt is spent (its worker vanished): record "worker lost", then reclaim, or dead-letter when
+-- that was the last attempt. lost_tail is the error's JSON after its "attempt" and "at" fields, built in
+-- TypeScript from core's workerLostError so the wording lives in one place.
+local function lose(jkey, id, lost_tail)
+  local f = redis.call('HMGET', jkey, 'attempts', 'max_attempts', 'available_at')
+  local attempts = tonumber(f[1]) or 0
+  local max = tonumber(f[2]) or 1
+  if max < 1 then
+    max = 1
+  end
+  detach(jkey, id)
+  append_error(jkey, '{"attempt":' .. attempts .. ',"at":' .. cjson.encode(NOW_ISO) .. ',' .. lost_tail)
+  if attempts >= max then
+    make_dead(jkey, id)
+  else
+    make_ready(jkey, id, math.min(tonumber(f[3]) or NOW, NOW), true)
+  end
+end
+
+-- Due delayed jobs and retries move to the ready list in one step: ZREM and LPUSH happen together or not at all.
+local function promote_due(max)
+  local ids = redis.call('ZRANGEBYSCORE', SCHEDULED, '-inf', NOW, 'LIMIT', 0, max)
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', SCHEDULED, id)
+    redis.call('LPUSH', READY, id)
+  end
+  return #ids
+end
+
+-- Leases that ran out: the worker stopped heartbeating without settling the job.
+local function reap_expired(lost_tail, max)
+  local ids = redis.call('ZRANGEBYSCORE', RUNNING, '-inf', '(' .. NOW, 'LIMIT', 0, max)
+  for _, id in ipairs(ids) do
+    local jkey = job_key(id)
+    if redis.call('HGET', jkey, 'state') == 'running' then
+      lose(jkey, id, lost_tail)
+    else
+      redis.call('ZREM', RUNNING, id)
+    end
+  end
+  return #ids
+end
+
+-- Every job of a worker that is gone (or shutting down) comes back under the lease-expiry rule.
+local function recover_list(worker, lost_tail)
+  local list = PROCESSING_PREFIX .. worker
+  local ids = redis.call('LRANGE', list, 0, -1)
+  local n = 0
+  for _, id in ipairs(ids) do
+    local jkey = job_key(id)
+    if owned_by(jkey, worker) then
+      lose(jkey, id, lost_tail)
+      n = n + 1
+    end
+  end
+  redis.call('DEL', list)
+  return n
+end
+
+-- Something on the ready list that cannot become a job (an id with nothing stored under it, or stored text
+-- that is not a job) is set aside as a dead letter, where `jfast jobs dead` shows it and /ready degrades,
+-- instead of reaching a worker. The original text stays in the hash's `raw` field.
+local function quarantine(id, raw, message)
+  local jkey = job_key(id)
+  local synthetic = '{"id":' .. cjson.encode(id)
+    .. ',"task":"jfast.corrupt_job","payload":{"raw":' .. (raw and cjson.encode(raw) or 'null') .. '}'
+    .. ',"attempts":0,"maxAttempts":1,"availableAt":' .. cjson.encode(NOW_ISO)
+    .. ',"createdAt":' .. cjson.encode(NOW_ISO)
+    .. ',"tenantId":null,"requestId":null,"trace":null,"errors":[],"timeoutMs":null}'
+  local attempts = tonumber(redis.call('HGET', jkey, 'attempts')) or 0
+  redis.call('HSET', jkey, 'json', synthetic, 'attempts', attempts, 'max_attempts', 1, 'available_at', NOW)
+  if raw then
+    redis.call('HSET', jkey, 'raw', raw)
+  end
+  append_error(jkey, '{"attempt":' .. attempts .. ',"at":' .. cjson.encode(NOW_ISO)
+    .. ',"class":"CorruptJob","message":' .. cjson.encode(message) .. ',"reason":"corrupt job"}')
+  make_dead(jkey, id)
+end
+
+local function heartbeat(worker, ttl_ms)
+  redis.call('SET', WORKER_PREFIX .. worker, NOW, 'PX', ttl_ms)
+  redis.call('ZADD', WORKERS, NOW, worker)
+end

@@ -1,0 +1,22 @@
+import { describeProtocol } from "./protocol.js";
+import { describeWorker } from "./worker.js";
+import type { BackendFactory } from "./harness.js";
+import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
+
+const redis: BackendFactory = {
+  name: "redis",
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue);
+    return {
+      backend,
+      async cleanup() {
+        await backend.close();
+        await dropQueue(queue);
+      },
+    };
+  },
+};
+
+describeProtocol(redis);
+describeWorker(redis);
