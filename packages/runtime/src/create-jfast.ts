@@ -233,6 +233,11 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       const { createPostgresBackend } = await import("./backends/postgres/postgres-backend.js");
       return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name });
     }
+    case "redis": {
+      // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).
+      const { createRedisBackend } = await import("./backends/redis/redis-backend.js");
+      return createRedisBackend({ url: queue.url!, queue: queue.name, logger });
+    }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {
         code: "BACKEND_UNAVAILABLE",
