@@ -8,13 +8,14 @@
 # - Idempotent: when our broker is already running it does nothing and exits 0.
 #
 # Environment: JFAST_KAFKA_PORT (9092), JFAST_KAFKA_CONTROLLER_PORT (9093), JFAST_KAFKA_JAVA (java),
-# JFAST_KAFKA_START_TIMEOUT seconds (60).
+# JFAST_KAFKA_START_TIMEOUT seconds (60), JFAST_KAFKA_STATE (.ci/kafka: data, pid file and log of this broker).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-state="$repo/.ci/kafka"
-libs="$state/libs"
+state="${JFAST_KAFKA_STATE:-$repo/.ci/kafka}"
+# The jars are shared by every broker started from this checkout (tests start a second one of their own).
+libs="$repo/.ci/kafka/libs"
 data="$state/data"
 pid_file="$state/kafka.pid"
 log_file="$state/kafka.log"
@@ -54,7 +55,7 @@ else
   command -v "$java_bin" >/dev/null || { say "java not found (Kafka needs Java 17+); set JFAST_KAFKA_JAVA" >&2; exit 1; }
 
   # Resolve the jars once; re-resolve only when the pom changes (the stamp holds its checksum).
-  stamp="$state/libs.sha256"
+  stamp="$repo/.ci/kafka/libs.sha256"
   pom_sum="$(sha256sum "$here/pom.xml" | cut -d' ' -f1)"
   if [[ ! -d "$libs" || ! -f "$stamp" || "$(cat "$stamp")" != "$pom_sum" ]]; then
     command -v mvn >/dev/null || { say "mvn not found: it fetches the broker from Maven Central" >&2; exit 1; }

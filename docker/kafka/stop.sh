@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Stops the broker that start.sh started (only that PID, from .ci/kafka/kafka.pid) and waits for it to exit.
+# Stops the broker that start.sh started (only that PID, from .ci/kafka/kafka.pid, or $JFAST_KAFKA_STATE/kafka.pid)
+# and waits for it to exit.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-pid_file="$here/../../.ci/kafka/kafka.pid"
+pid_file="${JFAST_KAFKA_STATE:-$here/../../.ci/kafka}/kafka.pid"
 
 if [[ ! -f "$pid_file" ]]; then
   echo "kafka: not running (no pid file)"

@@ -9,6 +9,8 @@ import { ConfigError, JfastError } from "./errors/jfast-error.js";
 import { createFetchHandler } from "./http/fetch-handler.js";
 import { honoContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http/middleware.js";
 import { discoverModules } from "./modules/discover.js";
+import type { KafkaBus } from "./kafka/kafka-bus.js";
+import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
@@ -22,6 +24,8 @@ export interface CreateJfastOptions {
   providers?: Record<string, unknown>;
   /** Tasks declared outside modules/ (tests, generated code). */
   tasks?: TaskDefinition[];
+  /** Kafka `on(...)` handlers declared outside modules/ (tests, generated code). */
+  handlers?: EventHandlerDefinition[];
   /** Values set on top of jfast.toml, validated by the same schema (tests use this for isolated namespaces). */
   config?: ConfigOverrides;
   /** Environment to read URLs and PORT from (defaults to process.env). */
@@ -59,8 +63,18 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   const logger = options.logger ?? createLogger({ service: config.service.name, level: config.logLevel });
   const registry = new TaskRegistry();
 
+  const eventHandlers: EventHandlerDefinition[] = [];
   for (const module of await discoverModules(config.root)) {
     for (const definition of module.definitions) registry.register(definition);
+    eventHandlers.push(...eventHandlersOf(module));
+  }
+  eventHandlers.push(...(options.handlers ?? []));
+  if (eventHandlers.length > 0 && !config.events) {
+    throw new ConfigError(`on("${eventHandlers[0]!.topic}") handlers need the events plugin (Kafka)`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "events" to [plugins] enabled in jfast.toml and set [plugin.events] bootstrap_servers (or KAFKA_BROKERS)`,
+      docs: "docs/kafka.md",
+    });
   }
   for (const definition of options.tasks ?? []) registry.register(definition);
 
@@ -97,6 +111,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       return requireProvider(name) as T;
     },
   };
+  let events: KafkaBus | null = null;
 
   function requireProvider(name: string): unknown {
     if (providers.has(name)) return providers.get(name);
@@ -160,13 +175,28 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       workers.clear();
       await queue?.backend.close();
       await database?.close();
-      for (const name of ["queue", "outbox", "database"]) providers.delete(name);
+      for (const name of ["queue", "outbox", "database", "events"]) providers.delete(name);
       queue = null;
+      if (config.events) {
+        // kafkajs is loaded only by services that enable the events plugin.
+        const { createKafkaBus } = await import("./kafka/kafka-bus.js");
+        events = await createKafkaBus({
+          service: config.service.name,
+          brokers: { brokers: config.events.brokers, from: config.events.brokersFrom },
+          consumerGroup: config.events.consumerGroup,
+          handlers: eventHandlers,
+          context,
+          logger,
+        });
+        providers.set("events", events);
+      }
       database = null;
       outbox = null;
       started = false;
     },
     require: <T>(name: string) => requireProvider(name) as T,
+      await events?.close();
+      events = null;
     fetch: (request) => fetchHandler(request),
     routes: () => nodeRoutes((request) => fetchHandler(request)),
     withRequest,
@@ -211,6 +241,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   });
 
   return jfast;
+    events: () => events,
 }
 
 /** Which plugin provides each built-in provider. */

@@ -23,3 +23,7 @@ export type { DatabaseProvider } from "./database/database-provider.js";
 export { claimOnce } from "./inbox/inbox.js";
 export { createLogger } from "./observability/logger.js";
 export type { Logger } from "./observability/logger.js";
+// Events between services (Kafka) and deploy manifests.
+export { on } from "./kafka/on.js";
+export type { EventHandler, EventHandlerTools, EventHandlerOptions, EventHandlerDefinition } from "./kafka/on.js";
+export type { EventsBus, EventsHealth, BlockedPartition, PartitionLag } from "./kafka/events-bus.js";

@@ -39,6 +39,8 @@ export interface JfastConfig {
   queue: QueueConfig | null;
   outbox: { maxAttempts: number; pollIntervalMs: number } | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** The Kafka events plugin (`[plugin.events]`); null when "events" is not enabled. */
+  events: EventsConfig | null;
   /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
   admin: AdminConfig;
   raw: RawConfig;
@@ -191,8 +193,56 @@ export function resolveConfig(params: {
         }
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",
+    events: enabled.has("events") ? resolveEvents(raw, env, params.file) : null,
     admin: resolveAdmin(raw, env, params.file),
     raw,
+  };
+}
+
+export interface EventsConfig {
+  /** Bootstrap addresses: KAFKA_BROKERS, else bootstrap_servers, else localhost:<host_port>. */
+  brokers: string[];
+  /** Where `brokers` came from, so a connection error can say which setting to fix. */
+  brokersFrom: "KAFKA_BROKERS" | "bootstrap_servers" | "default";
+  /** The group `on` handlers consume in; one per service (default: the service name). */
+  consumerGroup: string;
+  /** The port compose publishes for Kafka and the broker advertises to the host (default base_port + 2). */
+  hostPort: number;
+  advertisedHost: string;
+  image: string;
+}
+
+/** A broker image that resolves today; `[plugin.events] image` moves it when registries move. */
+export const DEFAULT_KAFKA_IMAGE = "apache/kafka:4.1.1";
+
+function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): EventsConfig {
+  const section = raw.plugin.events ?? {};
+  const hostPort = section.host_port ?? raw.service.base_port + 2;
+  if (!Number.isInteger(hostPort) || hostPort < 1 || hostPort > 65535) {
+    throw new ConfigError(`${file}: [plugin.events] host_port = ${hostPort} is not a port number`, {
+      hint: "set host_port to a whole number between 1 and 65535 (default: [service] base_port + 2)",
+      docs: "docs/kafka.md#configuration",
+    });
+  }
+  const fromEnv = env.KAFKA_BROKERS?.trim();
+  const text = fromEnv || section.bootstrap_servers?.trim() || `localhost:${hostPort}`;
+  const brokers = text.split(",").map((b) => b.trim()).filter(Boolean);
+  const from = fromEnv ? "KAFKA_BROKERS" : section.bootstrap_servers?.trim() ? "bootstrap_servers" : "default";
+  for (const broker of brokers) {
+    if (!/^[^\s:/]+:\d{1,5}$/.test(broker)) {
+      throw new ConfigError(`${from === "KAFKA_BROKERS" ? "KAFKA_BROKERS" : `${file}: [plugin.events] bootstrap_servers`}: "${broker}" is not host:port`, {
+        hint: `list brokers as "host:port" separated by commas, e.g. "localhost:9092,kafka-2:9092"`,
+        docs: "docs/kafka.md#configuration",
+      });
+    }
+  }
+  return {
+    brokers,
+    brokersFrom: from,
+    consumerGroup: section.consumer_group?.trim() || raw.service.name,
+    hostPort,
+    advertisedHost: section.advertised_host?.trim() || "localhost",
+    image: section.image?.trim() || DEFAULT_KAFKA_IMAGE,
   };
 }
 

@@ -28,6 +28,11 @@ export function recordDeclaration(definition: TaskDefinition): void {
   store.byFile.set(scope.file, list);
 }
 
+/** The module and file being imported right now, for other declarations made at import (Kafka `on`). */
+export function currentDeclarationScope(): { module: string; file: string } | null {
+  return store.scope;
+}
+
 /** Imports a tasks file with declarations attributed to `module`; returns what that file declared. */
 export async function importDeclarations(
   module: string,

@@ -2,6 +2,7 @@ import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { EventsBus } from "../kafka/events-bus.js";
 import { createReadiness } from "./readiness.js";
 
 /** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
@@ -13,6 +14,8 @@ export function createFetchHandler(params: {
   registry: TaskRegistry;
   queue: () => QueueProvider | null;
   outbox: () => Outbox | null;
+  /** The Kafka events plugin, when enabled and started (its check joins /ready). */
+  events?: () => EventsBus | null;
   /** The admin tRPC router, served under /jfast/admin (any method: queries are GET, mutations POST). */
   admin?: (request: Request) => Promise<Response>;
 }): (request: Request) => Promise<Response> {

@@ -1,5 +1,6 @@
 import type { JfastConfig } from "../config/load-config.js";
 import type { Depths } from "../core/queue-backend.js";
+import type { EventsBus } from "../kafka/events-bus.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 
@@ -13,7 +14,12 @@ export interface ReadinessReport {
 /** Probes can arrive many times a second from several orchestrators: share one check per window. */
 const CACHE_MS = 1000;
 
-export function createReadiness(params: { config: JfastConfig; queue: () => QueueProvider | null; outbox: () => Outbox | null }) {
+export function createReadiness(params: {
+  config: JfastConfig;
+  queue: () => QueueProvider | null;
+  outbox: () => Outbox | null;
+  events?: () => EventsBus | null;
+}) {
   let cached: { at: number; report: Promise<ReadinessReport> } | null = null;
 
   async function compute(): Promise<ReadinessReport> {
@@ -45,6 +51,19 @@ export function createReadiness(params: { config: JfastConfig; queue: () => Queu
         checks.outbox = await outbox.health();
       } catch (error) {
         checks.outbox = { status: "unavailable", error: (error as Error).message };
+      }
+    }
+    if (params.config.events) {
+      // A blocked partition (a handler failing on a message) degrades; a broker out of reach is unavailable.
+      const events = params.events?.() ?? null;
+      if (!events) {
+        checks.events = { status: "unavailable", error: "not started" };
+      } else {
+        try {
+          checks.events = { ...(await events.health()) };
+        } catch (error) {
+          checks.events = { status: "unavailable", error: (error as Error).message };
+        }
       }
     }
     const statuses = Object.values(checks).map((c) => c.status);

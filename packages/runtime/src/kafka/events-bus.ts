@@ -1,0 +1,59 @@
+import type { Event } from "../core/event.js";
+
+/**
+ * `jfast.require("events")`: the Kafka events plugin as a service sees it. Types only, so that routes and
+ * tasks can name it without loading kafkajs.
+ */
+export interface EventsBus {
+  readonly consumerGroup: string;
+  readonly brokers: readonly string[];
+  /**
+   * Sends events to `topic`, keyed by each event's `key` (the aggregate id): events of one aggregate land in
+   * one partition and are consumed in the order published. Resolves once the broker has the events
+   * (acks from all in-sync replicas); throws KAFKA_UNAVAILABLE / KAFKA_PUBLISH_FAILED otherwise.
+   */
+  publish(topic: string, events: Event | readonly Event[]): Promise<void>;
+  /** The `/ready` check: broker reachability, lag per partition, and every partition blocked by a failing handler. */
+  health(): Promise<EventsHealth>;
+  /** The `on` handlers this process consumes with, by topic. */
+  handlers(): { topic: string; name: string }[];
+}
+
+/** A partition whose next message keeps failing: nothing after it is handled or committed until it succeeds. */
+export interface BlockedPartition {
+  topic: string;
+  partition: number;
+  /** The offset of the failing message (the group's committed offset stays here). */
+  offset: string;
+  eventId: string | null;
+  eventType: string | null;
+  /** The handler that failed last. */
+  handler: string | null;
+  attempts: number;
+  error: { class: string; message: string };
+  since: string;
+  lastFailedAt: string;
+  nextRetryAt: string;
+}
+
+export interface PartitionLag {
+  topic: string;
+  partition: number;
+  /** The group's committed offset (next message to handle); null before its first commit. */
+  committed: string | null;
+  /** The partition's end (high watermark). */
+  end: string;
+  lag: number;
+}
+
+export interface EventsHealth {
+  status: "ok" | "degraded" | "unavailable";
+  brokers: readonly string[];
+  consumerGroup: string;
+  topics: string[];
+  consumer: "none" | "running" | "crashed" | "stopped";
+  blocked: BlockedPartition[];
+  lag: PartitionLag[];
+  reason?: string;
+  error?: string;
+}
