@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import { Redis } from "ioredis";
+import { BackendError } from "../../errors/jfast-error.js";
+import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
+import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+
+const SCRIPTS = ["claim-tick", "release-tick", "prune-claims"] as const;
+type ScriptName = (typeof SCRIPTS)[number];
+const PRUNE_BATCH = 10_000;
+
+export interface RedisScheduleStore extends ScheduleStore {
+  readonly keys: ScheduleKeys;
+}
+
+/**
+ * Claims in Redis, for the Redis queue: claim (a Lua script, atomic), then enqueue. A failed enqueue
+ * releases the claim for the next pass; a process that dies between the two loses that tick. The job id is
+ * derived from schedule and tick, so even a double enqueue would be one job.
+ */
+export function createRedisScheduleStore(params: {
+  url: string;
+  queue: string;
+  prefix?: string;
+  enqueue: EnqueueJobs;
+  now?: () => number;
+}): RedisScheduleStore {
+  const keys = scheduleKeys({ queue: params.queue, ...(params.prefix ? { prefix: params.prefix } : {}) });
+  const now = params.now ?? Date.now;
+  const redis = new Redis(params.url, {
+    lazyConnect: true,
+    // Fail a command after a few reconnect attempts instead of queueing it forever: the scheduler records
+    // the error (readiness degrades) and retries the tick on its next pass.
+    maxRetriesPerRequest: 3,
+    retryStrategy: (attempt) => Math.min(100 * attempt, 2000),
+  });
+  // Reconnection is ioredis' job; failures surface on the commands, where they are translated.
+  redis.on("error", () => undefined);
+  for (const name of SCRIPTS) {
+    const lua = readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
+    redis.defineCommand(commandName(name), { numberOfKeys: 2, lua });
+  }
+  const run = async <T>(operation: string, name: ScriptName, args: Array<string | number>): Promise<T> => {
+    try {
+      const command = (redis as unknown as Record<string, (...a: unknown[]) => Promise<T>>)[commandName(name)]!;
+      return await command.call(redis, keys.last, keys.claims, ...args);
+    } catch (error) {
+      throw translate(error, operation, params.url);
+    }
+  };
+
+  return {
+    kind: "redis",
+    keys,
+    async lastTicks({ names }) {
+      if (names.length === 0) return new Map();
+      let values: (string | null)[];
+      try {
+        values = await redis.hmget(keys.last, ...names);
+      } catch (error) {
+        throw translate(error, "read the last ticks", params.url);
+      }
+      const found = new Map<string, number>();
+      names.forEach((name, i) => {
+        const value = values[i];
+        if (value !== null && value !== undefined) found.set(name, Number(value));
+      });
+      return found;
+    },
+    async claim({ name, tick, job }) {
+      const [won, previous] = await run<[number, string]>("claim a tick", "claim-tick", [name, tick, now()]);
+      if (Number(won) !== 1) return false;
+      try {
+        await params.enqueue([job]);
+      } catch (error) {
+        // If the release fails too, the tick stays claimed and is lost; the enqueue error is the one to report.
+        await run("release a tick", "release-tick", [name, tick, previous]).catch(() => undefined);
+        throw error;
+      }
+      return true;
+    },
+    async prune({ before }) {
+      return Number(await run<number>("prune old claims", "prune-claims", [before, PRUNE_BATCH]));
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
+
+function commandName(script: ScriptName): string {
+  return `jfastSchedule_${script.replace(/-/g, "_")}`;
+}
+
+function translate(error: unknown, operation: string, url: string): BackendError {
+  const text = error instanceof Error ? error.message : String(error);
+  return new BackendError(`the scheduler could not ${operation} in Redis at ${redact(url)}: ${text}`, {
+    hint: "start Redis or fix [plugin.queue] url / REDIS_URL; the tick stays unclaimed and the next pass retries it",
+    docs: "docs/scheduler.md#stores",
+    cause: error,
+  });
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, "//***@");
+}
