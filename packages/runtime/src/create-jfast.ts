@@ -89,6 +89,15 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       },
     );
   }
+  const subscribers = registry.all().filter((t) => t.kind === "subscriber");
+  if (subscribers.length > 0 && !config.queue) {
+    // Local events are delivered as jobs: without a queue a published event would reach nobody.
+    throw new ConfigError(`subscriber "${subscribers[0]!.name}" needs the queue plugin: local events reach subscribers as jobs`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "queue" to [plugins] enabled in jfast.toml (with "outbox" to publish inside your transactions)`,
+      docs: "docs/events.md#subscribers",
+    });
+  }
   if (registry.all().length > 0 && !config.queue) {
     throw new ConfigError(`this service declares tasks (${registry.names().slice(0, 3).join(", ")}) but the queue plugin is not enabled`, {
       code: "CONFIG_PLUGIN_MISSING",

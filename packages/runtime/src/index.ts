@@ -27,3 +27,18 @@ export type { Logger } from "./observability/logger.js";
 export { on } from "./kafka/on.js";
 export type { EventHandler, EventHandlerTools, EventHandlerOptions, EventHandlerDefinition } from "./kafka/on.js";
 export type { EventsBus, EventsHealth, BlockedPartition, PartitionLag } from "./kafka/events-bus.js";
+// Local domain events and module contracts.
+export { Event } from "./core/event.js";
+export type { EventInit, EventJSON } from "./core/event.js";
+export { subscribe } from "./events/subscribe.js";
+export type { SubscribeOptions, SubscriberHandler, SubscriberDefinition } from "./events/subscribe.js";
+export type { OutboxEventBus, PublishResult } from "./events/publish-local.js";
+export { UndeliverableEvent } from "./errors/undeliverable-event.js";
+export { inspectContracts, contractsGraph } from "./contracts/inspect.js";
+export type { ContractsInspection } from "./contracts/inspect.js";
+export { checkContracts } from "./contracts/check.js";
+export { ContractsFileError } from "./contracts/contracts-file.js";
+export { formatFindings, formatModules, renderContractsMarkdown, renderAiContext } from "./contracts/render.js";
+export type { ServiceSummary } from "./contracts/render.js";
+export { ContractRule } from "./contracts/types.js";
+export type { ContractFinding, ContractModule, ContractsGraph, GraphNode, GraphEdge, GraphViolation, ModuleFacts } from "./contracts/types.js";

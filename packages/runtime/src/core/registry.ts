@@ -19,11 +19,20 @@ export class TaskRegistry {
         docs: "docs/tasks.md",
       });
     }
+    if (definition.kind === "subscriber" && definition.name.endsWith("->")) {
+      // subscribe() leaves the name open until discovery sees the export that holds it.
+      throw new ConfigError(`a subscriber to "${definition.name.slice(0, -2)}" in ${where(definition)} has no name`, {
+        code: "SUBSCRIBER_UNNAMED",
+        hint: `export it from its module's tasks file (export const checkBudget = subscribe(...)), or pass { name: "<module>.<function>" }`,
+        docs: "docs/events.md#subscribers",
+      });
+    }
     const invalid = validateTaskName(definition.name);
     if (invalid) {
       throw new ConfigError(invalid, { code: "TASK_NAME_INVALID", hint: "rename the task", docs: "docs/tasks.md#names" });
     }
-    if (definition.module && !definition.name.startsWith(`${definition.module}.`)) {
+    const owned = definition.kind === "subscriber" ? definition.name.split("->")[1]! : definition.name;
+    if (definition.module && !owned.startsWith(`${definition.module}.`)) {
       this.warnings.push(
         `task "${definition.name}" is declared in modules/${definition.module} but not prefixed by it; rename it "${definition.module}.${definition.name.split(".").slice(1).join(".")}" so contracts can tell its owner`,
       );

@@ -62,7 +62,8 @@ export interface ScheduleDeclaration {
 }
 
 export interface TaskDefinition<P = any> {
-  readonly kind: "task";
+  /** "subscriber": declared by `subscribe(type, ...)`; its payload is the event's wire form. */
+  readonly kind: "task" | "subscriber";
   readonly name: string;
   readonly options: TaskOptions<P>;
   readonly handler: TaskHandler<P>;
@@ -79,8 +80,15 @@ export interface AppContext {
 }
 
 const TASK_NAME = /^[a-z0-9_]+(\.[a-zA-Z0-9_\-]+)+$/;
+/** `<event type>-><module>.<function>`: a subscriber's task name ("receipt.registered->alert.checkBudget"). */
+export const SUBSCRIBER_TASK_NAME = /^[a-z0-9_]+(\.[a-z0-9_]+)+->[a-z0-9_]+\.[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function validateTaskName(name: string): string | null {
+  if (name.includes("->")) {
+    return SUBSCRIBER_TASK_NAME.test(name)
+      ? null
+      : `subscriber name "${name}" must be "<event type>-><module>.<function>", e.g. "receipt.registered->alert.checkBudget"`;
+  }
   if (!TASK_NAME.test(name)) {
     return `task name "${name}" must be "<module>.<action>" in lower case, e.g. "invoice.send_email"`;
   }

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { importDeclarations } from "../core/declarations.js";
 import type { TaskDefinition } from "../core/task.js";
 import { ConfigError, JfastError } from "../errors/jfast-error.js";
+import { nameSubscribers } from "../events/subscribe.js";
 
 export interface DiscoveredModule {
   name: string;
@@ -48,7 +49,9 @@ export async function discoverModules(root: string): Promise<DiscoveredModule[]>
       });
     }
     for (const definition of result.definitions) definition.module ??= name;
-    found.push({ name, file, definitions: result.definitions, exports: { ...(result.namespace as object) } });
+    const exports = { ...(result.namespace as object) } as Record<string, unknown>;
+    nameSubscribers({ module: name, file, definitions: result.definitions, exports });
+    found.push({ name, file, definitions: result.definitions, exports });
   }
   return found;
 }

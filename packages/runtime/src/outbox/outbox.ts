@@ -1,8 +1,10 @@
+import type { Event } from "../core/event.js";
 import type { Job } from "../core/job.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
+import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
@@ -19,6 +21,8 @@ export function supportsTransactionalEnqueue(backend: unknown): backend is Trans
 /** `jfast.require("outbox")`: writes that exist iff the caller's transaction commits. */
 export interface Outbox {
   enqueue(session: unknown, job: Job | Job[]): Promise<{ inserted: string[] }>;
+  /** One job per local subscriber of the event's type (and the bus, when on), in the caller's transaction. */
+  publish(session: unknown, topic: string, event: Event): Promise<PublishResult>;
   health(): Promise<{ status: "ok" | "degraded" | "unavailable"; [key: string]: unknown }>;
 }
 
@@ -28,9 +32,11 @@ export function createOutbox(params: {
   config: JfastConfig;
   logger: Logger;
   registry: TaskRegistry;
+  /** The events plugin, when on: the event also goes to its topic for other services. */
+  bus?: () => OutboxEventBus | null;
 }): Outbox {
   const { database, queue } = params;
-  return {
+  const outbox: Outbox = {
     async enqueue(session, job) {
       if (!queue) {
         throw new NotSupportedError("outbox.enqueue needs the queue plugin", {
@@ -49,8 +55,22 @@ export function createOutbox(params: {
         docs: "docs/outbox.md",
       });
     },
+    publish(session, topic, event) {
+      return publishLocal({
+        service: params.config.service.name,
+        definitions: params.registry.all(),
+        bus: params.bus?.() ?? null,
+        // Same path as outbox.enqueue: straight into jfast_jobs on the PostgreSQL queue, the relay otherwise.
+        enqueue: (s, jobs) => outbox.enqueue(s, jobs),
+        executor: (s) => database.executorFor(s),
+        session,
+        topic,
+        event,
+      });
+    },
     async health() {
       return { status: "ok" };
     },
   };
+  return outbox;
 }
