@@ -1,16 +1,13 @@
 #!/usr/bin/env node
-// The jfast binary. Registers tsx first so that a service's TypeScript (jfast.toml's neighbours:
-// modules/*/tasks.ts, server.ts) loads on Node 20, which does not run .ts by itself; then runs the
-// compiled CLI.
+// The jfast binary: runs the compiled CLI. Commands that load a service's TypeScript (modules/*/tasks.ts,
+// server.ts) register tsx first (src/typescript-loader.ts), because Node 20 does not run .ts by itself.
 import { existsSync } from "node:fs";
-import { register } from "tsx/esm/api";
 
 const entry = new URL("../dist/main.js", import.meta.url);
 if (!existsSync(entry)) {
   process.stderr.write("jfast: the CLI is not built (dist/main.js is missing)\n  fix: run `npm run build` at the repository root\n");
   process.exit(1);
 }
-register();
 const { main } = await import(entry.href);
 const debug = process.env.JFAST_DEBUG === "1" || process.env.JFAST_DEBUG === "true";
 const code = await main(process.argv.slice(2), { debug });

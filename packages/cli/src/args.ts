@@ -83,6 +83,8 @@ function convert(flag: string, raw: string, spec: FlagSpec): string | number {
 }
 
 function unknownFlagMessage(written: string, flags: FlagSpecs): string {
+  const base = written.startsWith("--no-") ? flags[written.slice(5)] : undefined;
+  if (base?.type === "boolean") return `unknown flag ${written}: --${written.slice(5)} is off unless given`;
   const known = Object.entries(flags).flatMap(([name, spec]) => [`--${name}`, ...(spec.negatable ? [`--no-${name}`] : [])]);
   const close = known
     .map((candidate) => ({ candidate, distance: editDistance(written, candidate) }))

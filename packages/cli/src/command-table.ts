@@ -21,6 +21,10 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "jobs discard", summary: "delete dead letters for good", load: () => import("./commands/jobs-discard.js") },
   { name: "jobs show", summary: "print one job: state, attempts, lease and every recorded error", load: () => import("./commands/jobs-show.js") },
   { name: "jobs enqueue", summary: "enqueue a job by task name (operators, scripts)", load: () => import("./commands/jobs-enqueue.js") },
+  { name: "contracts check", summary: "check contracts.toml against what the modules publish, subscribe and enqueue", load: () => import("./commands/contracts-check.js") },
+  { name: "contracts show", summary: "list each module's events, subscribers, tasks and dependencies", load: () => import("./commands/contracts-show.js") },
+  { name: "contracts md", summary: "write CONTRACTS.md: who publishes which event and who listens", load: () => import("./commands/contracts-md.js") },
+  { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
 ];
 
 /** Finds the command named by the leading words of argv; `rest` is what follows it. */

@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createJfast, createLogger, loadConfig, type Jfast } from "@jfast/runtime";
 import { CliError } from "./errors.js";
+import { ensureTypeScriptLoader } from "./typescript-loader.js";
 
 const DOCS = "docs/cli.md#the-service-entry-file";
 
@@ -43,13 +44,16 @@ export async function loadServiceEntry(root: string): Promise<ServiceEntry> {
   const file = ENTRY_CANDIDATES.map((name) => path.join(root, name)).find((candidate) => existsSync(candidate)) ?? null;
   if (!file) return { file: null, providers: async () => ({}), onStart: null, createApp: null };
   const relative = path.relative(root, file);
+  await ensureTypeScriptLoader();
   let namespace: Record<string, unknown>;
   try {
     namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (cause) {
     throw new CliError(`${relative} failed to import: ${(cause as Error)?.message ?? cause}`, {
       code: "ENTRY_IMPORT_FAILED",
-      hint: `fix the error in ${relative} (run with --verbose for the stack)`,
+      hint: /require\(\)|ES Module/.test(String((cause as Error)?.message))
+        ? `add "type": "module" to the service's package.json: jfast loads services as ES modules`
+        : `fix the error in ${relative} (run with --verbose for the stack)`,
       docs: DOCS,
       cause,
     });
@@ -95,6 +99,7 @@ export async function loadServiceEntry(root: string): Promise<ServiceEntry> {
  * runtime's info logs off stderr for commands whose output is the point.
  */
 export async function openService(params: { root: string; entry: boolean; quiet?: boolean }): Promise<{ jfast: Jfast; entry: ServiceEntry | null }> {
+  await ensureTypeScriptLoader();
   const entry = params.entry ? await loadServiceEntry(params.root) : null;
   const providers = entry ? await entry.providers({ root: params.root }) : {};
   let logger;

@@ -32,7 +32,7 @@ describe("formatDeadLetters", () => {
     );
     const lines = text.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^ID\s+TASK\s+ATTEMPTS\s+DIED\s+ERROR$/);
-    expect(lines[1]).toContain("b  invoice.send_email  3/3       2025-01-01T11:59:00Z (1m ago)");
+    expect(lines[1]).toContain("b   invoice.send_email  3/3       2025-01-01T11:59:00Z (1m ago)");
     expect(lines[1]).toMatch(/ValueError: card declined$/);
     expect(lines[2]).toMatch(/^a\s+invoice\.send_email\s+3\/3\s+2025-01-01T10:00:00Z \(2h ago\)\s+ValueError: timeout$/);
   });
