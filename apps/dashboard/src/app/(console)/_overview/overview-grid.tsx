@@ -1,0 +1,96 @@
+"use client";
+import type { OverviewData as OverviewView } from "~/trpc/types";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Badge, statusTone } from "~/components/badge";
+import { Card, Stat } from "~/components/card";
+import { EmptyState } from "~/components/empty-state";
+import { adminClient } from "~/trpc/client";
+import { useServices } from "~/trpc/provider";
+
+export interface InitialOverview {
+  service: string;
+  data: OverviewView | null;
+  error: string | null;
+}
+
+export function OverviewGrid({ initial }: { initial: InitialOverview[] }) {
+  const services = useServices();
+  if (services.length === 0) {
+    return (
+      <EmptyState title="No services configured">
+        Set <code>JFAST_DASHBOARD_SERVICES</code> to a JSON list of <code>{"{ name, url, token }"}</code> and restart the dashboard.
+      </EmptyState>
+    );
+  }
+  return (
+    <div className="grid">
+      {services.map((service) => (
+        <ServiceCard key={service} service={service} initial={initial.find((i) => i.service === service)} />
+      ))}
+    </div>
+  );
+}
+
+function ServiceCard({ service, initial }: { service: string; initial: InitialOverview | undefined }) {
+  const query = useQuery({
+    queryKey: [service, "overview.get"],
+    queryFn: () => adminClient(service).overview.get.query(),
+    ...(initial?.data ? { initialData: initial.data } : {}),
+  });
+  const data = query.data;
+  // A service that stopped answering shows as down, even if an older answer is still cached.
+  const down = query.isError || (!data && initial?.error);
+  const error = query.error?.message ?? initial?.error ?? null;
+  return (
+    <Card
+      label={`service ${service}`}
+      title={service}
+      actions={
+        <>
+          {data?.queue.enabled ? <Badge tone="info">{data.queue.backend}</Badge> : null}
+          {data ? <Badge tone="neutral" title="the role of the dashboard's token on this service">{data.you.role}</Badge> : null}
+          <Badge tone={down ? "bad" : statusTone(data?.readiness.status)}>{down ? "down" : (data?.readiness.status ?? "…")}</Badge>
+        </>
+      }
+    >
+      {down ? (
+        <p className="alert alert-bad" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {data ? <ServiceBody service={service} data={data} /> : !down ? <p className="muted">Loading…</p> : null}
+    </Card>
+  );
+}
+
+function ServiceBody({ service, data }: { service: string; data: OverviewView }) {
+  const checks = Object.entries(data.readiness.checks);
+  return (
+    <div className="stack">
+      {data.queue.enabled && data.queue.depths ? (
+        <div className="stats">
+          <Stat label="Ready" value={data.queue.depths.ready} />
+          <Stat label="Scheduled" value={data.queue.depths.scheduled} />
+          <Stat label="Running" value={data.queue.depths.running} />
+          <Stat label="Dead" value={data.queue.depths.dead} bad={data.queue.depths.dead > 0} />
+        </div>
+      ) : (
+        <p className="muted">{data.queue.enabled ? `Queue unreachable: ${data.queue.error}` : "This service does not run a queue."}</p>
+      )}
+      <div className="row">
+        {checks.map(([name, check]) => (
+          <Badge key={name} tone={statusTone(check.status)} title={typeof check.reason === "string" ? check.reason : undefined}>
+            {name}: {check.status}
+          </Badge>
+        ))}
+      </div>
+      <div className="row muted">
+        <span>{data.tasks.length} task{data.tasks.length === 1 ? "" : "s"}</span>·<span>{data.environment}</span>·<span>plugins: {data.plugins.join(", ") || "none"}</span>
+      </div>
+      {data.queue.enabled && data.queue.depths && data.queue.depths.dead > 0 ? (
+        <Link href={`/dead-letters?service=${encodeURIComponent(service)}`}>Inspect {data.queue.depths.dead} dead letter{data.queue.depths.dead === 1 ? "" : "s"} →</Link>
+      ) : null}
+    </div>
+  );
+}

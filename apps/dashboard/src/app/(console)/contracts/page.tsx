@@ -1,0 +1,77 @@
+"use client";
+import type { ContractNode, ContractViolation } from "@jfast/runtime/admin";
+import { useQueries } from "@tanstack/react-query";
+import { useState } from "react";
+import { Badge } from "~/components/badge";
+import { Card } from "~/components/card";
+import { ContractsGraphView, type GraphEdge } from "~/components/contracts-graph";
+import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
+import { adminClient } from "~/trpc/client";
+import { useServices } from "~/trpc/provider";
+
+/** Every service's contract graph merged into one: the same module or event from two services is one node. */
+export default function ContractsPage() {
+  const services = useServices();
+  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "contracts.graph"], queryFn: () => adminClient(s).contracts.graph.query(), refetchInterval: 30_000 })) });
+  const [selected, setSelected] = useState<string | null>(null);
+  const nodes = new Map<string, ContractNode>();
+  const edges = new Map<string, GraphEdge>();
+  const violations: { service: string; violation: ContractViolation }[] = [];
+  const registryOnly: string[] = [];
+  services.forEach((s, i) => {
+    const graph = queries[i]?.data;
+    if (!graph) return;
+    if (graph.source === "registry") registryOnly.push(s);
+    for (const n of graph.nodes) nodes.set(n.id, n);
+    for (const e of graph.edges) {
+      const existing = edges.get(e.id);
+      if (existing) existing.services.push(s);
+      else edges.set(e.id, { ...e, services: [s] });
+    }
+    for (const v of graph.violations) violations.push({ service: s, violation: v });
+  });
+  const edge = selected ? edges.get(selected) : undefined;
+  return (
+    <>
+      <h1>Contracts</h1>
+      <div className="stack">
+        {services.map((s, i) => (queries[i]?.isError ? <ErrorState key={s} title={`${s}:`} error={queries[i]?.error} /> : null))}
+        {registryOnly.length ? (
+          <p className="alert alert-info" role="status">
+            {registryOnly.join(", ")}: only the subscriptions its tasks declare are shown; publishers and dependencies come from <code>contracts.toml</code> when the contracts checker runs in the service.
+          </p>
+        ) : null}
+        {queries.some((q) => q.isPending) ? (
+          <Loading what="contracts" />
+        ) : nodes.size === 0 ? (
+          <EmptyState title="No contracts yet">No module of these services declares tasks, events or dependencies.</EmptyState>
+        ) : (
+          <>
+            <div className="legend" aria-hidden="true">
+              <span style={{ color: "var(--info)" }}>publishes</span>
+              <span style={{ color: "var(--ok)" }}>subscribes</span>
+              <span style={{ color: "var(--muted)" }}>depends on</span>
+              <span style={{ color: "var(--bad)" }}>violation</span>
+            </div>
+            <ContractsGraphView nodes={[...nodes.values()]} edges={[...edges.values()]} selected={selected} onSelect={setSelected} />
+            {edge ? (
+              <Card title="Edge" label="edge detail">
+                <p data-edge-detail={edge.id}>
+                  <code>{edge.from.replace(/^\w+:/, "")}</code> <Badge tone="info">{edge.kind}</Badge> <code>{edge.to.replace(/^\w+:/, "")}</code> · seen in {edge.services.join(", ")}
+                </p>
+                {edge.violations.map((v) => (
+                  <p key={v.code + v.message} className="error-text"><Badge tone="bad">{v.code}</Badge> {v.message}</p>
+                ))}
+              </Card>
+            ) : (
+              <p className="muted">Select an edge to see where it comes from and what the checker says about it.</p>
+            )}
+            {violations.map(({ service, violation }) => (
+              <p key={service + violation.code + violation.message} className="alert alert-bad"><Badge tone="bad">{violation.code}</Badge> {service}: {violation.message}</p>
+            ))}
+          </>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,13 @@
+import { JobSearch } from "./job-search";
+
+export const dynamic = "force-dynamic";
+
+export default async function JobsPage({ searchParams }: { searchParams: Promise<{ id?: string }> }) {
+  const { id } = await searchParams;
+  return (
+    <>
+      <h1>Jobs</h1>
+      <JobSearch initialId={id ?? ""} />
+    </>
+  );
+}

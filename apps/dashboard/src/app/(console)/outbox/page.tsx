@@ -1,0 +1,36 @@
+"use client";
+import { useQueries } from "@tanstack/react-query";
+import { Badge, statusTone } from "~/components/badge";
+import { Card, Stat } from "~/components/card";
+import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
+import { adminClient } from "~/trpc/client";
+import { useServices } from "~/trpc/provider";
+
+export default function OutboxPage() {
+  const services = useServices();
+  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "outbox.status"], queryFn: () => adminClient(s).outbox.status.query() })) });
+  const show = (n: number | null) => (n === null ? <span className="muted" title="not reported by this service's outbox">—</span> : n);
+  return (
+    <>
+      <h1>Outbox</h1>
+      <div className="grid">
+        {services.map((s, i) => {
+          const q = queries[i]!;
+          return (
+            <Card key={s} title={s} label={`outbox of ${s}`} actions={q.data?.enabled ? <Badge tone={statusTone(q.data.status)}>{q.data.status}</Badge> : null}>
+              {q.isPending ? <Loading what="the outbox" /> : q.isError ? <ErrorState title="Unreachable:" error={q.error} /> : !q.data.enabled ? (
+                <EmptyState title="No outbox">This service does not enable the outbox plugin.</EmptyState>
+              ) : (
+                <div className="stats" style={{ gridTemplateColumns: "repeat(3, 1fr)" }}>
+                  <Stat label="Pending" value={show(q.data.pending)} />
+                  <Stat label="Lag (s)" value={show(q.data.lagSeconds)} />
+                  <Stat label="Failing" value={show(q.data.failing)} bad={(q.data.failing ?? 0) > 0} />
+                </div>
+              )}
+            </Card>
+          );
+        })}
+      </div>
+    </>
+  );
+}

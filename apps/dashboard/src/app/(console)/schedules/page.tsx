@@ -1,0 +1,53 @@
+"use client";
+import { useQueries } from "@tanstack/react-query";
+import { Badge } from "~/components/badge";
+import { Card } from "~/components/card";
+import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
+import { Table } from "~/components/table";
+import { RelativeTime } from "~/components/time";
+import { adminClient } from "~/trpc/client";
+import { useServices } from "~/trpc/provider";
+
+export default function SchedulesPage() {
+  const services = useServices();
+  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "schedules.list"], queryFn: () => adminClient(s).schedules.list.query({ count: 3 }) })) });
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return (
+    <>
+      <h1>Schedules</h1>
+      <div className="stack">
+        {services.map((s, i) => {
+          const q = queries[i]!;
+          return (
+            <Card key={s} title={s} label={`schedules of ${s}`}>
+              {q.isPending ? <Loading what="schedules" /> : q.isError ? <ErrorState title="Unreachable:" error={q.error} /> : !q.data.enabled ? (
+                <EmptyState title="No scheduler">This service does not run the scheduler (<code>[plugin.queue] scheduler = true</code>).</EmptyState>
+              ) : !q.data.described ? (
+                <EmptyState title="Scheduler running">The scheduler on this service does not describe its schedules to the admin API.</EmptyState>
+              ) : (
+                <>
+                  {q.data.error ? <ErrorState title="The scheduler reported:" error={new Error(q.data.error)} /> : null}
+                  <Table
+                    label={`Schedules of ${s}`}
+                    rows={q.data.schedules}
+                    rowKey={(r) => r.name}
+                    empty={<EmptyState title="No schedules declared" />}
+                    columns={[
+                      { key: "name", header: "Schedule", cell: (r) => <><code>{r.name}</code>{r.late ? <> <Badge tone="warn">late</Badge></> : null}</> },
+                      { key: "expr", header: "Expression", cell: (r) => <code>{r.expression}</code> },
+                      { key: "zone", header: "Zone", cell: (r) => r.timezone },
+                      { key: "next", header: `Next ticks (UTC · ${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t}>{t.replace(".000Z", "Z")} · {new Date(t).toLocaleString()}</div>) },
+                      { key: "last", header: "Last tick", cell: (r) => <RelativeTime iso={r.lastTickAt} /> },
+                      { key: "error", header: "Last error", cell: (r) => (r.lastError ? <span className="error-text">{r.lastError}</span> : <span className="muted">—</span>) },
+                    ]}
+                  />
+                </>
+              )}
+            </Card>
+          );
+        })}
+        {services.length === 0 ? <EmptyState title="No services configured" /> : null}
+      </div>
+    </>
+  );
+}

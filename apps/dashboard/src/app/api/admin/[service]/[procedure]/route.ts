@@ -1,0 +1,61 @@
+import { findService } from "~/server/config";
+import { hasSession } from "~/server/session";
+import { SERVICE_TIMEOUT_MS, adminUrl } from "~/trpc/server";
+
+/**
+ * The browser's only way to a service: `/api/admin/<service>/<procedure>` is forwarded to that service's
+ * `/jfast/admin/<procedure>` with the service's bearer token added here, on the server. Answers keep tRPC's
+ * wire shape, so the browser's tRPC client reads refusals (FORBIDDEN) and outages alike.
+ */
+type Params = { params: Promise<{ service: string; procedure: string }> };
+
+export const dynamic = "force-dynamic";
+
+export async function GET(request: Request, { params }: Params) {
+  return forward(request, await params);
+}
+
+export async function POST(request: Request, { params }: Params) {
+  // Mutations only from the dashboard's own pages: the session cookie is SameSite=Lax and the origin must match.
+  const origin = request.headers.get("origin");
+  if (origin && origin !== new URL(request.url).origin && origin !== `http://${request.headers.get("host")}`) {
+    return trpcError(403, "FORBIDDEN", "cross-site request refused");
+  }
+  return forward(request, await params);
+}
+
+async function forward(request: Request, { service: name, procedure }: { service: string; procedure: string }) {
+  if (!(await hasSession())) return trpcError(401, "UNAUTHORIZED", "log in to the dashboard first");
+  const service = findService(decodeURIComponent(name));
+  if (!service) return trpcError(404, "NOT_FOUND", `no service named "${name}" is configured`);
+  if (!/^[A-Za-z0-9_.]+$/.test(procedure)) return trpcError(400, "BAD_REQUEST", "not an admin procedure");
+  const target = `${adminUrl(service)}/${procedure}${new URL(request.url).search}`;
+  try {
+    const response = await fetch(target, {
+      method: request.method,
+      headers: {
+        authorization: `Bearer ${service.token}`,
+        ...(request.method === "POST" ? { "content-type": "application/json" } : {}),
+      },
+      ...(request.method === "POST" ? { body: await request.text() } : {}),
+      signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS),
+      cache: "no-store",
+    });
+    return new Response(await response.text(), {
+      status: response.status,
+      headers: { "content-type": response.headers.get("content-type") ?? "application/json", "cache-control": "no-store" },
+    });
+  } catch (error) {
+    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${SERVICE_TIMEOUT_MS / 1000}s` : describe(error);
+    return trpcError(502, "BAD_GATEWAY", `${service.name} is unreachable at ${service.url}: ${reason}`);
+  }
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+function trpcError(status: number, code: string, message: string): Response {
+  return Response.json({ error: { message, code: -32000, data: { code, httpStatus: status } } }, { status, headers: { "cache-control": "no-store" } });
+}

@@ -1,0 +1,25 @@
+"use client";
+import { useEffect, useRef, type ReactNode } from "react";
+import { Button } from "./button";
+
+/** A side panel over the page; Escape or the close button dismisses it, focus moves into it when it opens. */
+export function Drawer({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    panel.current?.focus();
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+  return (
+    <div className="drawer-backdrop" onClick={onClose}>
+      <div className="drawer" role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} ref={panel} onClick={(e) => e.stopPropagation()}>
+        <div className="card-header">
+          <h2 className="card-title">{title}</h2>
+          <Button onClick={onClose}>Close</Button>
+        </div>
+        {children}
+      </div>
+    </div>
+  );
+}

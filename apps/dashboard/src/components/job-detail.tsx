@@ -1,0 +1,76 @@
+"use client";
+import type { AttemptError } from "@jfast/runtime/admin";
+import { useQuery } from "@tanstack/react-query";
+import { adminClient } from "~/trpc/client";
+import { Badge } from "./badge";
+import { EmptyState, ErrorState, Loading } from "./empty-state";
+import { RelativeTime } from "./time";
+
+const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad" } as const;
+
+/** One job: where it stands, its payload (redacted by the service), and every attempt's error with its stack. */
+export function JobDetail({ service, id }: { service: string; id: string }) {
+  const query = useQuery({ queryKey: [service, "jobs.get", id], queryFn: () => adminClient(service).jobs.get.query({ id }) });
+  if (query.isPending) return <Loading what="the job" />;
+  if (query.isError) return <ErrorState title="Could not load the job." error={query.error} />;
+  const job = query.data.job;
+  if (!job) return <EmptyState title="No such job">{query.data.enabled ? `${service} has no job ${id} (it may have completed and been removed, or been discarded).` : `${service} does not run a queue.`}</EmptyState>;
+  return (
+    <div className="stack" data-job={job.id}>
+      <dl className="kv">
+        <dt>Service</dt>
+        <dd>{service}</dd>
+        <dt>Id</dt>
+        <dd><code>{job.id}</code></dd>
+        <dt>Task</dt>
+        <dd><code>{job.task}</code></dd>
+        <dt>State</dt>
+        <dd><Badge tone={STATE_TONE[job.state]}>{job.state}</Badge></dd>
+        <dt>Attempts</dt>
+        <dd>{job.attempts} of {job.maxAttempts ?? "default"}</dd>
+        <dt>Tenant</dt>
+        <dd>{job.tenantId ?? <span className="muted">none</span>}</dd>
+        <dt>Request</dt>
+        <dd>{job.requestId ?? <span className="muted">none</span>}</dd>
+        <dt>Created</dt>
+        <dd><RelativeTime iso={job.createdAt} /></dd>
+        <dt>{job.state === "dead" ? "Died" : "Available"}</dt>
+        <dd><RelativeTime iso={job.state === "dead" ? job.diedAt : job.availableAt} /></dd>
+        {job.lockedBy ? (
+          <>
+            <dt>Leased by</dt>
+            <dd>{job.lockedBy} until <RelativeTime iso={job.lockedUntil} /></dd>
+          </>
+        ) : null}
+      </dl>
+      <div>
+        <h2>Payload</h2>
+        <pre className="code-block" aria-label="payload">{JSON.stringify(job.payload, null, 2)}</pre>
+      </div>
+      <div>
+        <h2>Attempts ({job.errors.length} failed)</h2>
+        {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : [...job.errors].reverse().map((error) => <Attempt key={`${error.attempt}-${error.at}`} error={error} />)}
+      </div>
+    </div>
+  );
+}
+
+export function Attempt({ error }: { error: AttemptError }) {
+  return (
+    <div className="attempt">
+      <div className="row">
+        <Badge tone="bad">{error.class}</Badge>
+        <span className="muted">attempt {error.attempt}</span>
+        {error.reason ? <Badge tone="neutral">{error.reason}</Badge> : null}
+        <span className="muted"><RelativeTime iso={error.at} /></span>
+      </div>
+      <div className="error-text">{error.message}</div>
+      {error.stack ? (
+        <details>
+          <summary>Stack trace</summary>
+          <pre className="code-block">{error.stack}</pre>
+        </details>
+      ) : null}
+    </div>
+  );
+}

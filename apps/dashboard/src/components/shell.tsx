@@ -1,0 +1,37 @@
+"use client";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+
+const PAGES = [
+  { href: "/", label: "Overview" },
+  { href: "/dead-letters", label: "Dead letters" },
+  { href: "/jobs", label: "Jobs" },
+  { href: "/schedules", label: "Schedules" },
+  { href: "/outbox", label: "Outbox" },
+  { href: "/contracts", label: "Contracts" },
+  { href: "/audit", label: "Audit trail" },
+] as const;
+
+export function Shell({ children }: { children: ReactNode }) {
+  const path = usePathname();
+  return (
+    <div className="shell">
+      <nav className="nav" aria-label="Main">
+        <div className="brand">jfast</div>
+        {PAGES.map((page) => (
+          <Link key={page.href} href={page.href} aria-current={path === page.href ? "page" : undefined}>
+            {page.label}
+          </Link>
+        ))}
+        <div className="spacer" />
+        <form action="/api/logout" method="post">
+          <button className="button button-small" type="submit">
+            Log out
+          </button>
+        </form>
+      </nav>
+      <main className="main">{children}</main>
+    </div>
+  );
+}
