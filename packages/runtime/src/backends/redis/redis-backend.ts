@@ -67,6 +67,8 @@ export class RedisBackend implements QueueBackend {
   /** Hears "a job was scheduled for <ms>" from every process; opened by the first wait. */
   private subscriber: Redis | null = null;
   private closed = false;
+  /** Set while close() returns this process's processing lists: no new waits, commands still go through. */
+  private closing = false;
 
   constructor(private readonly options: RedisBackendOptions) {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
@@ -107,8 +109,8 @@ export class RedisBackend implements QueueBackend {
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.closed || this.closing) return;
+    this.closing = true;
     if (this.timer) clearInterval(this.timer);
     this.waiter.close();
     this.subscriber?.disconnect(false);
@@ -121,6 +123,7 @@ export class RedisBackend implements QueueBackend {
       }
     }
     this.held.clear();
+    this.closed = true;
     await this.redis.quit().catch(() => this.redis.disconnect(false));
   }
 
@@ -218,7 +221,7 @@ export class RedisBackend implements QueueBackend {
   }
 
   async waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
-    if (signal.aborted || this.closed) return;
+    if (signal.aborted || this.closed || this.closing) return;
     this.listen();
     // Promote what is due, and learn when the next delayed job or lease comes due: block no longer than that.
     const [readyLength, nextDue, nextLease] = (await this.script("promote", "look for work", [])) as [number, string, string];
@@ -232,7 +235,7 @@ export class RedisBackend implements QueueBackend {
     try {
       await this.waiter.wait({ timeoutMs: waitMs, signal });
     } catch (error) {
-      if (this.closed || signal.aborted) return;
+      if (this.closed || this.closing || signal.aborted) return;
       throw translateRedisError(error, { operation: "wait for work", url: this.options.url, queue: this.options.queue });
     }
   }
@@ -309,7 +312,7 @@ export class RedisBackend implements QueueBackend {
 
   private listen(): void {
     if (this.subscriber || this.closed) return;
-    const subscriber = this.connect("wait");
+    const subscriber = this.connect("wake");
     this.subscriber = subscriber;
     subscriber.on("message", (_channel: string, message: string) => {
       const due = Number(message);
@@ -375,7 +378,7 @@ export class RedisBackend implements QueueBackend {
     }
   }
 
-  private connect(role: "commands" | "wait"): Redis {
+  private connect(role: "commands" | "wait" | "wake"): Redis {
     const options: RedisOptions = {
       lazyConnect: true,
       connectionName: `jfast:${this.options.queue}:${role}`,
