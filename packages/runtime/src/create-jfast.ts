@@ -14,6 +14,8 @@ import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
+import { collectSchedules } from "./scheduler/schedule.js";
+import type { Scheduler } from "./scheduler/scheduler.js";
 import { createTaskExecutor } from "./worker/execute-task.js";
 import { Worker } from "./worker/worker.js";
 
@@ -106,11 +108,20 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     });
   }
   for (const warning of registry.warnings) logger.warn(warning);
+  // A bad cron or zone in task options stops start-up here; tasks.schedule(...) added later is checked at start().
+  const declaredSchedules = collectSchedules(registry, { requireTasks: false });
+  if (declaredSchedules.length > 0 && !config.queue?.scheduler) {
+    logger.warn("tasks declare schedules but the scheduler is off in this process; they fire only where [plugin.queue] scheduler = true", {
+      schedules: declaredSchedules.map((s) => s.name),
+    });
+  }
 
   const providers = new Map<string, unknown>(Object.entries(options.providers ?? {}));
   let database: DatabaseProvider | null = null;
   let queue: QueueProvider | null = null;
   let outbox: Outbox | null = null;
+  let events: KafkaBus | null = null;
+  let scheduler: Scheduler | null = null;
   let started = false;
   const workers = new Set<Worker>();
 
@@ -120,7 +131,6 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       return requireProvider(name) as T;
     },
   };
-  let events: KafkaBus | null = null;
 
   function requireProvider(name: string): unknown {
     if (providers.has(name)) return providers.get(name);
@@ -130,6 +140,13 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         code: "PROVIDER_UNAVAILABLE",
         hint: `add "${plugin}" to [plugins] enabled in jfast.toml`,
         docs: "docs/configuration.md#plugins",
+      });
+    }
+    if (name === "scheduler" && config.queue && !config.queue.scheduler) {
+      throw new ConfigError(`"scheduler" runs only where it is turned on`, {
+        code: "PROVIDER_UNAVAILABLE",
+        hint: "set [plugin.queue] scheduler = true in jfast.toml",
+        docs: "docs/scheduler.md",
       });
     }
     if (plugin && !started) {
@@ -177,15 +194,6 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         outbox = createOutbox({ database: database!, queue, config, logger, registry });
         providers.set("outbox", outbox);
       }
-      started = true;
-    },
-    async stop() {
-      await Promise.all([...workers].map((w) => w.stop({ graceMs: 0 })));
-      workers.clear();
-      await queue?.backend.close();
-      await database?.close();
-      for (const name of ["queue", "outbox", "database", "events"]) providers.delete(name);
-      queue = null;
       if (config.events) {
         // kafkajs is loaded only by services that enable the events plugin.
         const { createKafkaBus } = await import("./kafka/kafka-bus.js");
@@ -199,13 +207,31 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         });
         providers.set("events", events);
       }
+      if (config.queue?.scheduler && queue) {
+        const { startScheduler } = await import("./scheduler/start-scheduler.js");
+        scheduler = await startScheduler({ config, registry, queue, database, logger });
+        providers.set("scheduler", scheduler);
+      }
+      started = true;
+    },
+    async stop() {
+      // First, so no tick is claimed against a queue that is closing.
+      await scheduler?.stop();
+      await scheduler?.store.close();
+      scheduler = null;
+      await Promise.all([...workers].map((w) => w.stop({ graceMs: 0 })));
+      workers.clear();
+      await events?.close();
+      events = null;
+      await queue?.backend.close();
+      await database?.close();
+      for (const name of ["queue", "outbox", "database", "events", "scheduler"]) providers.delete(name);
+      queue = null;
       database = null;
       outbox = null;
       started = false;
     },
     require: <T>(name: string) => requireProvider(name) as T,
-      await events?.close();
-      events = null;
     fetch: (request) => fetchHandler(request),
     routes: () => nodeRoutes((request) => fetchHandler(request)),
     withRequest,
@@ -241,6 +267,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     registry,
     queue: () => queue,
     outbox: () => outbox,
+    events: () => events,
+    scheduler: () => scheduler,
     admin: async (request) => {
       admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
         createAdmin({ config, registry, logger, queue: () => queue, outbox: () => outbox, provider: (name) => providers.get(name) }),
@@ -250,7 +278,6 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   });
 
   return jfast;
-    events: () => events,
 }
 
 /** Which plugin provides each built-in provider. */
@@ -271,7 +298,7 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
     }
     case "postgres": {
       const { createPostgresBackend } = await import("./backends/postgres/postgres-backend.js");
-      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name });
+      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name, logger });
     }
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).

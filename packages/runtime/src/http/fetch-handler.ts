@@ -3,6 +3,7 @@ import type { JfastConfig } from "../config/load-config.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { EventsBus } from "../kafka/events-bus.js";
+import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import { createReadiness } from "./readiness.js";
 
 /** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
@@ -16,6 +17,8 @@ export function createFetchHandler(params: {
   outbox: () => Outbox | null;
   /** The Kafka events plugin, when enabled and started (its check joins /ready). */
   events?: () => EventsBus | null;
+  /** The scheduler, when `[plugin.queue] scheduler = true` and started (reported within the queue check). */
+  scheduler?: () => { status(): SchedulerStatus } | null;
   /** The admin tRPC router, served under /jfast/admin (any method: queries are GET, mutations POST). */
   admin?: (request: Request) => Promise<Response>;
 }): (request: Request) => Promise<Response> {

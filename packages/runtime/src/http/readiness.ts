@@ -3,6 +3,7 @@ import type { Depths } from "../core/queue-backend.js";
 import type { EventsBus } from "../kafka/events-bus.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { SchedulerStatus } from "../scheduler/scheduler.js";
 
 export type CheckStatus = "ok" | "degraded" | "unavailable";
 
@@ -19,6 +20,7 @@ export function createReadiness(params: {
   queue: () => QueueProvider | null;
   outbox: () => Outbox | null;
   events?: () => EventsBus | null;
+  scheduler?: () => { status(): SchedulerStatus } | null;
 }) {
   let cached: { at: number; report: Promise<ReadinessReport> } | null = null;
 
@@ -43,6 +45,19 @@ export function createReadiness(params: {
         } catch (error) {
           checks.queue = { status: "unavailable", backend: queue.backend.kind, error: (error as Error).message };
         }
+      }
+    }
+    if (params.config.queue?.scheduler) {
+      // Reported within the queue check, and under its own name as well. A stopped or failing scheduler is
+      // `degraded`, never `unavailable`: recurring work runs late, the replica still serves its requests.
+      const scheduler = params.scheduler?.() ?? null;
+      const report: ReadinessReport["checks"][string] = scheduler
+        ? { ...scheduler.status() }
+        : { status: "degraded", running: false, reason: "the scheduler is not running" };
+      checks.scheduler = report;
+      if (checks.queue) {
+        checks.queue.scheduler = report;
+        if (report.status !== "ok" && checks.queue.status === "ok") checks.queue.status = "degraded";
       }
     }
     const outbox = params.outbox();

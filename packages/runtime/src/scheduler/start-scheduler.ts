@@ -1,0 +1,68 @@
+import type { JfastConfig } from "../config/load-config.js";
+import type { TaskRegistry } from "../core/registry.js";
+import type { DatabaseProvider } from "../database/database-provider.js";
+import { ConfigError } from "../errors/jfast-error.js";
+import type { Logger } from "../observability/logger.js";
+import { supportsTransactionalEnqueue } from "../outbox/outbox.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+import { collectSchedules } from "./schedule.js";
+import { Scheduler, type SchedulerOptions } from "./scheduler.js";
+import type { ScheduleStore } from "./stores/schedule-store.js";
+
+/**
+ * `[plugin.queue] scheduler = true`: builds the claim store that fits the queue and starts the loop. Runs in
+ * every process that calls jfast.start(), API replicas and workers alike; the store makes them agree.
+ *  - PostgreSQL queue: claims in jfast_schedules of the same database, committed with the job.
+ *  - Redis queue: claims in Redis beside the queue's keys.
+ *  - RabbitMQ queue: claims in jfast_schedules (needs the database plugin), then the job is published.
+ *  - memory queue: claims in this process (single-process use).
+ */
+export async function startScheduler(params: {
+  config: JfastConfig;
+  registry: TaskRegistry;
+  queue: QueueProvider;
+  database: DatabaseProvider | null;
+  logger: Logger;
+  options?: Partial<Omit<SchedulerOptions, "schedules" | "store" | "logger">>;
+}): Promise<Scheduler> {
+  const { config, registry, queue, database, logger } = params;
+  const schedules = collectSchedules(registry, { requireTasks: true });
+  const store = await createStore({ config, queue, database });
+  const scheduler = new Scheduler({ schedules, store, logger, ...params.options });
+  scheduler.start();
+  logger.info("scheduler started", { store: store.kind, schedules: schedules.map((s) => s.name) });
+  return scheduler;
+}
+
+async function createStore(params: { config: JfastConfig; queue: QueueProvider; database: DatabaseProvider | null }): Promise<ScheduleStore> {
+  const { config, queue, database } = params;
+  const backend = queue.backend;
+  const enqueue = (jobs: Parameters<QueueProvider["enqueue"]>[0]) => queue.enqueue(jobs);
+  switch (backend.kind) {
+    case "memory": {
+      const { createMemoryScheduleStore } = await import("./stores/memory-store.js");
+      return createMemoryScheduleStore({ enqueue });
+    }
+    case "redis": {
+      const { createRedisScheduleStore } = await import("./stores/redis-store.js");
+      return createRedisScheduleStore({ url: config.queue!.url!, queue: config.queue!.name, enqueue });
+    }
+    default: {
+      if (!database) {
+        throw new ConfigError(`the scheduler needs a store every process shares, and the ${backend.kind} queue has none`, {
+          code: "CONFIG_PLUGIN_MISSING",
+          hint: `add "database" to [plugins] enabled (ticks are then claimed in jfast_schedules), or set [plugin.queue] scheduler = false`,
+          docs: "docs/scheduler.md#stores",
+        });
+      }
+      const { createPostgresScheduleStore } = await import("./stores/postgres-store.js");
+      // Same database: the claim and the job row commit together.
+      const within = backend.kind === "postgres" && supportsTransactionalEnqueue(backend) ? backend : null;
+      return createPostgresScheduleStore({
+        db: database.sql,
+        enqueue,
+        enqueueWithin: within ? (executor, jobs) => within.enqueueWithin({ executor, jobs: jobs.map(queue.prepare) }) : undefined,
+      });
+    }
+  }
+}
