@@ -15,5 +15,9 @@ export interface DatabaseProvider {
   transaction<T>(fn: (session: any) => Promise<T>, options?: { tenantId?: string | null }): Promise<T>;
   /** Turns a caller's session (drizzle transaction, or a pg client inside BEGIN) into an executor. */
   executorFor(session: unknown): SqlExecutor;
+  /** Whether transactions set `jfast.tenant_id` for row-level-security policies. */
+  readonly rls: boolean;
+  /** Deletes inbox keys past `inbox_retention_days` now (it also runs periodically); returns how many. */
+  pruneInbox(): Promise<number>;
   close(): Promise<void>;
 }

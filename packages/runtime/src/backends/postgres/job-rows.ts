@@ -1,0 +1,75 @@
+import type { AttemptError, JobJSON } from "../../core/job.js";
+import type { Job } from "../../core/job.js";
+
+/** A jfast_jobs row as the drivers hand it back (pg: int8 as string, timestamps as Date; PGlite: numbers). */
+export interface JobRow {
+  id: string;
+  seq: string | number;
+  task: string;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number | null;
+  available_at: Date | string;
+  created_at: Date | string;
+  tenant_id: string | null;
+  request_id: string | null;
+  trace: JobJSON["trace"];
+  errors: AttemptError[] | null;
+  timeout_ms: string | number | null;
+}
+
+export function rowToJson(row: JobRow): JobJSON {
+  return {
+    id: row.id,
+    task: row.task,
+    payload: row.payload,
+    attempts: Number(row.attempts),
+    maxAttempts: row.max_attempts === null ? null : Number(row.max_attempts),
+    availableAt: toIso(row.available_at),
+    createdAt: toIso(row.created_at),
+    tenantId: row.tenant_id,
+    requestId: row.request_id,
+    trace: row.trace ?? null,
+    errors: row.errors ?? [],
+    timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
+  };
+}
+
+export function toIso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+export function toIsoOrNull(value: Date | string | null | undefined): string | null {
+  return value === null || value === undefined ? null : toIso(value);
+}
+
+/**
+ * The enqueue statement's parameters: one array per column. JSON columns travel as text so both drivers
+ * send them the same way (node-postgres would turn a JS array into a PostgreSQL array).
+ */
+export function jobsToColumns(jobs: readonly Job[]): unknown[] {
+  const json = jobs.map((job) => job.toJSON());
+  return [
+    json.map((j) => j.id),
+    json.map((j) => j.task),
+    json.map((j) => JSON.stringify(j.payload)),
+    json.map((j) => j.attempts),
+    json.map((j) => j.maxAttempts),
+    json.map((j) => j.availableAt),
+    json.map((j) => j.createdAt),
+    json.map((j) => j.tenantId),
+    json.map((j) => j.requestId),
+    json.map((j) => (j.trace === null ? null : JSON.stringify(j.trace))),
+    json.map((j) => jsonbText(j.errors)),
+    json.map((j) => j.timeoutMs),
+  ];
+}
+
+/**
+ * jsonb cannot hold the NUL character; an error message carrying one (a binary protocol's message, say)
+ * would make recording the failure itself fail. It is replaced by U+FFFD, the replacement character.
+ */
+export function jsonbText(value: unknown): string {
+  // An escape is `\u0000` preceded by an even number of backslashes (an odd one escapes the backslash).
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from "node:fs";
+
+/**
+ * The backend's statements, one operation per file under sql/ (each file's header names its parameters,
+ * its result and the index it relies on). Read once at load; the build copies them next to the output.
+ */
+export function loadSql(name: string): string {
+  return readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), "utf8");
+}
+
+export const SQL = {
+  checkSchema: loadSql("check-schema"),
+  enqueue: loadSql("enqueue"),
+  claim: loadSql("claim"),
+  extendLeases: loadSql("extend-leases"),
+  complete: loadSql("complete"),
+  retry: loadSql("retry"),
+  kill: loadSql("kill"),
+  release: loadSql("release"),
+  nextDue: loadSql("next-due"),
+  depths: loadSql("depths"),
+  listDead: loadSql("list-dead"),
+  retryDead: loadSql("retry-dead"),
+  retryDeadAll: loadSql("retry-dead-all"),
+  discardDead: loadSql("discard-dead"),
+  discardDeadAll: loadSql("discard-dead-all"),
+  getJob: loadSql("get-job"),
+} as const;

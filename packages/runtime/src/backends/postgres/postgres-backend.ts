@@ -1,0 +1,313 @@
+import { Job, type AttemptError } from "../../core/job.js";
+import type { JobState } from "../../core/job-state.js";
+import {
+  BackendKind,
+  workerLostError,
+  type ClaimParams,
+  type DeadJob,
+  type Depths,
+  type EnqueueResult,
+  type JobInfo,
+  type QueueBackend,
+  type RetryDeadParams,
+} from "../../core/queue-backend.js";
+import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
+import { BackendError, JfastError } from "../../errors/jfast-error.js";
+import { notificationChannel } from "./channel.js";
+import { CompletionBatcher } from "./completion-batcher.js";
+import { jobsToColumns, jsonbText, rowToJson, toIso, toIsoOrNull, type JobRow } from "./job-rows.js";
+import { SQL } from "./load-sql.js";
+
+const DOCS = "docs/postgres.md";
+
+/** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
+const RECHECK_MS = 100;
+
+/** What the backend logs through; structurally the runtime's Logger (backends import core and errors only). */
+export interface BackendLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface PostgresBackendOptions {
+  /** The port over pg or PGlite, its connections already on the schema's search_path and migrated. */
+  db: SqlDatabase;
+  schema: string;
+  /** `[plugin.queue] name`: several queues may share one jfast_jobs table. */
+  queue: string;
+  logger?: BackendLogger;
+}
+
+/**
+ * The PostgreSQL queue: jobs are rows of jfast_jobs, claimed with FOR UPDATE SKIP LOCKED through partial
+ * indexes that hold only live rows, woken by LISTEN/NOTIFY. It can also write jobs inside a caller's
+ * transaction (`enqueueWithin`), which is what makes `outbox.enqueue` exact on this backend.
+ */
+export class PostgresBackend implements QueueBackend {
+  readonly kind = BackendKind.postgres;
+  readonly channel: string;
+  private readonly db: SqlDatabase;
+  private readonly queue: string;
+  private readonly schema: string;
+  private readonly logger: BackendLogger | undefined;
+  private readonly completions: CompletionBatcher;
+  private readonly waiters = new Set<() => void>();
+  /** Bumped by every notification: a wait that saw it change while arming itself returns at once. */
+  private notifications = 0;
+  private listening: Promise<void> | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private listenFailed = false;
+  private closed = false;
+
+  constructor(options: PostgresBackendOptions) {
+    this.db = options.db;
+    this.queue = options.queue;
+    this.schema = options.schema;
+    this.logger = options.logger;
+    this.channel = notificationChannel(options.schema, options.queue);
+    this.completions = new CompletionBatcher(async (ids, workerIds) => {
+      await this.run("complete", () => this.db.query(SQL.complete, [ids, workerIds]));
+    });
+  }
+
+  async setup(): Promise<void> {
+    const [row] = await this.run("setup", () => this.db.query<{ jobs: unknown; counters: unknown }>(SQL.checkSchema));
+    if (!row?.jobs || !row.counters) {
+      throw new BackendError(`the PostgreSQL queue's tables are missing in schema "${this.schema}"`, {
+        code: "SCHEMA_MISSING",
+        hint: "the database plugin migrates on start: enable \"database\" in [plugins] and await jfast.start() (or run migrate()) before using the queue",
+        docs: `${DOCS}#migrations`,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wakeAll();
+    await this.completions.flush();
+    await this.listening;
+    const unlisten = this.unlisten;
+    this.unlisten = null;
+    await unlisten?.().catch(() => undefined);
+  }
+
+  enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    return this.enqueueWithin({ executor: this.db, jobs });
+  }
+
+  /**
+   * Inserts the jobs through the caller's executor, i.e. inside their open transaction: the jobs (and the
+   * wake-up) exist iff that transaction commits.
+   */
+  async enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
+    if (jobs.length === 0) return { inserted: [] };
+    const rows = await this.run("enqueue", () =>
+      executor.query<{ id: string }>(SQL.enqueue, [this.queue, this.channel, ...jobsToColumns(jobs)]),
+    );
+    const inserted = new Set(rows.map((r) => r.id));
+    // Keep the caller's order (RETURNING does not promise one).
+    return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };
+  }
+
+  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+    if (limit <= 0) return [];
+    const lost = workerLostError(0);
+    const rows = await this.run("claim", () =>
+      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost)]),
+    );
+    rows.sort((a, b) => Date.parse(toIso(a.available_at)) - Date.parse(toIso(b.available_at)) || Number(a.seq) - Number(b.seq));
+    return rows.map((row) => Job.fromJSON(rowToJson(row)));
+  }
+
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+    if (jobIds.length === 0) return;
+    await this.run("extendLeases", () => this.db.query(SQL.extendLeases, [jobIds, workerId, leaseMs]));
+  }
+
+  complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
+    return this.completions.add(job.id, workerId);
+  }
+
+  async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
+    await this.run("retry", () =>
+      this.db.query(SQL.retry, [params.job.id, params.workerId, jsonbText(params.error), params.availableAt.toISOString(), this.channel]),
+    );
+  }
+
+  async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    await this.run("kill", () => this.db.query(SQL.kill, [params.job.id, params.workerId, jsonbText(params.error)]));
+  }
+
+  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.run("release", () => this.db.query(SQL.release, [jobs.map((j) => j.id), workerId, this.channel]));
+  }
+
+  /**
+   * LISTEN on the queue's channel (one dedicated connection per process), and a timer for the next due
+   * job or expiring lease so a delayed job or a vanished worker's job is picked up on time without
+   * polling. `timeoutMs` (the poll interval) is only the safety net for a lost notification.
+   * NOTIFY is a hint: it is not queued for a worker that is not listening at that moment, and it may wake
+   * several workers for one job. The caller claims afterwards and may find nothing.
+   */
+  async waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    if (signal.aborted || this.closed) return;
+    await this.ensureListening();
+    // Read the table only after LISTEN is active: a job enqueued before is seen by this query, one
+    // enqueued after notifies us. Nothing falls in between.
+    const seen = this.notifications;
+    let dueInMs: number | null = null;
+    try {
+      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue]));
+      dueInMs = row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Number(row.due_in_ms);
+    } catch (error) {
+      this.logger?.warn("could not look up the next due job; waiting for the poll interval", { error });
+    }
+    if (signal.aborted || this.closed || this.notifications !== seen) return;
+    const wait = dueInMs === null ? timeoutMs : Math.min(timeoutMs, dueInMs <= 0 ? RECHECK_MS : Math.ceil(dueInMs) + 1);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, wait));
+      signal.addEventListener("abort", done, { once: true });
+      this.waiters.add(done);
+    });
+  }
+
+  async listDead({ limit, offset = 0 }: { limit: number; offset?: number }): Promise<DeadJob[]> {
+    const rows = await this.run("listDead", () =>
+      this.db.query<JobRow & { died_at: Date | string }>(SQL.listDead, [this.queue, limit, offset]),
+    );
+    return rows.map((row) => {
+      const job = rowToJson(row);
+      return { job, diedAt: toIso(row.died_at), lastError: job.errors.at(-1) ?? null };
+    });
+  }
+
+  async retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+    if ("all" in params) {
+      const rows = await this.run("retryDead", () => this.db.query<{ id: string }>(SQL.retryDeadAll, [this.queue, this.channel]));
+      return { retried: rows.map((r) => r.id), missing: [] };
+    }
+    const rows = await this.run("retryDead", () => this.db.query<{ id: string }>(SQL.retryDead, [this.queue, params.ids, this.channel]));
+    return splitFound(params.ids, rows, "retried");
+  }
+
+  async discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
+    if ("all" in params) {
+      const rows = await this.run("discardDead", () => this.db.query<{ id: string }>(SQL.discardDeadAll, [this.queue]));
+      return { discarded: rows.map((r) => r.id), missing: [] };
+    }
+    const rows = await this.run("discardDead", () => this.db.query<{ id: string }>(SQL.discardDead, [this.queue, params.ids]));
+    return splitFound(params.ids, rows, "discarded");
+  }
+
+  async depths(): Promise<Depths> {
+    const [row] = await this.run("depths", () =>
+      this.db.query<Record<keyof Depths, string | number>>(SQL.depths, [this.queue]),
+    );
+    return {
+      ready: Number(row?.ready ?? 0),
+      scheduled: Number(row?.scheduled ?? 0),
+      running: Number(row?.running ?? 0),
+      dead: Number(row?.dead ?? 0),
+    };
+  }
+
+  async getJob({ id }: { id: string }): Promise<JobInfo | null> {
+    const [row] = await this.run("getJob", () =>
+      this.db.query<JobRow & { state: JobState; locked_by: string | null; locked_until: Date | string | null; died_at: Date | string | null }>(
+        SQL.getJob,
+        [this.queue, id],
+      ),
+    );
+    if (!row) return null;
+    return {
+      job: rowToJson(row),
+      state: row.state,
+      lockedBy: row.locked_by,
+      lockedUntil: toIsoOrNull(row.locked_until),
+      diedAt: toIsoOrNull(row.died_at),
+    };
+  }
+
+  private ensureListening(): Promise<void> {
+    if (this.unlisten || this.closed) return Promise.resolve();
+    this.listening ??= this.db
+      .listen(this.channel, () => {
+        this.notifications++;
+        this.wakeAll();
+      })
+      .then(async (unlisten) => {
+        if (this.closed) return unlisten();
+        this.unlisten = unlisten;
+        if (this.listenFailed) this.logger?.warn("listening for new jobs again", { channel: this.channel });
+        this.listenFailed = false;
+      })
+      .catch((error) => {
+        // Not fatal: the worker still finds jobs through the due-time timer and the poll interval.
+        if (!this.listenFailed) this.logger?.warn("cannot LISTEN for new jobs; polling until it can", { error, channel: this.channel });
+        this.listenFailed = true;
+      })
+      .finally(() => {
+        this.listening = null;
+      });
+    return this.listening;
+  }
+
+  private wakeAll(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  /** Driver errors become BackendError here, at the backend's boundary. */
+  private async run<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw translate(error, operation, this.schema);
+    }
+  }
+}
+
+function translate(error: unknown, operation: string, schema: string): JfastError {
+  if (error instanceof JfastError) return error;
+  const code = (error as { code?: unknown })?.code;
+  const message = (error as Error)?.message ?? String(error);
+  if (code === "42P01" || code === "42883") {
+    return new BackendError(`postgres queue: ${operation} failed: ${message}`, {
+      code: "SCHEMA_MISSING",
+      hint: `the queue's tables or functions are missing in schema "${schema}"; start the app (it migrates) before using the queue`,
+      docs: `${DOCS}#migrations`,
+      cause: error,
+    });
+  }
+  if (code === "22P05") {
+    return new BackendError(`postgres queue: ${operation} failed: ${message}`, {
+      code: "PAYLOAD_UNSUPPORTED",
+      hint: "PostgreSQL JSON cannot store the NUL character (\\u0000): strip it from the payload, or encode binary data (base64)",
+      docs: DOCS,
+      cause: error,
+    });
+  }
+  return new BackendError(`postgres queue: ${operation} failed: ${message}`, {
+    code: "BACKEND_QUERY_FAILED",
+    hint: "see the cause; if the database was unreachable, the job is not lost: a lease brings claimed work back",
+    docs: DOCS,
+    cause: error,
+  });
+}
+
+function splitFound<K extends string>(ids: string[], rows: Array<{ id: string }>, key: K): { [P in K]: string[] } & { missing: string[] } {
+  const found = new Set(rows.map((r) => r.id));
+  return {
+    [key]: ids.filter((id) => found.has(id)),
+    missing: ids.filter((id) => !found.has(id)),
+  } as { [P in K]: string[] } & { missing: string[] };
+}
+
+export function createPostgresBackend(options: PostgresBackendOptions): PostgresBackend {
+  return new PostgresBackend(options);
+}

@@ -1,0 +1,60 @@
+-- Claims up to $2 jobs for worker $3, leasing them for $4 ms and counting the attempt before the handler
+-- runs. Two kinds of rows are claimable, each read through the partial index whose predicate is exactly
+-- its own, so finished and dead rows are never visited:
+--   * ready jobs whose time has come          (jfast_jobs_ready_idx: state = 'ready')
+--   * running jobs whose lease expired        (jfast_jobs_lease_idx: state = 'running')
+-- An expired lease means the worker vanished mid-attempt: that attempt is spent and recorded with the
+-- "worker lost" error ($5, its attempt number filled in here). If it was the last attempt the job goes
+-- to dead letters in this same statement instead of being claimed (a poison pill that kills its worker
+-- every time ends there, never loops). FOR UPDATE SKIP LOCKED lets concurrent claimers pass each other:
+-- a row another claimer has locked is skipped, never waited for, never handed out twice.
+-- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten)
+-- result: the claimed rows (job columns + seq), in no particular order
+-- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey for the updates
+WITH expired AS (
+  SELECT id, attempts, max_attempts, available_at, seq
+  FROM jfast_jobs
+  WHERE queue = $1 AND state = 'running' AND locked_until < now()
+  ORDER BY locked_until
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+),
+lost_for_good AS (
+  UPDATE jfast_jobs AS j
+  SET state = 'dead', died_at = now(), locked_by = NULL, locked_until = NULL,
+      errors = j.errors || jsonb_build_array(jsonb_set($5::jsonb, '{attempt}', to_jsonb(j.attempts)))
+  FROM expired AS e
+  WHERE j.id = e.id AND e.attempts >= coalesce(e.max_attempts, 1)
+  RETURNING j.id
+),
+ready AS (
+  SELECT id, available_at, seq
+  FROM jfast_jobs
+  WHERE queue = $1 AND state = 'ready' AND available_at <= now()
+  ORDER BY available_at, seq
+  LIMIT $2
+  FOR UPDATE SKIP LOCKED
+),
+chosen AS (
+  SELECT id, lost
+  FROM (
+    SELECT id, available_at, seq, true AS lost FROM expired WHERE attempts < coalesce(max_attempts, 1)
+    UNION ALL
+    SELECT id, available_at, seq, false AS lost FROM ready
+  ) AS candidates
+  ORDER BY available_at, seq
+  LIMIT $2
+)
+UPDATE jfast_jobs AS j
+SET state = 'running',
+    locked_by = $3,
+    locked_until = now() + $4::double precision * interval '1 millisecond',
+    claimed_at = now(),
+    attempts = j.attempts + 1,
+    errors = CASE WHEN c.lost
+                  THEN j.errors || jsonb_build_array(jsonb_set($5::jsonb, '{attempt}', to_jsonb(j.attempts)))
+                  ELSE j.errors END
+FROM chosen AS c
+WHERE j.id = c.id
+RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
+          j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms

@@ -1,0 +1,26 @@
+-- Inserts a batch of jobs; an id that already exists is left alone (how events and schedules stay
+-- idempotent), and every insert wakes listening workers. Runs either on its own (queue.enqueue) or inside
+-- the caller's transaction (outbox.enqueue): then the NOTIFY is delivered only if that transaction commits.
+-- One array per column, unnested in parallel: the payload travels as json text and is stored verbatim.
+-- params: $1 queue, $2 notification channel, $3 ids text[], $4 tasks text[], $5 payloads json[],
+--         $6 attempts int[], $7 max_attempts int[], $8 available_at timestamptz[], $9 created_at timestamptz[],
+--         $10 tenant ids text[], $11 request ids text[], $12 traces jsonb[], $13 errors jsonb[], $14 timeouts bigint[]
+-- result: one row { id } per job actually inserted
+-- index:  jfast_jobs_pkey (ON CONFLICT)
+WITH inserted AS (
+  INSERT INTO jfast_jobs (
+    id, queue, task, payload, attempts, max_attempts, available_at, created_at,
+    tenant_id, request_id, trace, errors, timeout_ms
+  )
+  SELECT j.id, $1, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
+         j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms
+  FROM unnest(
+    $3::text[], $4::text[], $5::json[], $6::integer[], $7::integer[], $8::timestamptz[], $9::timestamptz[],
+    $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::bigint[]
+  ) AS j(id, task, payload, attempts, max_attempts, available_at, created_at,
+         tenant_id, request_id, trace, errors, timeout_ms)
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id
+)
+-- Identical notifications in one transaction are folded into one by PostgreSQL.
+SELECT id, pg_notify($2, '') AS notified FROM inserted

@@ -1,0 +1,11 @@
+-- How long an idle worker may sleep: until the earliest ready job becomes due or the earliest lease
+-- expires (a vanished worker's job to reclaim). Both are the first entry of a partial index.
+-- params: $1 queue
+-- result: one row { due_in_ms: double precision, negative when due already; null when nothing waits }
+-- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx (min() reads one entry of each)
+SELECT EXTRACT(EPOCH FROM (
+         LEAST(
+           (SELECT min(available_at) FROM jfast_jobs WHERE queue = $1 AND state = 'ready'),
+           (SELECT min(locked_until) FROM jfast_jobs WHERE queue = $1 AND state = 'running')
+         ) - now()
+       )) * 1000 AS due_in_ms

@@ -1,0 +1,13 @@
+-- Graceful shutdown: puts this worker's running jobs back at once and gives their attempt back (the
+-- handler was cancelled by us, not failed by itself); wakes listening workers to take them.
+-- params: $1 job ids text[], $2 worker id, $3 notification channel
+-- result: one row { id } per job released
+-- index:  jfast_jobs_pkey
+WITH released AS (
+  UPDATE jfast_jobs
+  SET state = 'ready', attempts = greatest(attempts - 1, 0), available_at = now(),
+      locked_by = NULL, locked_until = NULL
+  WHERE id = ANY($1::text[]) AND locked_by = $2 AND state = 'running'
+  RETURNING id
+)
+SELECT id, pg_notify($3, '') AS notified FROM released

@@ -1,0 +1,11 @@
+-- Requeues the given dead letters with attempts reset (their error history stays); wakes workers.
+-- params: $1 queue, $2 job ids text[], $3 notification channel
+-- result: one row { id } per job requeued; ids missing from the result were not dead letters
+-- index:  jfast_jobs_pkey
+WITH retried AS (
+  UPDATE jfast_jobs
+  SET state = 'ready', attempts = 0, available_at = now(), died_at = NULL
+  WHERE queue = $1 AND state = 'dead' AND id = ANY($2::text[])
+  RETURNING id
+)
+SELECT id, pg_notify($3, '') AS notified FROM retried

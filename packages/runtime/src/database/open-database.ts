@@ -1,0 +1,133 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { sql as drizzleSql } from "drizzle-orm";
+import type { DatabaseConfig } from "../config/load-config.js";
+import { currentTenantId } from "../context/context.js";
+import type { SqlDatabase } from "../core/sql-port.js";
+import type { Logger } from "../observability/logger.js";
+import type { DatabaseProvider } from "./database-provider.js";
+import { executorFor } from "./executor-for.js";
+import { startInboxPruner } from "./inbox-pruner.js";
+import { migrate } from "./migrate.js";
+
+/**
+ * `[plugin.database]`: with a url (or DATABASE_URL), node-postgres with a pool of `pool_size`; without,
+ * embedded PGlite under `<root>/.jfast/pglite`. Both speak the same SQL through the same port, so the
+ * queue, inbox and outbox run one code path. Migrations run here, before anything else touches the schema.
+ */
+export async function openDatabase(params: { config: DatabaseConfig; root: string; logger: Logger }): Promise<DatabaseProvider> {
+  const { config, logger } = params;
+  const opened = config.url === null ? await openEmbedded(params) : await openServer(config, logger);
+  try {
+    await migrate({ db: opened.sql, schema: config.schema, logger });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  return createDatabaseProvider({ ...opened, config, logger });
+}
+
+interface Opened {
+  sql: SqlDatabase;
+  db: any;
+  close(): Promise<void>;
+  /** Driver errors on the drizzle path, translated like the port's. */
+  translate?: (error: unknown) => unknown;
+}
+
+async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opened> {
+  const [{ createPgDatabase }, { translateConnectionError }, { drizzle }] = await Promise.all([
+    import("./pg-database.js"),
+    import("./connection-errors.js"),
+    import("drizzle-orm/node-postgres"),
+  ]);
+  const url = config.url!;
+  const sql = createPgDatabase({ url, schema: config.schema, poolSize: config.poolSize, logger });
+  return {
+    sql,
+    db: drizzle({ client: sql.pool }),
+    close: () => sql.close(),
+    translate: (error) => translateConnectionError(error, url),
+  };
+}
+
+async function openEmbedded(params: { config: DatabaseConfig; root: string; logger: Logger }): Promise<Opened> {
+  const [{ createPgliteDatabase }, { lockDataDir }, { drizzle }] = await Promise.all([
+    import("./pglite-database.js"),
+    import("./pglite-lock.js"),
+    import("drizzle-orm/pglite"),
+  ]);
+  const home = path.join(params.root, ".jfast");
+  await mkdir(home, { recursive: true });
+  const unlock = await lockDataDir(path.join(home, "pglite.lock"));
+  try {
+    const dataDir = path.join(home, "pglite");
+    params.logger.debug("opening the embedded database", { data_dir: dataDir });
+    const sql = await createPgliteDatabase({ dataDir, schema: params.config.schema });
+    return {
+      sql,
+      db: drizzle({ client: sql.client }),
+      async close() {
+        await sql.close();
+        await unlock();
+      },
+    };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+/** The provider over an opened, migrated database. Exported for tests that bring their own PGlite. */
+export function createDatabaseProvider(params: Opened & { config: DatabaseConfig; logger: Logger }): DatabaseProvider {
+  const { sql, db, config, logger } = params;
+  const pruner = startInboxPruner({ db: sql, retentionDays: config.inboxRetentionDays, logger });
+  let closed: Promise<void> | null = null;
+  return {
+    driver: sql.driver,
+    schema: config.schema,
+    db,
+    sql,
+    rls: config.rls,
+    async transaction(fn, options) {
+      // Only driver failures are translated; what the caller's own code threw passes through untouched.
+      let thrownByFn: { error: unknown } | null = null;
+      try {
+        return await runTransaction(async (tx) => {
+          try {
+            return await fn(tx);
+          } catch (error) {
+            thrownByFn = { error };
+            throw error;
+          }
+        }, options);
+      } catch (error) {
+        if ((thrownByFn as { error: unknown } | null)?.error === error || !params.translate) throw error;
+        throw params.translate(error);
+      }
+    },
+    executorFor,
+    pruneInbox: () => pruner.prune(),
+    close() {
+      closed ??= (async () => {
+        await pruner.stop();
+        await params.close();
+      })();
+      return closed;
+    },
+  };
+
+  function runTransaction<T>(fn: (session: any) => Promise<T>, options?: { tenantId?: string | null }): Promise<T> {
+    return db.transaction(async (tx: any) => {
+      if (config.rls) {
+        const given = options !== undefined && "tenantId" in options;
+        const tenant = given ? options.tenantId : currentTenantId();
+        // is_local = true: the setting ends with this transaction, so a pooled connection never carries
+        // one tenant into the next borrower's work. No tenant means '' — policies comparing against it
+        // match no row, which is the safe way to be wrong.
+        await tx.execute(drizzleSql`select set_config('jfast.tenant_id', ${tenant ?? ""}, true)`);
+      }
+      return fn(tx);
+    });
+  }
+}

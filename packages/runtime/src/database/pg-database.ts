@@ -1,0 +1,96 @@
+import pg from "pg";
+import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
+import type { Logger } from "../observability/logger.js";
+import { translateConnectionError } from "./connection-errors.js";
+import { PgListener } from "./pg-listener.js";
+import { rowsOf } from "./rows-of.js";
+
+export interface PgDatabase extends SqlDatabase {
+  readonly driver: "pg";
+  readonly pool: pg.Pool;
+}
+
+/**
+ * The SqlDatabase port over node-postgres: a pool for statements and transactions, plus one dedicated
+ * connection for LISTEN. Every connection starts with `search_path = <schema>, public`, set as a startup
+ * option so no statement can run before it.
+ */
+export function createPgDatabase(params: { url: string; schema: string; poolSize: number; logger: Logger }): PgDatabase {
+  const { url, schema, logger } = params;
+  const connection: pg.ClientConfig = {
+    connectionString: url,
+    options: `-c search_path=${searchPath(schema)}`,
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
+    application_name: "jfast",
+  };
+  const pool = new pg.Pool({ ...connection, max: params.poolSize, idleTimeoutMillis: 30_000 });
+  // An idle pooled connection that dies (server restart, network) emits 'error' on the pool; unhandled, it
+  // would crash the process. The pool drops the connection and the next query opens a fresh one.
+  pool.on("error", (error) => logger.warn("an idle database connection failed; it was discarded", { error }));
+  const listener = new PgListener({ createClient: () => new pg.Client(connection), logger });
+  const translate = (error: unknown) => translateConnectionError(error, url);
+
+  const executor = (client: pg.PoolClient): SqlExecutor => ({
+    async query(text, values) {
+      try {
+        return rowsOf(await client.query(text, values as unknown[] | undefined));
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+  });
+
+  return {
+    driver: "pg",
+    pool,
+    async query(text, values) {
+      try {
+        return rowsOf(await pool.query(text, values as unknown[] | undefined));
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        throw translate(error);
+      }
+      let broken: unknown;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(executor(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        try {
+          await client.query("ROLLBACK");
+        } catch (rollbackError) {
+          // The connection itself is gone: do not hand it back to the pool.
+          broken = rollbackError;
+        }
+        throw translate(error);
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
+    async listen(channel, onNotify) {
+      try {
+        return await listener.subscribe(channel, onNotify);
+      } catch (error) {
+        throw translate(error);
+      }
+    },
+    async close() {
+      await listener.close();
+      await pool.end();
+    },
+  };
+}
+
+/** `[plugin.database] schema` is validated as a plain identifier; public stays reachable for the service's own tables. */
+export function searchPath(schema: string): string {
+  return schema === "public" ? "public" : `${schema},public`;
+}

@@ -1,0 +1,109 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+/**
+ * jfast's tables as drizzle sees them, for services that want to query them with drizzle (a report of
+ * dead letters, a join against the inbox). The DDL itself lives in the numbered migrations next to this
+ * file (migrations/*.sql), which are what runs; a test compares both so they cannot drift apart.
+ * Tables are unqualified: they resolve through the search_path set to `[plugin.database] schema`.
+ */
+
+const timestamptz = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
+
+export const jfastJobs = pgTable(
+  "jfast_jobs",
+  {
+    id: text("id").primaryKey(),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    payload: json("payload").notNull(),
+    state: text("state", { enum: ["ready", "running", "completed", "dead"] }).notNull().default("ready"),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts"),
+    availableAt: timestamptz("available_at").notNull().defaultNow(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    tenantId: text("tenant_id"),
+    requestId: text("request_id"),
+    trace: jsonb("trace"),
+    errors: jsonb("errors").notNull().default(sql`'[]'::jsonb`),
+    timeoutMs: bigint("timeout_ms", { mode: "number" }),
+    lockedBy: text("locked_by"),
+    lockedUntil: timestamptz("locked_until"),
+    claimedAt: timestamptz("claimed_at"),
+    finishedAt: timestamptz("finished_at"),
+    diedAt: timestamptz("died_at"),
+  },
+  (t) => [
+    check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead')`),
+    index("jfast_jobs_ready_idx").on(t.queue, t.availableAt, t.seq).where(sql`state = 'ready'`),
+    index("jfast_jobs_lease_idx").on(t.queue, t.lockedUntil).where(sql`state = 'running'`),
+    index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`state = 'dead'`),
+  ],
+);
+
+export const jfastQueueCounters = pgTable("jfast_queue_counters", {
+  queue: text("queue").primaryKey(),
+  dead: bigint("dead", { mode: "number" }).notNull().default(0),
+});
+
+export const jfastInbox = pgTable(
+  "jfast_inbox",
+  {
+    consumer: text("consumer").notNull(),
+    key: text("key").notNull(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.consumer, t.key] }), index("jfast_inbox_created_at_idx").on(t.createdAt)],
+);
+
+export const jfastOutbox = pgTable(
+  "jfast_outbox",
+  {
+    id: text("id").primaryKey(),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    kind: text("kind", { enum: ["job", "event"] }).notNull(),
+    destination: text("destination").notNull(),
+    body: json("body").notNull(),
+    headers: jsonb("headers").notNull().default(sql`'{}'::jsonb`),
+    state: text("state", { enum: ["pending", "delivered", "dead"] }).notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull().default(10),
+    availableAt: timestamptz("available_at").notNull().defaultNow(),
+    createdAt: timestamptz("created_at").notNull().defaultNow(),
+    deliveredAt: timestamptz("delivered_at"),
+    diedAt: timestamptz("died_at"),
+    errors: jsonb("errors").notNull().default(sql`'[]'::jsonb`),
+  },
+  (t) => [
+    index("jfast_outbox_pending_idx").on(t.availableAt, t.seq).where(sql`state = 'pending'`),
+    index("jfast_outbox_dead_idx").on(t.diedAt.desc()).where(sql`state = 'dead'`),
+  ],
+);
+
+export const jfastSchedules = pgTable(
+  "jfast_schedules",
+  {
+    name: text("name").notNull(),
+    tick: timestamptz("tick").notNull(),
+    claimedAt: timestamptz("claimed_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.tick] }), index("jfast_schedules_claimed_at_idx").on(t.claimedAt)],
+);
+
+export const jfastMigrations = pgTable("jfast_migrations", {
+  version: integer("version").primaryKey(),
+  name: text("name").notNull(),
+  checksum: text("checksum").notNull(),
+  appliedAt: timestamptz("applied_at").notNull().defaultNow(),
+});
+
+/** Every table jfast owns, by SQL name. */
+export const jfastTables = {
+  jfast_jobs: jfastJobs,
+  jfast_queue_counters: jfastQueueCounters,
+  jfast_inbox: jfastInbox,
+  jfast_outbox: jfastOutbox,
+  jfast_schedules: jfastSchedules,
+  jfast_migrations: jfastMigrations,
+} as const;

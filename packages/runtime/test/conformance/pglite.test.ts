@@ -1,0 +1,54 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll } from "vitest";
+import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
+import { migrate } from "../../src/database/migrate.js";
+import { createPgliteDatabase, wrapPglite } from "../../src/database/pglite-database.js";
+import { describeProtocol } from "./protocol.js";
+import { describeWorker } from "./worker.js";
+import type { BackendFactory } from "./harness.js";
+
+/**
+ * The same suite on embedded PGlite, in memory: the same SQL files through the same port. Starting a
+ * PGlite costs seconds (initdb in WebAssembly), so the file shares one in-memory database and gives each
+ * test its own schema, exactly as the PostgreSQL entry does on the server. Tests in a file run one after
+ * another, so switching the single connection's search_path per test is safe.
+ */
+let shared: Promise<PGlite> | null = null;
+let counter = 0;
+
+function sharedPglite(): Promise<PGlite> {
+  shared ??= createPgliteDatabase({ dataDir: "memory://", schema: "public" }).then((db) => db.client);
+  return shared;
+}
+
+// Started once up front with room to spare: initdb alone takes seconds, far more on a loaded machine.
+beforeAll(() => sharedPglite().then(() => undefined), 240_000);
+
+afterAll(async () => {
+  const pglite = await shared;
+  shared = null;
+  await pglite?.close();
+});
+
+const pglite: BackendFactory = {
+  name: "pglite",
+  async create() {
+    const client = await sharedPglite();
+    const schema = `jfast_conformance_${++counter}`;
+    await client.exec(`SET search_path TO ${schema}, public`);
+    const db = wrapPglite(client);
+    await migrate({ db, schema });
+    const backend = createPostgresBackend({ db, schema, queue: "jfast.jobs" });
+    await backend.setup();
+    return {
+      backend,
+      async cleanup() {
+        await backend.close();
+        await client.exec(`DROP SCHEMA ${schema} CASCADE`);
+      },
+    };
+  },
+};
+
+describeProtocol(pglite);
+describeWorker(pglite);

@@ -1,0 +1,95 @@
+import { randomBytes } from "node:crypto";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import type { DatabaseConfig } from "../../src/config/load-config.js";
+import { createPostgresBackend, type PostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
+import type { DatabaseProvider } from "../../src/database/database-provider.js";
+import { openDatabase } from "../../src/database/open-database.js";
+import { createLogger } from "../../src/observability/logger.js";
+
+/**
+ * The real PostgreSQL of this machine (trust auth). Each test works in its own schema, dropped afterwards,
+ * so test files run in parallel without seeing each other's jobs.
+ */
+export const PG_HOST = "127.0.0.1";
+export const PG_PORT = 5432;
+export const PG_URL = `postgres://postgres@${PG_HOST}:${PG_PORT}/test`;
+
+export const silentLogger = createLogger({ service: "test", level: "silent" });
+
+export function uniqueSchema(label = "t"): string {
+  return `jfast_${label}_${randomBytes(5).toString("hex")}`;
+}
+
+/** One short-lived superuser connection for setup and assertions the app itself must not be able to do. */
+export async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await withAdmin((c) => c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+}
+
+export function databaseConfig(overrides: Partial<DatabaseConfig> & { schema: string }): DatabaseConfig {
+  return { url: PG_URL, rls: false, poolSize: 4, inboxRetentionDays: 7, ...overrides };
+}
+
+export async function openTestDatabase(overrides: Partial<DatabaseConfig> & { schema: string }): Promise<DatabaseProvider> {
+  return openDatabase({ config: databaseConfig(overrides), root: tmpdir(), logger: silentLogger });
+}
+
+/** A migrated schema with a backend on it; `cleanup` closes both and drops the schema. */
+export async function openTestBackend(options: { schema?: string; poolSize?: number; queue?: string } = {}): Promise<{
+  schema: string;
+  database: DatabaseProvider;
+  backend: PostgresBackend;
+  cleanup(): Promise<void>;
+}> {
+  const schema = options.schema ?? uniqueSchema();
+  const database = await openTestDatabase({ schema, poolSize: options.poolSize ?? 4 });
+  const backend = createPostgresBackend({ db: database.sql, schema, queue: options.queue ?? "jfast.jobs", logger: silentLogger });
+  await backend.setup();
+  return {
+    schema,
+    database,
+    backend,
+    async cleanup() {
+      await backend.close();
+      await database.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+const RUNTIME_ENTRY = fileURLToPath(new URL("../../src/index.ts", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../fixtures/", import.meta.url));
+
+/**
+ * Copies test/fixtures/<name> (a service root: jfast.toml + modules/<m>/tasks.ts) into a temp directory.
+ * Fixture files import "@jfast/runtime" as a service does; the copy points that import at this checkout's
+ * source so the app under test and the test share one runtime.
+ */
+export async function copyFixture(name: string): Promise<{ root: string; remove(): Promise<void> }> {
+  const root = await mkdtemp(path.join(tmpdir(), `jfast-${name}-`));
+  await cp(path.join(FIXTURES, name), root, { recursive: true });
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
+    const file = path.join(entry.parentPath ?? entry.path, entry.name);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replaceAll('"@jfast/runtime"', JSON.stringify(RUNTIME_ENTRY)));
+  }
+  return { root, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
