@@ -43,8 +43,24 @@ export async function importDeclarations(
   store.scope = { module, file };
   try {
     const namespace = await load();
+    const recorded = store.byFile.get(file) ?? [];
+    // A tasks file that other code imported before discovery (a server.ts referencing one of its tasks) ran
+    // with no scope, so nothing was recorded for it; its exported definitions are still in its namespace.
+    const missed = Object.values((namespace ?? {}) as Record<string, unknown>)
+      .filter(isDefinition)
+      .filter((definition) => !recorded.includes(definition));
+    for (const definition of missed) {
+      definition.module ??= module;
+      definition.file ??= file;
+    }
+    if (missed.length > 0) store.byFile.set(file, [...recorded, ...missed]);
     return { definitions: [...(store.byFile.get(file) ?? [])], namespace };
   } finally {
     store.scope = previous;
   }
+}
+
+function isDefinition(value: unknown): value is TaskDefinition {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  return (kind === "task" || kind === "subscriber") && typeof (value as { handler?: unknown }).handler === "function";
 }
