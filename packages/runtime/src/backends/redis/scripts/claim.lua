@@ -51,7 +51,7 @@ while #jobs < limit and budget > 0 do
   local f = redis.call('HMGET', jkey, 'state', 'json')
   if not f[2] then
     redis.call('LREM', processing, 1, id)
-    quarantine(id, nil, 'the ready list held an id with no job stored under it; it was set aside instead of run')
+    quarantine(id, id, 'the ready list held an entry with no job stored under it; it was set aside instead of run')
     notes[#notes + 1] = { 'unknown-id', id, '' }
   elseif f[1] ~= 'ready' then
     -- A second reference to a job that is running, settled or dead: drop the reference, keep the job.
