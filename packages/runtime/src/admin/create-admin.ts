@@ -6,7 +6,13 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { createMemoryAuditLog, type AuditLog } from "./audit.js";
 import { createAdminHandler } from "./handler.js";
+import { createSqlAuditLog } from "./sql-audit.js";
+import type { DatabaseProvider } from "../database/database-provider.js";
+import { contractsSourceFor } from "./contracts-source.js";
+import { scheduleSourceFrom } from "./scheduler-source.js";
 import type { ContractsSource, ScheduleSource } from "./sources.js";
+import type { SchedulerStatus } from "../scheduler/scheduler.js";
+import type { EventsBus } from "../kafka/events-bus.js";
 
 /**
  * Builds the /jfast/admin handler from the running app. Called by the composition root on the first admin
@@ -23,7 +29,10 @@ export function createAdmin(params: {
   audit?: AuditLog;
 }): (request: Request) => Promise<Response> {
   const { config, logger } = params;
-  const readiness = createReadiness({ config, queue: params.queue, outbox: params.outbox });
+  const events = () => (params.provider("events") as EventsBus | undefined) ?? null;
+  const schedulerProvider = () => (params.provider("scheduler") as { status(): SchedulerStatus } | undefined) ?? null;
+  const readiness = createReadiness({ config, queue: params.queue, outbox: params.outbox, events, scheduler: schedulerProvider });
+  const contracts = contractsSourceFor({ root: config.root, registry: params.registry });
   if (config.admin.tokens.length === 0) {
     logger.warn("the admin API at /jfast/admin has no tokens and refuses every call; set JFAST_ADMIN_TOKENS (docs/admin-api.md)");
   }
@@ -36,11 +45,38 @@ export function createAdmin(params: {
       queue: params.queue,
       outbox: params.outbox,
       readiness: () => readiness.check(),
-      scheduler: () => (params.provider("scheduler") as ScheduleSource | undefined) ?? null,
-      contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? null,
-      audit: params.audit ?? createMemoryAuditLog({ logger }),
+      scheduler: () => {
+        const scheduler = params.provider("scheduler") as Partial<ScheduleSource> & { status?(): SchedulerStatus } | undefined;
+        if (!scheduler) return null;
+        if (typeof scheduler.describeSchedules === "function") return scheduler as ScheduleSource;
+        return typeof scheduler.status === "function" ? scheduleSourceFrom(scheduler as { status(): SchedulerStatus }) : ({} as ScheduleSource);
+      },
+      contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
+      audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
       redactFields: config.admin.redact,
       logger,
     },
   });
+}
+
+/**
+ * In the database when the service has one (it survives restarts, every replica shares it); else in memory
+ * and in the logs. Resolved per call: the database opens at jfast.start(), possibly after the first request.
+ */
+function auditLogFor(database: () => DatabaseProvider | undefined, logger: Logger): AuditLog {
+  const memory = createMemoryAuditLog({ logger });
+  let sql: { db: DatabaseProvider["sql"]; log: AuditLog } | null = null;
+  const current = (): AuditLog => {
+    const db = database()?.sql;
+    if (!db) return memory;
+    if (sql?.db !== db) sql = { db, log: createSqlAuditLog({ db, logger }) };
+    return sql.log;
+  };
+  return {
+    get kind() {
+      return current().kind;
+    },
+    record: (entry) => current().record(entry),
+    list: (params) => current().list(params),
+  };
 }

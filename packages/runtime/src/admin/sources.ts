@@ -72,10 +72,16 @@ export interface ContractEdge {
   kind: "publishes" | "subscribes" | "depends";
   from: string;
   to: string;
+  /** Declared in contracts.toml (false: only the code shows it). Absent in a registry graph. */
+  declared?: boolean;
+  /** Subscriber task names (subscribes) or enqueued task names (depends). */
+  labels?: string[];
   violations: ContractViolation[];
 }
 
 export interface ContractViolation {
   code: string;
   message: string;
+  /** The change that makes it go away, when the checker knows one. */
+  fix?: string;
 }

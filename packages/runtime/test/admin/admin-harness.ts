@@ -26,15 +26,29 @@ export interface AdminApp {
   close(): Promise<void>;
 }
 
-/** A service with a failing task, the admin tokens set, and a worker; the queue backend comes from `backend`. */
-export async function startAdminApp(params: { backend: () => Promise<{ backend: QueueBackend; cleanup(): Promise<void> }>; toml?: string }): Promise<AdminApp> {
+/**
+ * How a test gets its queue: a backend object handed to createJfast, or jfast.toml sections that make
+ * createJfast build it (the database-backed path, where the audit trail lives in PostgreSQL).
+ */
+export interface AdminBackendSetup {
+  /** Extra [plugins] enabled entries and [plugin.*] sections; the queue section must set backend. */
+  plugins: string[];
+  sections: string;
+  backend?: QueueBackend;
+  cleanup(): Promise<void>;
+}
+
+export const QUEUE_TUNING = `backoff_base = 0.01\npoll_interval = 0.05\nmax_attempts = 2\n`;
+
+/** A service with a failing task, the admin tokens set, and a worker. */
+export async function startAdminApp(params: { setup: () => Promise<AdminBackendSetup> }): Promise<AdminApp> {
   const root = await mkdtemp(path.join(tmpdir(), "jfast-admin-"));
+  const setup = await params.setup();
   await writeFile(
     path.join(root, "jfast.toml"),
-    params.toml ??
-      `[service]\nname = "billing"\n\n[plugins]\nenabled = ["queue"]\n\n[plugin.queue]\nbackend = "memory"\nbackoff_base = 0.01\npoll_interval = 0.05\nmax_attempts = 2\n\n[admin]\nredact = ["card_number"]\n`,
+    `[service]\nname = "billing"\n\n[plugins]\nenabled = ${JSON.stringify(setup.plugins)}\n\n${setup.sections}\n[admin]\nredact = ["card_number"]\n`,
   );
-  const { backend, cleanup } = await params.backend();
+  const cleanup = setup.cleanup;
   const charge = defineTask("billing.charge", async (payload: { invoice: string }, { job }) => {
     throw new CardDeclined(`card declined for invoice ${payload.invoice} (attempt ${job.attempts})`);
   });
@@ -44,12 +58,13 @@ export async function startAdminApp(params: { backend: () => Promise<{ backend: 
   const subscriber = { ...defineTask("receipt.registered->alert.checkBudget", async () => {}), kind: "subscriber" as const, module: "alert" };
   const jfast = await createJfast({
     root,
-    backend,
+    ...(setup.backend ? { backend: setup.backend } : {}),
     tasks: [charge, other, subscriber],
     env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},alice:operator:${OPERATOR}` },
     logger: createLogger({ service: "billing", level: "silent" }),
   });
   await jfast.start();
+  const backend = jfast.require<{ backend: QueueBackend }>("queue").backend;
   const worker = jfast.createWorker({ concurrency: 4 });
   worker.start();
   return {

@@ -1,17 +1,14 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { QueueBackend } from "../../src/core/queue-backend.js";
-import { OPERATOR, VIEWER, call, eventually, startAdminApp, type AdminApp } from "./admin-harness.js";
-
-export type BackendMaker = () => Promise<{ backend: QueueBackend; cleanup(): Promise<void> }>;
+import { OPERATOR, VIEWER, call, eventually, startAdminApp, type AdminApp, type AdminBackendSetup } from "./admin-harness.js";
 
 /** Every admin procedure, over HTTP, against one backend. Each backend adds a tiny entry file. */
-export function describeAdminRouter(name: string, makeBackend: BackendMaker): void {
+export function describeAdminRouter(name: string, setup: () => Promise<AdminBackendSetup>, expectAuditStore: "memory" | "sql"): void {
   describe(`${name}: admin router`, () => {
     let app: AdminApp;
     beforeEach(async () => {
-      app = await startAdminApp({ backend: makeBackend });
+      app = await startAdminApp({ setup });
     });
     afterEach(async () => {
       await app.close();
@@ -37,6 +34,7 @@ export function describeAdminRouter(name: string, makeBackend: BackendMaker): vo
       expect(data.readiness.status).toBe("degraded");
       expect(data.readiness.checks.queue.dead).toBe(2);
       expect(data.tasks.map((t: { name: string }) => t.name)).toContain("billing.charge");
+      expect(data.auditStore).toBe(expectAuditStore);
       const who = await call(app.jfast, "overview.whoami", { token: OPERATOR });
       expect(who.data).toEqual({ service: "billing", name: "alice", role: "operator" });
     });

@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import type { SqlExecutor } from "../core/sql-port.js";
+import type { Logger } from "../observability/logger.js";
+import { complete, type AuditEntry, type AuditLog } from "./audit.js";
+import type { AdminRole } from "./tokens.js";
+
+function loadSql(name: string): string {
+  return readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), "utf8");
+}
+
+const INSERT = loadSql("insert-audit");
+const LIST = loadSql("list-audit");
+
+interface AuditRow {
+  id: string;
+  at: Date | string;
+  actor: string;
+  role: string;
+  action: string;
+  ids: string[];
+  count: number;
+  filter: Record<string, unknown> | null;
+  outcome: Record<string, unknown>;
+}
+
+/**
+ * The audit trail in the service's database (table jfast_admin_audit, migration 0005), so it survives
+ * restarts and is shared by every replica. Each entry is also written as a log line.
+ */
+export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): AuditLog {
+  const { db, logger } = params;
+  return {
+    kind: "sql",
+    async record(input) {
+      const entry = complete(input);
+      await db.query(INSERT, [
+        entry.id,
+        entry.at,
+        entry.actor,
+        entry.role,
+        entry.action,
+        JSON.stringify(entry.ids),
+        entry.count,
+        entry.filter === null ? null : JSON.stringify(entry.filter),
+        JSON.stringify(entry.outcome),
+      ]);
+      logger.info("admin action", { audit: entry });
+      return entry;
+    },
+    async list({ limit, before }) {
+      const rows = await db.query<AuditRow>(LIST, [limit, before ?? null]);
+      return rows.map(
+        (r): AuditEntry => ({
+          id: r.id,
+          at: new Date(r.at).toISOString(),
+          actor: r.actor,
+          role: r.role as AdminRole,
+          action: r.action,
+          ids: r.ids,
+          count: Number(r.count),
+          filter: r.filter,
+          outcome: r.outcome,
+        }),
+      );
+    },
+  };
+}
