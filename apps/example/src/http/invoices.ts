@@ -1,22 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { Job, currentTenantId, type Jfast, type QueueProvider } from "@jfast/runtime";
+import { Job, currentTenantId, type DatabaseProvider, type Jfast, type Outbox } from "@jfast/runtime";
+import { emailsSent, invoices } from "../db/schema.js";
 
 export function invoiceRoutes(jfast: Jfast) {
   const routes = new Hono();
+  const database = () => jfast.require<DatabaseProvider>("database");
+  const tenant = () => currentTenantId()!;
 
-  /** Emails the invoice to its customer in the background; answers at once with the job id. */
-  routes.post("/:id/send", async (c) => {
-    if (!currentTenantId()) return c.json({ error: "send the x-tenant-id header" }, 400);
-    const body = (await c.req.json().catch(() => ({}))) as { to?: unknown; amount_cents?: unknown };
-    if (typeof body.to !== "string" || typeof body.amount_cents !== "number") {
-      return c.json({ error: 'body must be { "to": string, "amount_cents": number }' }, 400);
+  routes.post("/", async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { customer_email?: unknown; amount_cents?: unknown };
+    if (typeof body.customer_email !== "string" || !Number.isInteger(body.amount_cents)) {
+      return c.json({ error: 'body must be { "customer_email": string, "amount_cents": integer }' }, 400);
     }
-    const job = new Job({
-      task: "invoice.send_email",
-      payload: { invoice_id: c.req.param("id"), to: body.to, amount_cents: body.amount_cents },
+    const [invoice] = await database()
+      .db.insert(invoices)
+      .values({ id: randomUUID(), tenantId: tenant(), customerEmail: body.customer_email, amountCents: body.amount_cents as number })
+      .returning();
+    return c.json(invoice, 201);
+  });
+
+  routes.get("/:id", async (c) => {
+    const { db } = database();
+    const [invoice] = await db.select().from(invoices).where(and(eq(invoices.id, c.req.param("id")), eq(invoices.tenantId, tenant())));
+    if (!invoice) return c.json({ error: "no such invoice" }, 404);
+    const emails = await db
+      .select()
+      .from(emailsSent)
+      .where(and(eq(emailsSent.invoiceId, invoice.id), eq(emailsSent.tenantId, tenant())))
+      .orderBy(asc(emailsSent.id));
+    return c.json({ ...invoice, emails });
+  });
+
+  /**
+   * Emails the invoice in the background. The job is written through the outbox inside this request's
+   * transaction: it exists if and only if the transaction commits (here, if the invoice exists).
+   */
+  routes.post("/:id/send", async (c) => {
+    const id = c.req.param("id");
+    const result = await database().transaction(async (tx) => {
+      const [invoice] = await tx.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.id, id), eq(invoices.tenantId, tenant())));
+      if (!invoice) return null;
+      const job = new Job({ task: "invoice.send_email", payload: { invoice_id: id } });
+      await jfast.require<Outbox>("outbox").enqueue(tx, job);
+      return job;
     });
-    await jfast.require<QueueProvider>("queue").enqueue(job);
-    return c.json({ job_id: job.id, tenant_id: job.tenantId }, 202);
+    if (!result) return c.json({ error: "no such invoice" }, 404);
+    return c.json({ job_id: result.id, tenant_id: result.tenantId }, 202);
   });
 
   return routes;
