@@ -23,6 +23,13 @@ export type { DatabaseProvider } from "./database/database-provider.js";
 export { claimOnce } from "./inbox/inbox.js";
 export { createLogger } from "./observability/logger.js";
 export type { Logger } from "./observability/logger.js";
+// Recurring tasks: the one cron parser and tick computation (the scheduler and `jfast schedule next` share them).
+export { parseCron } from "./scheduler/cron-parse.js";
+export type { CronExpression } from "./scheduler/cron-parse.js";
+export { nextCronTicks } from "./scheduler/trigger.js";
+export { ScheduleError } from "./scheduler/schedule-error.js";
+export type { Scheduler, SchedulerStatus, ScheduleStatus } from "./scheduler/scheduler.js";
+export type { IntervalSpec, ScheduleOptions } from "./core/task.js";
 // Events between services (Kafka) and deploy manifests.
 export { on } from "./kafka/on.js";
 export type { EventHandler, EventHandlerTools, EventHandlerOptions, EventHandlerDefinition } from "./kafka/on.js";

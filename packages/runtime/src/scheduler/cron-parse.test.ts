@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseCron } from "./cron-parse.js";
 import { nextCronTick } from "./next-tick.js";
 import { ScheduleError } from "./schedule-error.js";
+import { nextCronTicks } from "./trigger.js";
 
 const values = (table: readonly boolean[]) => table.flatMap((on, i) => (on ? [i] : []));
 
@@ -144,5 +145,15 @@ describe("parseCron", () => {
       "2024-03-01T10:40:00.000Z",
       "2024-03-01T11:00:00.000Z",
     ]);
+  });
+
+  it("nextCronTicks: what the CLI prints, from the same parser", () => {
+    expect(nextCronTicks({ cron: "0 3 * * *", timezone: "America/Mexico_City", after: new Date("2021-10-30T12:00:00Z"), count: 2 }).map((d) => d.toISOString())).toEqual([
+      "2021-10-31T09:00:00.000Z",
+      "2021-11-01T09:00:00.000Z",
+    ]);
+    expect(nextCronTicks({ cron: "@hourly", after: 0 })).toHaveLength(5);
+    expect(() => nextCronTicks({ cron: "0 0 ? * *" })).toThrow(/Quartz/);
+    expect(() => nextCronTicks({ cron: "0 0 * * *", timezone: "Nowhere/City" })).toThrow(/unknown time zone/);
   });
 });

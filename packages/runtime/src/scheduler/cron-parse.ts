@@ -167,10 +167,10 @@ function rejectQuartz(source: string, item: string, spec: FieldSpec): void {
     throw cronError(source, `the Quartz "#" (nth weekday of the month) in "${item}" is not accepted`);
   }
   if (spec.label === "day-of-month" && /^(l|lw|l-\d+|\d+w)$/.test(lower)) {
-    throw cronError(source, `the Quartz "${/w$/.test(lower) ? "W" : "L"}" in "${item}" is not accepted`);
+    throw cronError(source, `the Quartz "${/w$/.test(lower) ? "W" : "L"}" in the day-of-month field ("${item}") is not accepted`);
   }
   if (spec.label === "day-of-week" && /^(l|[0-7]l|[a-z]{3}l)$/.test(lower)) {
-    throw cronError(source, `the Quartz "L" (last weekday of the month) in "${item}" is not accepted`);
+    throw cronError(source, `the Quartz "L" (last weekday of the month) in the day-of-week field ("${item}") is not accepted`);
   }
 }
 

@@ -92,3 +92,15 @@ export function upcomingTicks(trigger: Trigger, after: number, count: number): n
 export function describeTrigger(trigger: Trigger): { cron?: string; timezone?: string; everyMs?: number } {
   return trigger.kind === "cron" ? { cron: trigger.cron.source, timezone: trigger.timezone } : { everyMs: trigger.everyMs };
 }
+
+/**
+ * The next `count` ticks of a cron expression after `after` (default now), in `timezone` (default UTC).
+ * What `jfast schedule next` prints; the same parser and tick computation the scheduler runs.
+ * Throws ScheduleError (code CRON_INVALID or TIMEZONE_INVALID) with the parser's message.
+ */
+export function nextCronTicks(params: { cron: string; timezone?: string; after?: Date | number; count?: number }): Date[] {
+  const trigger = createTrigger({ cron: params.cron, timezone: params.timezone, label: "schedule" });
+  const after = params.after === undefined ? Date.now() : new Date(params.after).getTime();
+  if (!Number.isFinite(after)) throw new ScheduleError("after is not a valid time", { hint: "give an ISO-8601 time such as 2025-03-09T00:00:00Z" });
+  return upcomingTicks(trigger, after, params.count ?? 5).map((tick) => new Date(tick));
+}
