@@ -1,0 +1,262 @@
+import amqp from "amqplib";
+import type { Channel, ChannelModel, ConfirmChannel, Message } from "amqplib";
+import { BackendError } from "../../errors/jfast-error.js";
+import { DOCS, redactUrl, translateAmqpError } from "./errors.js";
+import type { Outgoing } from "./message.js";
+
+export interface BackendLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** One live AMQP connection. A new one (a new generation) replaces it after the broker comes back. */
+export interface Session {
+  readonly generation: number;
+  readonly model: ChannelModel;
+  alive: boolean;
+}
+
+export interface Publication {
+  exchange: string;
+  routingKey: string;
+  message: Outgoing;
+}
+
+export interface BrokerConnectionOptions {
+  url: string;
+  queue: string;
+  /** How long an operation waits for the broker (connecting, or reconnecting after a restart) before failing. */
+  connectTimeoutMs: number;
+  /** Runs on every new connection before anyone uses it: re-declare the topology, re-subscribe the consumer. */
+  onSession?: (session: Session) => Promise<void>;
+  /** Told when a connection is lost, so holders of its deliveries can forget them. */
+  onLost?: (session: Session) => void;
+  logger?: BackendLogger | undefined;
+}
+
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2000;
+
+/**
+ * A connection that comes back by itself. It connects on first use; when the broker closes it (restart,
+ * `rabbitmqctl stop_app`, network loss) it reconnects in the background with capped backoff, and every
+ * operation waits for it for up to `connectTimeoutMs` instead of failing at once.
+ *
+ * Publishing goes through one confirm channel per connection: a publish resolves only when the broker has
+ * taken responsibility for the message (persisted and routed), and fails when it was returned as unroutable
+ * or the channel died first. Anything not confirmed may or may not have arrived; callers that retry accept a
+ * duplicate rather than a loss.
+ */
+export class BrokerConnection {
+  private readonly options: BrokerConnectionOptions;
+  private current: Session | null = null;
+  private connecting: Promise<Session> | null = null;
+  private generation = 0;
+  private closed = false;
+  private publisher: { session: Session; channel: Promise<ConfirmChannel>; returned: Map<string, number> } | null = null;
+
+  constructor(options: BrokerConnectionOptions) {
+    this.options = options;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The live session, waiting for a (re)connection for up to connectTimeoutMs. */
+  async session(operation = "reach the broker"): Promise<Session> {
+    if (this.closed) throw this.closedError(operation);
+    if (this.current?.alive) return this.current;
+    this.connecting ??= this.connectLoop();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(translateAmqpError(new Error(`Connection closed: no connection within ${this.options.connectTimeoutMs} ms`), this.where(operation))),
+        this.options.connectTimeoutMs,
+      );
+      timer.unref();
+    });
+    try {
+      return await Promise.race([this.connecting, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Opens a short-lived channel for `use` and closes it afterwards. A channel error cannot poison shared state. */
+  withChannel<T>(operation: string, use: (channel: Channel) => Promise<T>): Promise<T> {
+    return this.withChannels(1, operation, (channels) => use(channels[0]!));
+  }
+
+  /** As withChannel, with `count` channels for independent operations that can run side by side. */
+  async withChannels<T>(count: number, operation: string, use: (channels: Channel[]) => Promise<T>): Promise<T> {
+    const session = await this.session(operation);
+    const channels: Channel[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        const channel = await session.model.createChannel();
+        channel.on("error", () => undefined);
+        channels.push(channel);
+      }
+      return await use(channels);
+    } catch (error) {
+      throw translateAmqpError(error, this.where(operation));
+    } finally {
+      await Promise.all(channels.map((channel) => channel.close().catch(() => undefined)));
+    }
+  }
+
+  /** Publishes with publisher confirms; resolves when every message is confirmed and none was returned. */
+  async publish(operation: string, publications: Publication[]): Promise<void> {
+    if (publications.length === 0) return;
+    const session = await this.session(operation);
+    const publisher = this.publisherFor(session);
+    let channel: ConfirmChannel;
+    try {
+      channel = await publisher.channel;
+    } catch (error) {
+      if (this.publisher === publisher) this.publisher = null;
+      throw translateAmqpError(error, this.where(operation));
+    }
+    const confirms: Array<Promise<void>> = [];
+    try {
+      for (const p of publications) {
+        const id = p.message.options.messageId ?? "";
+        confirms.push(
+          new Promise<void>((resolve, reject) => {
+            const writable = channel.publish(p.exchange, p.routingKey, p.message.content, p.message.options, (error) => {
+              if (error) return reject(error);
+              // The broker sends basic.return before the confirm of the same message: check it now.
+              const returned = publisher.returned.get(id) ?? 0;
+              if (returned > 0) {
+                if (returned === 1) publisher.returned.delete(id);
+                else publisher.returned.set(id, returned - 1);
+                return reject(new BackendError(`the broker could not route a message for "${p.routingKey}" on exchange "${p.exchange || "(default)"}"`, {
+                  code: "BACKEND_TOPOLOGY_MISSING",
+                  hint: "the queue or a delay level was deleted on the broker; restart the service so it declares them again",
+                  docs: `${DOCS}#names`,
+                }));
+              }
+              resolve();
+            });
+            void writable;
+          }),
+        );
+      }
+    } catch (error) {
+      // publish() throws synchronously on a closed channel; the messages already written still settle.
+      confirms.push(Promise.reject(error));
+    }
+    const results = await Promise.allSettled(confirms);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw translateAmqpError(failed.reason, this.where(operation));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const session = this.current;
+    this.current = null;
+    if (session) {
+      session.alive = false;
+      await session.model.close().catch(() => undefined);
+    }
+  }
+
+  /** Closes the current connection as if it were lost (the broker redelivers what it held); it reconnects. */
+  async drop(session: Session): Promise<void> {
+    await session.model.close().catch(() => undefined);
+  }
+
+  private publisherFor(session: Session) {
+    if (this.publisher?.session !== session) {
+      const returned = new Map<string, number>();
+      const publisher = {
+        session,
+        returned,
+        channel: session.model.createConfirmChannel().then((channel) => {
+          channel.on("error", () => undefined);
+          channel.on("close", () => {
+            if (this.publisher === publisher) this.publisher = null;
+          });
+          channel.on("return", (message: Message) => {
+            const id = message.properties.messageId ?? "";
+            returned.set(id, (returned.get(id) ?? 0) + 1);
+          });
+          return channel;
+        }),
+      };
+      publisher.channel.catch(() => undefined);
+      this.publisher = publisher;
+    }
+    return this.publisher;
+  }
+
+  private async connectLoop(): Promise<Session> {
+    let delay = RECONNECT_MIN_MS;
+    let failures = 0;
+    for (;;) {
+      if (this.closed) throw this.closedError("connect");
+      try {
+        const session = await this.open();
+        this.connecting = null;
+        if (failures > 0) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.options.url), attempts: failures + 1 });
+        return session;
+      } catch (error) {
+        failures++;
+        if (failures === 1 || failures % 20 === 0) {
+          this.options.logger?.warn("cannot reach RabbitMQ; retrying", { url: redactUrl(this.options.url), error: (error as Error).message });
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(RECONNECT_MAX_MS, delay * 2);
+      }
+    }
+  }
+
+  private async open(): Promise<Session> {
+    // noDelay: without it Nagle's algorithm and delayed ACKs add ~40 ms to a publish that follows an ack.
+    const model = await amqp.connect(this.options.url, { noDelay: true });
+    const session: Session = { generation: ++this.generation, model, alive: true };
+    model.on("error", () => undefined);
+    model.on("close", () => this.lost(session));
+    try {
+      await this.options.onSession?.(session);
+    } catch (error) {
+      session.alive = false;
+      await model.close().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      session.alive = false;
+      await model.close().catch(() => undefined);
+      throw this.closedError("connect");
+    }
+    this.current = session;
+    return session;
+  }
+
+  private lost(session: Session): void {
+    const wasAlive = session.alive;
+    session.alive = false;
+    if (this.current === session) this.current = null;
+    if (this.publisher?.session === session) this.publisher = null;
+    this.options.onLost?.(session);
+    if (wasAlive && !this.closed) {
+      this.options.logger?.warn("lost the RabbitMQ connection; reconnecting", { url: redactUrl(this.options.url) });
+      this.connecting ??= this.connectLoop();
+      this.connecting.catch(() => undefined);
+    }
+  }
+
+  private where(operation: string) {
+    return { operation, url: this.options.url, queue: this.options.queue };
+  }
+
+  private closedError(operation: string): BackendError {
+    return new BackendError(`the RabbitMQ queue "${this.options.queue}" could not ${operation}: the backend was closed`, {
+      code: "BACKEND_CLOSED",
+      hint: "this backend was closed (jfast.stop()); build a new one",
+      docs: DOCS,
+    });
+  }
+}

@@ -1,0 +1,309 @@
+import type { Channel, ConsumeMessage } from "amqplib";
+import { Job, type JobJSON } from "../../core/job.js";
+import { classifyArrival, type Arrival } from "./arrival.js";
+import type { BackendLogger, BrokerConnection, Session } from "./connection.js";
+import type { QueueNames } from "./names.js";
+
+/** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
+interface Subscription {
+  readonly session: Session;
+  readonly channel: Channel;
+  tag: string | null;
+  alive: boolean;
+}
+
+/** A message the broker pushed to us and we have not settled (acked or nacked) yet. */
+export interface Delivery {
+  readonly sub: Subscription;
+  readonly message: ConsumeMessage;
+  /** The job as published: `attempts` counts attempts spent before this delivery. */
+  readonly json: JobJSON;
+  workerId: string | null;
+  lockedUntil: number | null;
+  timer: NodeJS.Timeout | null;
+  settled: boolean;
+}
+
+export interface ConsumerOptions {
+  connection: BrokerConnection;
+  names: QueueNames;
+  /**
+   * Deals with an arrival that is not handed to a worker (lost attempt, early, unreadable) by publishing what
+   * replaces it. Resolves when the original may be acked; a rejection leaves it to be delivered again.
+   */
+  repair: (arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage) => Promise<void>;
+  logger?: BackendLogger | undefined;
+}
+
+/**
+ * The worker side of the work queue. The broker pushes messages to one consumer per backend with manual
+ * acks; `claim` hands out what was pushed. A delivery stays unacked while its job runs, so the broker's own
+ * redelivery is the lease: if the connection or channel goes away, the broker requeues every unacked message
+ * and the next receiver sees `redelivered` and counts the lost attempt (see arrival.ts).
+ *
+ * Prefetch: the consumer starts on the first claim (or wait) and its prefetch is the largest `limit` a claim
+ * has asked for. The worker's first claim asks for all its slots, so prefetch = the worker's concurrency and
+ * the broker never pushes more than the worker can start. A process that only enqueues never consumes.
+ *
+ * In-process lease: `leaseMs` (the visibility timeout) still applies inside a live process. A delivery whose
+ * lease is not extended in time is nacked back to the broker, which redelivers it as a lost attempt.
+ */
+export class Consumer {
+  private readonly options: ConsumerOptions;
+  private prefetch = 0;
+  private sub: Subscription | null = null;
+  private readonly opening = new WeakMap<Session, Promise<void>>();
+  private readonly buffer: Delivery[] = [];
+  private readonly held = new Set<Delivery>();
+  private readonly byJob = new WeakMap<Job, Delivery>();
+  private readonly waiters = new Set<() => void>();
+  private readonly repairs = new Set<Promise<void>>();
+  private closing = false;
+
+  constructor(options: ConsumerOptions) {
+    this.options = options;
+  }
+
+  get isConsuming(): boolean {
+    return this.prefetch > 0;
+  }
+
+  get bufferedCount(): number {
+    return this.buffer.length;
+  }
+
+  get heldCount(): number {
+    return this.held.size;
+  }
+
+  heldDeliveries(): readonly Delivery[] {
+    return [...this.held];
+  }
+
+  bufferedDeliveries(): readonly Delivery[] {
+    return [...this.buffer];
+  }
+
+  async claim(params: { workerId: string; limit: number; leaseMs: number }): Promise<Job[]> {
+    if (params.limit <= 0 || this.closing) return [];
+    await this.ensureConsuming(params.limit);
+    // Messages the broker already dispatched may still be on the wire: a round trip on the consuming channel
+    // returns after them (the broker writes a channel's frames in order), so a job enqueued and confirmed
+    // before this claim is in the buffer by the time we look.
+    if (this.buffer.length < params.limit) await this.barrier();
+    const now = Date.now();
+    const jobs: Job[] = [];
+    while (jobs.length < params.limit && this.buffer.length > 0) {
+      const delivery = this.buffer.shift()!;
+      if (!delivery.sub.alive) continue;
+      delivery.workerId = params.workerId;
+      this.lease(delivery, now + params.leaseMs, params.leaseMs);
+      this.held.add(delivery);
+      const job = Job.fromJSON(structuredClone({ ...delivery.json, attempts: delivery.json.attempts + 1 }));
+      this.byJob.set(job, delivery);
+      jobs.push(job);
+    }
+    return jobs;
+  }
+
+  extend(params: { workerId: string; jobIds: string[]; leaseMs: number }): void {
+    const ids = new Set(params.jobIds);
+    const until = Date.now() + params.leaseMs;
+    for (const delivery of this.held) {
+      if (delivery.workerId === params.workerId && ids.has(delivery.json.id)) this.lease(delivery, until, params.leaseMs);
+    }
+  }
+
+  /**
+   * Takes a claimed delivery out of the lease table so exactly one outcome settles it. Null when this worker
+   * no longer holds it: its lease expired, its connection dropped, or another worker holds it now.
+   */
+  take(workerId: string, job: Job): Delivery | null {
+    const delivery = this.byJob.get(job) ?? [...this.held].find((d) => d.json.id === job.id && d.workerId === workerId);
+    if (!delivery || delivery.settled || delivery.workerId !== workerId || !delivery.sub.alive) return null;
+    this.settle(delivery);
+    return delivery;
+  }
+
+  ack(delivery: Delivery): void {
+    if (!delivery.sub.alive) return;
+    try {
+      delivery.sub.channel.ack(delivery.message);
+    } catch {
+      // The channel closed meanwhile: the broker requeues the message and it arrives as a lost attempt.
+    }
+  }
+
+  nack(delivery: Delivery): void {
+    if (!delivery.sub.alive) return;
+    try {
+      delivery.sub.channel.nack(delivery.message, false, true);
+    } catch {
+      // As above: a closed channel requeues it anyway.
+    }
+  }
+
+  /** Resolves when a job is buffered, after `timeoutMs`, on abort, or on close. Never polls. */
+  wait(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    if (params.signal.aborted || this.closing) return Promise.resolve();
+    if (this.prefetch === 0) void this.ensureConsuming(1).catch(() => undefined);
+    if (this.buffer.length > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        params.signal.removeEventListener("abort", done);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, params.timeoutMs);
+      params.signal.addEventListener("abort", done, { once: true });
+      this.waiters.add(done);
+    });
+  }
+
+  /** A round trip on the consuming channel; deliveries dispatched before it are buffered when it returns. */
+  async barrier(): Promise<void> {
+    const sub = this.sub;
+    if (!sub?.alive) return;
+    await sub.channel.prefetch(this.prefetch).catch(() => undefined);
+  }
+
+  /** Subscribes on a new connection (called before the connection is handed to anyone). */
+  async onSession(session: Session): Promise<void> {
+    if (this.prefetch > 0 && !this.closing) await this.subscribeOn(session);
+  }
+
+  /** The connection is gone: the broker requeues everything it held, so forget it here. */
+  onLost(session: Session): void {
+    if (this.sub?.session === session) this.subscriptionEnded(this.sub);
+  }
+
+  /**
+   * Stops consuming and hands back what was pushed but never claimed, for the backend to return to the queue
+   * without spending an attempt. Waits for repairs in flight.
+   */
+  async close(): Promise<Delivery[]> {
+    this.closing = true;
+    for (const waiter of [...this.waiters]) waiter();
+    const sub = this.sub;
+    if (sub?.alive && sub.tag) await sub.channel.cancel(sub.tag).catch(() => undefined);
+    await Promise.allSettled([...this.repairs]);
+    for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
+    return this.buffer.splice(0).filter((d) => d.sub.alive);
+  }
+
+  private async ensureConsuming(limit: number): Promise<void> {
+    const raise = limit > this.prefetch;
+    if (raise) this.prefetch = limit;
+    if (this.sub?.alive) {
+      if (raise) await this.sub.channel.prefetch(this.prefetch).catch(() => undefined);
+      return;
+    }
+    const session = await this.options.connection.session("consume the work queue");
+    await this.subscribeOn(session);
+  }
+
+  private subscribeOn(session: Session): Promise<void> {
+    let opening = this.opening.get(session);
+    if (!opening) {
+      opening = this.subscribe(session);
+      this.opening.set(session, opening);
+      opening.catch(() => this.opening.delete(session));
+    }
+    return opening;
+  }
+
+  private async subscribe(session: Session): Promise<void> {
+    const channel = await session.model.createChannel();
+    const sub: Subscription = { session, channel, tag: null, alive: true };
+    channel.on("error", (error: Error) => this.options.logger?.warn("the RabbitMQ consuming channel failed", { error: error.message }));
+    channel.on("close", () => this.subscriptionEnded(sub));
+    await channel.prefetch(this.prefetch);
+    this.sub = sub;
+    const { consumerTag } = await channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
+    sub.tag = consumerTag;
+  }
+
+  private arrive(sub: Subscription, message: ConsumeMessage | null): void {
+    if (message === null) {
+      // The broker cancelled the consumer (the queue was deleted): subscribe again once it exists.
+      this.options.logger?.warn("the broker cancelled the consumer of the work queue; subscribing again", { queue: this.options.names.work });
+      void sub.channel.close().catch(() => undefined);
+      this.subscriptionEnded(sub);
+      return;
+    }
+    const arrival = classifyArrival(message, Date.now());
+    if (arrival.kind === "ready") {
+      this.buffer.push({ sub, message, json: arrival.json, workerId: null, lockedUntil: null, timer: null, settled: false });
+      for (const waiter of [...this.waiters]) waiter();
+      return;
+    }
+    const repair = this.options
+      .repair(arrival, message)
+      .then(() => {
+        if (!sub.alive) return;
+        try {
+          sub.channel.ack(message);
+        } catch {
+          // Closed meanwhile: it comes back and is repaired again (at-least-once).
+        }
+      })
+      .catch(async (error: unknown) => {
+        this.options.logger?.error("could not re-route a message from the work queue; it will be delivered again", {
+          error: (error as Error).message,
+          kind: arrival.kind,
+        });
+        // Not at once: a broker refusing the publish would otherwise bounce the message in a tight loop.
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (sub.alive) {
+          try {
+            sub.channel.nack(message, false, true);
+          } catch {
+            // Closed: requeued by the broker.
+          }
+        }
+      });
+    this.repairs.add(repair);
+    void repair.finally(() => this.repairs.delete(repair));
+  }
+
+  private lease(delivery: Delivery, until: number, leaseMs: number): void {
+    delivery.lockedUntil = until;
+    if (delivery.timer) clearTimeout(delivery.timer);
+    delivery.timer = setTimeout(() => this.expire(delivery), Math.max(0, leaseMs));
+    delivery.timer.unref();
+  }
+
+  /** The lease ran out with no heartbeat: give the message back; the broker redelivers it as a lost attempt. */
+  private expire(delivery: Delivery): void {
+    if (delivery.settled || (delivery.lockedUntil ?? 0) > Date.now()) return;
+    this.settle(delivery);
+    this.nack(delivery);
+  }
+
+  private settle(delivery: Delivery): void {
+    delivery.settled = true;
+    this.held.delete(delivery);
+    if (delivery.timer) clearTimeout(delivery.timer);
+    delivery.timer = null;
+  }
+
+  private subscriptionEnded(sub: Subscription): void {
+    if (!sub.alive) return;
+    sub.alive = false;
+    this.opening.delete(sub.session);
+    if (this.sub === sub) this.sub = null;
+    // The broker requeues whatever this channel held; our copies are void (a late outcome is ignored).
+    for (let i = this.buffer.length - 1; i >= 0; i--) if (this.buffer[i]!.sub === sub) this.buffer.splice(i, 1);
+    for (const delivery of [...this.held]) if (delivery.sub === sub) this.settle(delivery);
+    if (!this.closing && this.prefetch > 0 && sub.session.alive) {
+      // Only the channel died (consumer_timeout, a cancelled consumer): subscribe again on the same connection.
+      setTimeout(() => {
+        if (this.closing || this.sub?.alive || !sub.session.alive) return;
+        this.subscribeOn(sub.session).catch((error: unknown) =>
+          this.options.logger?.warn("could not subscribe to the work queue again", { error: (error as Error).message }),
+        );
+      }, 500).unref();
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import { createHash } from "node:crypto";
+import type { Channel, GetMessage } from "amqplib";
+import type { JobJSON } from "../../core/job.js";
+import type { DeadJob, RetryDeadParams } from "../../core/queue-backend.js";
+import type { BrokerConnection, Publication } from "./connection.js";
+import { decodeJob, encodeJob, numberHeader, unreadableJob } from "./message.js";
+import { Header, type QueueNames } from "./names.js";
+
+/** One dead letter read from `<queue>.dead`, held unacked on the browsing channel. */
+export interface DeadEntry {
+  message: GetMessage;
+  json: JobJSON;
+  diedAt: number;
+  /** Position in the queue when read; breaks ties between equal death times (later is newer). */
+  position: number;
+}
+
+/**
+ * Dead letters live in the durable queue `<queue>.dead`, which no worker consumes. A queue cannot be read
+ * without taking messages out, so every operation *browses*: on a channel of its own it takes every message
+ * with basic.get without acking, decides, acks what it removes (after the replacement is confirmed, for a
+ * retry), then nacks the rest back with requeue and closes the channel.
+ *
+ * Nothing is lost: a message taken but not acked belongs to the browsing channel, and the broker puts it back
+ * when that channel or its connection closes, even if this process dies mid-browse. RabbitMQ puts requeued
+ * messages back in their original position, and the list is sorted by the time of death recorded in a header
+ * anyway, so the order operators see is newest death first whatever the queue order.
+ *
+ * Browses in one process take turns. While one runs, its messages are invisible to others (a second process
+ * listing at that instant sees fewer) and the dead count in depths() dips; both recover when it ends.
+ * Cost: one round trip per dead letter, and every dead letter is read to sort them.
+ */
+export class DeadLetters {
+  private turn: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly connection: BrokerConnection,
+    private readonly names: QueueNames,
+  ) {}
+
+  async list(params: { limit: number; offset?: number }): Promise<DeadJob[]> {
+    return this.browse("list dead letters", async (entries) =>
+      newestFirst(entries)
+        .slice(params.offset ?? 0, (params.offset ?? 0) + params.limit)
+        .map(toDeadJob),
+    );
+  }
+
+  async find(id: string): Promise<DeadEntry | null> {
+    return this.browse("read a dead letter", async (entries) => newestFirst(entries).find((e) => e.json.id === id) ?? null);
+  }
+
+  /** Requeues with attempts reset: publishes a fresh copy to the work queue, then acks the dead one. */
+  async retry(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+    return this.browse("retry dead letters", async (entries, channel) => {
+      const { found, missing } = select(entries, params);
+      const now = new Date().toISOString();
+      const publications: Publication[] = found.map((e) => ({
+        exchange: "",
+        routingKey: this.names.work,
+        message: encodeJob({ ...e.json, attempts: 0, availableAt: now }),
+      }));
+      await this.connection.publish("retry dead letters", publications);
+      for (const e of found) channel.ack(e.message);
+      return { retried: unique(found.map((e) => e.json.id)), missing };
+    });
+  }
+
+  async discard(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
+    return this.browse("discard dead letters", async (entries, channel) => {
+      const { found, missing } = select(entries, params);
+      for (const e of found) channel.ack(e.message);
+      return { discarded: unique(found.map((e) => e.json.id)), missing };
+    });
+  }
+
+  private browse<T>(operation: string, use: (entries: DeadEntry[], channel: Channel) => Promise<T>): Promise<T> {
+    const run = this.turn.then(() =>
+      this.connection.withChannel(operation, async (channel) => {
+        const entries: DeadEntry[] = [];
+        // Stop at the count the first get reports, so dead letters arriving meanwhile cannot keep us reading.
+        let expected = Number.POSITIVE_INFINITY;
+        try {
+          while (entries.length < expected) {
+            const message = await channel.get(this.names.dead, { noAck: false });
+            if (message === false) break;
+            if (expected === Number.POSITIVE_INFINITY) expected = message.fields.messageCount + 1;
+            entries.push(this.entry(message, entries.length));
+          }
+          return await use(entries, channel);
+        } finally {
+          // Everything not acked goes back where it was. Closing the channel would do it too; this is explicit.
+          try {
+            channel.nackAll(true);
+          } catch {
+            // Channel already closed: the broker requeued them.
+          }
+        }
+      }),
+    );
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private entry(message: GetMessage, position: number): DeadEntry {
+    const decoded = decodeJob(message.content);
+    const diedAt = numberHeader(message.properties.headers, Header.diedAt) ?? (message.properties.timestamp ?? 0) * 1000;
+    const json = decoded.ok
+      ? decoded.json
+      : unreadableJob({
+          content: message.content,
+          reason: decoded.reason,
+          queue: this.names.dead,
+          messageId: message.properties.messageId,
+          // Stable across browses, so the operator can discard it by the id the list showed.
+          fallbackId: `unreadable-${createHash("sha256").update(message.content).digest("hex").slice(0, 24)}`,
+          exchange: message.fields.exchange,
+          routingKey: message.fields.routingKey,
+          headers: message.properties.headers,
+        });
+    return { message, json, diedAt, position };
+  }
+}
+
+function newestFirst(entries: DeadEntry[]): DeadEntry[] {
+  return [...entries].sort((a, b) => b.diedAt - a.diedAt || b.position - a.position);
+}
+
+function toDeadJob(entry: DeadEntry): DeadJob {
+  return { job: entry.json, diedAt: new Date(entry.diedAt).toISOString(), lastError: entry.json.errors.at(-1) ?? null };
+}
+
+function select(entries: DeadEntry[], params: RetryDeadParams): { found: DeadEntry[]; missing: string[] } {
+  if ("all" in params) return { found: entries, missing: [] };
+  const wanted = new Set(params.ids);
+  const found = entries.filter((e) => wanted.has(e.json.id));
+  const seen = new Set(found.map((e) => e.json.id));
+  return { found, missing: params.ids.filter((id) => !seen.has(id)) };
+}
+
+function unique(ids: string[]): string[] {
+  return [...new Set(ids)];
+}

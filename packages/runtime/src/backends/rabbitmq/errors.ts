@@ -1,0 +1,94 @@
+import { BackendError, JfastError } from "../../errors/jfast-error.js";
+
+export const DOCS = "docs/rabbitmq.md";
+
+/** Driver errors that mean "the broker is not reachable right now" rather than "the broker refused this". */
+const UNAVAILABLE =
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|Connection closed|Channel closed|Channel ended|CONNECTION_FORCED|Socket closed|socket hang up/i;
+
+/** AMQP reply codes we branch on (amqplib puts them on `error.code`). */
+export const ReplyCode = {
+  notFound: 404,
+  preconditionFailed: 406,
+  accessRefused: 403,
+} as const;
+
+export function replyCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "number" ? code : undefined;
+}
+
+interface Where {
+  operation: string;
+  url: string;
+  queue: string;
+}
+
+/** Translates an amqplib error into a BackendError at the backend boundary; our own errors pass through. */
+export function translateAmqpError(error: unknown, where: Where): JfastError {
+  if (error instanceof JfastError) return error;
+  const text = error instanceof Error ? error.message : String(error);
+  const url = redactUrl(where.url);
+  const code = replyCode(error);
+  if (/ACCESS_REFUSED|403|authentication|PLAIN login refused/i.test(text) || code === ReplyCode.accessRefused) {
+    return new BackendError(`the RabbitMQ queue "${where.queue}" could not ${where.operation}: the broker at ${url} refused the credentials or permissions (${text})`, {
+      code: "BACKEND_AUTH",
+      hint: "put a user with configure/write/read rights on the vhost in the URL: amqp://user:password@host:5672/vhost",
+      docs: DOCS,
+      cause: error,
+    });
+  }
+  if (code === ReplyCode.notFound) {
+    return new BackendError(`the RabbitMQ queue "${where.queue}" could not ${where.operation}: part of its topology is missing on the broker (${text})`, {
+      code: "BACKEND_TOPOLOGY_MISSING",
+      hint: "start the service once (jfast.start() declares the queues and exchanges), or restore what was deleted on the broker",
+      docs: `${DOCS}#names`,
+      cause: error,
+    });
+  }
+  if (UNAVAILABLE.test(text)) {
+    return new BackendError(`the RabbitMQ queue "${where.queue}" could not ${where.operation}: the broker at ${url} is unreachable (${text})`, {
+      code: "BACKEND_UNAVAILABLE",
+      hint: `start RabbitMQ or fix the address: [plugin.queue] url in jfast.toml, or AMQP_URL (now ${url})`,
+      docs: DOCS,
+      cause: error,
+    });
+  }
+  return new BackendError(`the RabbitMQ queue "${where.queue}" could not ${where.operation}: ${text}`, {
+    code: "BACKEND_ERROR",
+    hint: "this is RabbitMQ refusing an operation; check the broker log",
+    docs: DOCS,
+    cause: error,
+  });
+}
+
+/**
+ * The broker refused to redeclare part of the cascade with other arguments: it was declared with another unit
+ * (every level's TTL differs) or another level count (level 0's dead-letter key differs). RabbitMQ never
+ * changes a declared queue's arguments, so the only way forward is another queue name.
+ */
+export function topologyMismatch(error: unknown, params: { queue: string; unitMs: number; levels: number }): JfastError {
+  const text = error instanceof Error ? error.message : String(error);
+  return new BackendError(
+    `the RabbitMQ broker already holds queue "${params.queue}" with a different delay cascade than this configuration (${params.levels} levels of ${params.unitMs} ms): ${text}`,
+    {
+      code: "RABBITMQ_TOPOLOGY_MISMATCH",
+      hint:
+        `the delay unit and the number of levels are part of the broker topology and cannot change under the same name; ` +
+        `give the queue another name ([plugin.queue] name), or drain "${params.queue}", "${params.queue}.dead" and "${params.queue}.delay.*" and delete them first`,
+      docs: `${DOCS}#changing-the-cascade`,
+      cause: error,
+    },
+  );
+}
+
+/** The URL without its password, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(an unparsable URL)";
+  }
+}

@@ -1,0 +1,228 @@
+import { randomUUID } from "node:crypto";
+import type { Options } from "amqplib";
+import type { AttemptError, JobJSON } from "../../core/job.js";
+import { Header } from "./names.js";
+
+/**
+ * The wire form of a job on RabbitMQ: the JobJSON as the UTF-8 JSON body (the same bytes every backend stores),
+ * persistent, with jfast's headers mirroring what an operator wants to see in the broker's UI.
+ */
+export interface Outgoing {
+  content: Buffer;
+  options: Options.Publish;
+}
+
+export interface EncodeExtras {
+  /** Epoch ms; only for delays longer than the cascade (see Header.dueAt). */
+  dueAt?: number;
+  /** Epoch ms; only on dead letters. */
+  diedAt?: number;
+}
+
+export function encodeJob(json: JobJSON, extras: EncodeExtras = {}): Outgoing {
+  const headers: Record<string, unknown> = {
+    [Header.attempts]: json.attempts,
+    [Header.task]: json.task,
+  };
+  if (extras.dueAt !== undefined) headers[Header.dueAt] = extras.dueAt;
+  if (extras.diedAt !== undefined) {
+    const last = json.errors.at(-1);
+    headers[Header.diedAt] = extras.diedAt;
+    if (last) {
+      headers[Header.lastError] = `${last.class}: ${last.message}`;
+      if (last.reason) headers[Header.lastReason] = last.reason;
+    }
+    headers[Header.errors] = json.errors.map((e) => `attempt ${e.attempt}: ${e.class}: ${e.message}`);
+  }
+  return {
+    content: Buffer.from(JSON.stringify(json)),
+    options: {
+      persistent: true,
+      mandatory: true,
+      contentType: "application/json",
+      contentEncoding: "utf-8",
+      messageId: json.id,
+      type: json.task,
+      appId: "jfast",
+      timestamp: Math.floor(Date.now() / 1000),
+      headers,
+    },
+  };
+}
+
+export type Decoded = { ok: true; json: JobJSON } | { ok: false; reason: string };
+
+/**
+ * Reads a job from a message body. Anything that is not a jfast job (not JSON, not an object, wrong types)
+ * comes back as a reason instead of throwing, so one bad message can never stop a consumer.
+ * Only `id` and `task` are required; the other fields take the defaults a new Job would have, so a job
+ * published by hand from the broker's UI (`{"id": "...", "task": "...", "payload": {...}}`) runs too.
+ */
+export function decodeJob(content: Buffer): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(content.toString("utf8"));
+  } catch (error) {
+    return { ok: false, reason: `the body is not JSON (${(error as Error).message})` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, reason: `the body is JSON but not an object (${Array.isArray(value) ? "an array" : typeof value})` };
+  }
+  const v = value as Record<string, unknown>;
+  const problems: string[] = [];
+  const str = (key: string, required: boolean): string | null => {
+    const x = v[key];
+    if (x === undefined || x === null) {
+      if (required) problems.push(`"${key}" is missing`);
+      return null;
+    }
+    if (typeof x !== "string" || (required && x.length === 0)) {
+      problems.push(`"${key}" must be a ${required ? "non-empty " : ""}string`);
+      return null;
+    }
+    return x;
+  };
+  const num = (key: string, min: number): number | null => {
+    const x = v[key];
+    if (x === undefined || x === null) return null;
+    if (typeof x !== "number" || !Number.isFinite(x) || x < min) {
+      problems.push(`"${key}" must be a number ≥ ${min}`);
+      return null;
+    }
+    return x;
+  };
+  const date = (key: string): string | null => {
+    const x = str(key, false);
+    if (x !== null && Number.isNaN(Date.parse(x))) {
+      problems.push(`"${key}" must be an ISO-8601 date`);
+      return null;
+    }
+    return x;
+  };
+  const id = str("id", true);
+  const task = str("task", true);
+  const attempts = num("attempts", 0);
+  const maxAttempts = num("maxAttempts", 1);
+  const timeoutMs = num("timeoutMs", 1);
+  const availableAt = date("availableAt");
+  const createdAt = date("createdAt");
+  const tenantId = str("tenantId", false);
+  const requestId = str("requestId", false);
+  const trace = readTrace(v.trace, problems);
+  const errors = readErrors(v.errors, problems);
+  if (attempts !== null && !Number.isInteger(attempts)) problems.push(`"attempts" must be a whole number`);
+  if (problems.length > 0 || id === null || task === null) return { ok: false, reason: `not a jfast job: ${problems.join("; ")}` };
+  const now = new Date().toISOString();
+  return {
+    ok: true,
+    json: {
+      id,
+      task,
+      payload: v.payload === undefined ? {} : v.payload,
+      attempts: attempts ?? 0,
+      maxAttempts,
+      availableAt: availableAt ?? now,
+      createdAt: createdAt ?? availableAt ?? now,
+      tenantId,
+      requestId,
+      trace,
+      errors,
+      timeoutMs,
+    },
+  };
+}
+
+function readTrace(x: unknown, problems: string[]): JobJSON["trace"] {
+  if (x === undefined || x === null) return null;
+  const t = x as Record<string, unknown>;
+  if (typeof x !== "object" || typeof t.traceparent !== "string" || (t.tracestate !== undefined && typeof t.tracestate !== "string")) {
+    problems.push(`"trace" must be { traceparent, tracestate? }`);
+    return null;
+  }
+  return t.tracestate === undefined ? { traceparent: t.traceparent } : { traceparent: t.traceparent, tracestate: t.tracestate as string };
+}
+
+function readErrors(x: unknown, problems: string[]): AttemptError[] {
+  if (x === undefined || x === null) return [];
+  if (!Array.isArray(x)) {
+    problems.push(`"errors" must be an array`);
+    return [];
+  }
+  for (const e of x) {
+    const r = e as Record<string, unknown> | null;
+    if (typeof r !== "object" || r === null || typeof r.class !== "string" || typeof r.message !== "string" || typeof r.attempt !== "number") {
+      problems.push(`"errors" entries must be { attempt, at, class, message }`);
+      break;
+    }
+  }
+  return x as AttemptError[];
+}
+
+/**
+ * A message that is not a job, turned into a dead job that carries the original untouched: the body (UTF-8
+ * when it is valid UTF-8, else base64), where it was published and its headers. It is listed, discarded and
+ * retried like any dead letter; retried, it dies again at once as an unknown task.
+ */
+export function unreadableJob(params: {
+  content: Buffer;
+  reason: string;
+  queue: string;
+  messageId?: string | undefined;
+  /** Used when the message has no id; a stable one lets an operator retry or discard it by id. */
+  fallbackId?: string | undefined;
+  exchange: string;
+  routingKey: string;
+  headers?: Record<string, unknown> | undefined;
+}): JobJSON {
+  const now = new Date().toISOString();
+  const utf8 = params.content.toString("utf8");
+  const isUtf8 = Buffer.from(utf8, "utf8").equals(params.content);
+  const error: AttemptError = {
+    attempt: 1,
+    at: now,
+    class: "UnreadableMessage",
+    message: `a message on queue "${params.queue}" is not a jfast job and was dead-lettered untouched: ${params.reason}`,
+    reason: "unreadable message",
+  };
+  return {
+    id: params.messageId && params.messageId.length > 0 ? params.messageId : (params.fallbackId ?? `unreadable-${randomUUID()}`),
+    task: UNREADABLE_TASK,
+    payload: {
+      body: isUtf8 ? utf8 : params.content.toString("base64"),
+      encoding: isUtf8 ? "utf8" : "base64",
+      exchange: params.exchange,
+      routingKey: params.routingKey,
+      headers: jsonSafe(params.headers ?? {}),
+    },
+    attempts: 1,
+    maxAttempts: 1,
+    availableAt: now,
+    createdAt: now,
+    tenantId: null,
+    requestId: null,
+    trace: null,
+    errors: [error],
+    timeoutMs: null,
+  };
+}
+
+/** The task name dead letters of unreadable messages carry; the registry refuses it as a task name, so it never runs. */
+export const UNREADABLE_TASK = "(unreadable message)";
+
+/** Header values can be Buffers or 64-bit numbers; keep what JSON can carry. */
+function jsonSafe(value: unknown): unknown {
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, x) => (typeof x === "bigint" ? x.toString() : x)));
+  } catch {
+    return {};
+  }
+}
+
+/** Reads a numeric header written by us (amqplib may hand back numbers, or bigints for 64-bit values). */
+export function numberHeader(headers: Record<string, unknown> | undefined, name: string): number | null {
+  const x = headers?.[name];
+  if (typeof x === "number" && Number.isFinite(x)) return x;
+  if (typeof x === "bigint") return Number(x);
+  if (typeof x === "string" && x.trim() !== "" && Number.isFinite(Number(x))) return Number(x);
+  return null;
+}

@@ -1,0 +1,355 @@
+import type { ConsumeMessage } from "amqplib";
+import type { AttemptError, Job, JobJSON } from "../../core/job.js";
+import { JobState } from "../../core/job-state.js";
+import {
+  BackendKind,
+  workerLostError,
+  type ClaimParams,
+  type DeadJob,
+  type Depths,
+  type EnqueueResult,
+  type JobInfo,
+  type QueueBackend,
+  type RetryDeadParams,
+} from "../../core/queue-backend.js";
+import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
+import type { Arrival } from "./arrival.js";
+import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
+import { Consumer, type Delivery } from "./consumer.js";
+import { DeadLetters } from "./dead-letters.js";
+import { assertCascadeShape, DEFAULT_CASCADE, planDelay, type CascadeShape } from "./delay-key.js";
+import { DOCS } from "./errors.js";
+import { encodeJob, unreadableJob } from "./message.js";
+import { queueNames, type QueueNames } from "./names.js";
+import { RecentIds } from "./recent-ids.js";
+import { declareTopology } from "./topology.js";
+
+export interface RabbitMqBackendOptions {
+  /** amqp://user:password@host:5672/vhost (amqps:// for TLS). */
+  url: string;
+  /** The work queue's name; every other name derives from it (see names.ts). */
+  queue: string;
+  /**
+   * The delay cascade's unit and level count (default 100 ms × 25 levels ≈ 38 days). They are broker
+   * topology: a queue declared with one shape refuses another, so changing them needs another queue name.
+   */
+  delay?: Partial<CascadeShape>;
+  /** How long an operation waits for the broker (e.g. during a restart) before failing; default 10 s. */
+  connectTimeoutMs?: number;
+  /**
+   * AMQP heartbeat in seconds, unless the URL sets `heartbeat=`; default 30. The broker requeues a silent
+   * connection's deliveries after about two heartbeats: how fast a vanished host's jobs come back.
+   */
+  heartbeatSeconds?: number;
+  /** How many recently enqueued ids this process remembers to keep a repeated enqueue a no-op; default 100 000. */
+  recentIds?: number;
+  logger?: BackendLogger;
+}
+
+/** Channels used side by side to declare the topology and to read the 27 queue counts. */
+const TOPOLOGY_CHANNELS = 8;
+const DEPTH_CHANNELS = 4;
+
+/**
+ * QueueBackend on RabbitMQ (amqplib). How each part of the protocol maps onto the broker:
+ *  - enqueue: a persistent publish with publisher confirms, to the work queue, or into the delay cascade
+ *    (topology.ts, delay-key.ts) when the job is due later. Resolves once the broker has it.
+ *  - claim: the consumer's pushed deliveries (consumer.ts); attempts = published attempts + 1.
+ *  - lease: the unacked delivery. Connection or channel loss → the broker redelivers → the receiver records
+ *    "worker lost" (arrival.ts). Inside a live process an unextended lease is nacked back the same way.
+ *  - complete: ack. retry: publish the next attempt through the cascade, then ack. kill: publish to the dead
+ *    queue, then ack. release: publish the same message again (attempts as before the claim), then ack.
+ *    Publishing first means a crash in between leaves a duplicate, never a loss.
+ *  - dead letters: `<queue>.dead`, browsed (dead-letters.ts).
+ */
+export class RabbitMqBackend implements QueueBackend {
+  readonly kind = BackendKind.rabbitmq;
+  readonly names: QueueNames;
+  readonly shape: CascadeShape;
+  private readonly options: RabbitMqBackendOptions;
+  private readonly connection: BrokerConnection;
+  private readonly consumer: Consumer;
+  private readonly dead: DeadLetters;
+  private readonly recent: RecentIds;
+  private readonly connectTimeoutMs: number;
+  private declared = false;
+
+  constructor(options: RabbitMqBackendOptions) {
+    this.options = options;
+    this.shape = { unitMs: options.delay?.unitMs ?? DEFAULT_CASCADE.unitMs, levels: options.delay?.levels ?? DEFAULT_CASCADE.levels };
+    try {
+      assertCascadeShape(this.shape);
+      this.names = queueNames(options.queue, this.shape.levels);
+    } catch (error) {
+      throw new ConfigError(`the RabbitMQ queue "${options.queue}" cannot be built: ${(error as Error).message}`, {
+        code: "RABBITMQ_OPTIONS_INVALID",
+        hint: "use a shorter [plugin.queue] name, or a delay cascade RabbitMQ accepts (unit ≥ 1 ms, top-level TTL ≤ 2^32 - 1 ms)",
+        docs: DOCS,
+      });
+    }
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.connection = new BrokerConnection({
+      url: withHeartbeat(options.url, options.heartbeatSeconds ?? 30),
+      queue: options.queue,
+      connectTimeoutMs: this.connectTimeoutMs,
+      logger: options.logger,
+      onSession: async (session) => {
+        if (this.declared) {
+          const channels = await Promise.all(Array.from({ length: TOPOLOGY_CHANNELS }, () => session.model.createChannel()));
+          for (const channel of channels) channel.on("error", () => undefined);
+          try {
+            await declareTopology(channels, this.names, this.shape);
+          } finally {
+            await Promise.all(channels.map((channel) => channel.close().catch(() => undefined)));
+          }
+        }
+        await this.consumer.onSession(session);
+      },
+      onLost: (session) => this.consumer.onLost(session),
+    });
+    this.consumer = new Consumer({
+      connection: this.connection,
+      names: this.names,
+      logger: options.logger,
+      repair: (arrival, message) => this.repair(arrival, message),
+    });
+    this.dead = new DeadLetters(this.connection, this.names);
+    this.recent = new RecentIds(options.recentIds ?? 100_000);
+  }
+
+  async setup(): Promise<void> {
+    await this.connection.withChannels(TOPOLOGY_CHANNELS, "declare its queues and exchanges", (channels) =>
+      declareTopology(channels, this.names, this.shape),
+    );
+    this.declared = true;
+  }
+
+  async close(): Promise<void> {
+    if (this.connection.isClosed) return;
+    const unclaimed = await this.consumer.close();
+    if (unclaimed.length > 0) {
+      // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
+      // would make the broker flag them redelivered, which reads as a lost attempt.
+      await this.putBack(unclaimed, (d) => d.json).catch((error: unknown) =>
+        this.options.logger?.warn("could not return unclaimed jobs at close; they come back as lost attempts", { error: (error as Error).message }),
+      );
+    }
+    await this.connection.close();
+  }
+
+  async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    const fresh: Job[] = [];
+    const seen = new Set<string>();
+    for (const job of jobs) {
+      if (this.recent.has(job.id) || seen.has(job.id)) continue;
+      seen.add(job.id);
+      fresh.push(job);
+    }
+    await this.publishPatiently("enqueue jobs", () => fresh.map((job) => this.route(job.toJSON(), job.availableAt.getTime())));
+    for (const job of fresh) this.recent.add(job.id);
+    return { inserted: fresh.map((job) => job.id) };
+  }
+
+  claim(params: ClaimParams): Promise<Job[]> {
+    return this.consumer.claim(params);
+  }
+
+  async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+    this.consumer.extend(params);
+  }
+
+  async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
+    const delivery = this.consumer.take(workerId, job);
+    if (delivery) this.consumer.ack(delivery);
+  }
+
+  async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
+    const delivery = this.consumer.take(params.workerId, params.job);
+    if (!delivery) return;
+    const json = spent(delivery, params.error);
+    json.availableAt = params.availableAt.toISOString();
+    await this.replace(delivery, [this.route(json, params.availableAt.getTime())]);
+  }
+
+  async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    const delivery = this.consumer.take(params.workerId, params.job);
+    if (!delivery) return;
+    await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
+  }
+
+  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+    const deliveries = jobs.map((job) => this.consumer.take(workerId, job)).filter((d): d is Delivery => d !== null);
+    // The message as it was published: its attempts never included this delivery, so the attempt is returned.
+    await this.putBack(deliveries, (d) => ({ ...d.json, availableAt: new Date().toISOString() }));
+  }
+
+  waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+    return this.consumer.wait(params);
+  }
+
+  listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]> {
+    return this.dead.list(params);
+  }
+
+  retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+    return this.dead.retry(params);
+  }
+
+  discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
+    return this.dead.discard(params);
+  }
+
+  /**
+   * ready: the work queue's message count plus what this process was pushed and has not claimed.
+   * scheduled: every delay level's message count. running: jobs this process runs (the broker does not report
+   * other consumers' unacked messages over AMQP). dead: the dead queue's message count.
+   */
+  async depths(): Promise<Depths> {
+    // Round trips on the consuming channel before and after the counts, so a message is never in flight
+    // between the broker's count and our buffer when we add them up.
+    if (this.consumer.isConsuming) await this.consumer.barrier();
+    const counts = await this.connection.withChannels(DEPTH_CHANNELS, "read queue depths", async (channels) => {
+      const names = [this.names.work, this.names.dead, ...Array.from({ length: this.shape.levels }, (_, level) => this.names.delayLevel(level))];
+      const counts = await Promise.all(
+        channels.map(async (channel, index) => {
+          const mine: Array<[string, number]> = [];
+          for (let i = index; i < names.length; i += channels.length) mine.push([names[i]!, (await channel.checkQueue(names[i]!)).messageCount]);
+          return mine;
+        }),
+      );
+      const byName = new Map(counts.flat());
+      const scheduled = names.slice(2).reduce((sum, name) => sum + (byName.get(name) ?? 0), 0);
+      return { ready: byName.get(this.names.work) ?? 0, dead: byName.get(this.names.dead) ?? 0, scheduled };
+    });
+    if (this.consumer.isConsuming) await this.consumer.barrier();
+    return { ready: counts.ready + this.consumer.bufferedCount, scheduled: counts.scheduled, running: this.consumer.heldCount, dead: counts.dead };
+  }
+
+  /**
+   * Finds a job this process holds (running or pushed to it) or a dead letter. A job waiting in the work queue
+   * or the cascade cannot be looked up by id in RabbitMQ without taking it out: NotSupportedError.
+   */
+  async getJob({ id }: { id: string }): Promise<JobInfo | null> {
+    const running = this.consumer.heldDeliveries().find((d) => d.json.id === id);
+    if (running) {
+      return {
+        job: { ...structuredClone(running.json), attempts: running.json.attempts + 1 },
+        state: JobState.running,
+        lockedBy: running.workerId,
+        lockedUntil: running.lockedUntil === null ? null : new Date(running.lockedUntil).toISOString(),
+        diedAt: null,
+      };
+    }
+    const pushed = this.consumer.bufferedDeliveries().find((d) => d.json.id === id);
+    if (pushed) return { job: structuredClone(pushed.json), state: JobState.ready, lockedBy: null, lockedUntil: null, diedAt: null };
+    const dead = await this.dead.find(id);
+    if (dead) return { job: dead.json, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: new Date(dead.diedAt).toISOString() };
+    throw new NotSupportedError(`job ${id} is not a dead letter and not running in this process; RabbitMQ cannot look up a waiting message by id`, {
+      hint: "dead letters and jobs this process runs can be looked up; for jobs waiting in the queue use the RabbitMQ management UI",
+      docs: `${DOCS}#limits`,
+    });
+  }
+
+  /** Where a job goes to become claimable at `dueMs`: the work queue now, or the top of the delay cascade. */
+  private route(json: JobJSON, dueMs: number): Publication {
+    const delayMs = dueMs - Date.now();
+    if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json) };
+    const plan = planDelay(delayMs, this.shape);
+    return {
+      exchange: this.names.delayEntry,
+      routingKey: plan.routingKey,
+      message: encodeJob(json, plan.overflow ? { dueAt: dueMs } : {}),
+    };
+  }
+
+  private toDead(json: JobJSON): Publication {
+    return { exchange: "", routingKey: this.names.dead, message: encodeJob(json, { diedAt: Date.now() }) };
+  }
+
+  /** Publishes what replaces a delivery, then acks it. If the publish fails the delivery goes back (lost attempt). */
+  private async replace(delivery: Delivery, publications: Publication[]): Promise<void> {
+    try {
+      await this.connection.publish("record the job's outcome", publications);
+    } catch (error) {
+      this.consumer.nack(delivery);
+      throw error;
+    }
+    this.consumer.ack(delivery);
+  }
+
+  private async putBack(deliveries: Delivery[], json: (d: Delivery) => JobJSON): Promise<void> {
+    if (deliveries.length === 0) return;
+    try {
+      await this.connection.publish(
+        "return jobs to the queue",
+        deliveries.map((d) => ({ exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) })),
+      );
+    } catch (error) {
+      for (const d of deliveries) this.consumer.nack(d);
+      throw error;
+    }
+    for (const d of deliveries) this.consumer.ack(d);
+  }
+
+  /** Handles an arrival that is not handed out: records a lost attempt, sends an early one round, buries garbage. */
+  private async repair(arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage): Promise<void> {
+    if (arrival.kind === "early") {
+      await this.connection.publish("send a long delay round the cascade again", [this.route(arrival.json, arrival.dueAt)]);
+      return;
+    }
+    if (arrival.kind === "unreadable") {
+      const json = unreadableJob({
+        content: message.content,
+        reason: arrival.reason,
+        queue: this.names.work,
+        messageId: message.properties.messageId,
+        exchange: message.fields.exchange,
+        routingKey: message.fields.routingKey,
+        headers: message.properties.headers,
+      });
+      this.options.logger?.error("dead-lettered a message that is not a jfast job", { id: json.id, reason: arrival.reason });
+      await this.connection.publish("dead-letter an unreadable message", [this.toDead(json)]);
+      return;
+    }
+    // lost: the attempt it was delivered for is spent. Record it in a fresh message (the redelivered one
+    // cannot be changed), dead when it was the last one.
+    const attempt = arrival.json.attempts + 1;
+    const json: JobJSON = { ...arrival.json, attempts: attempt, errors: [...arrival.json.errors, workerLostError(attempt)] };
+    const spentAll = attempt >= (json.maxAttempts ?? 1);
+    await this.connection.publish("record a lost attempt", [
+      spentAll ? this.toDead(json) : { exchange: "", routingKey: this.names.work, message: encodeJob(json) },
+    ]);
+  }
+
+  /** Publishes, waiting out a broker restart: an unconfirmed publish is retried (a duplicate, never a loss). */
+  private async publishPatiently(operation: string, build: () => Publication[]): Promise<void> {
+    const deadline = Date.now() + this.connectTimeoutMs;
+    for (;;) {
+      try {
+        await this.connection.publish(operation, build());
+        return;
+      } catch (error) {
+        const retryable = error instanceof JfastError && error.code === "BACKEND_UNAVAILABLE";
+        if (!retryable || Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+}
+
+/** The stored job with the attempt it was delivered for counted and its error recorded. */
+function spent(delivery: Delivery, error: AttemptError): JobJSON {
+  const json = structuredClone(delivery.json);
+  json.attempts += 1;
+  json.errors.push(error);
+  return json;
+}
+
+function withHeartbeat(url: string, seconds: number): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes("?") ? "&" : "?"}heartbeat=${seconds}`;
+}
+
+export function createRabbitMqBackend(options: RabbitMqBackendOptions): RabbitMqBackend {
+  return new RabbitMqBackend(options);
+}

@@ -1,0 +1,24 @@
+import { describeProtocol } from "./protocol.js";
+import { describeWorker } from "./worker.js";
+import type { BackendFactory } from "./harness.js";
+import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
+
+const rabbitmq: BackendFactory = {
+  name: "rabbitmq",
+  // A lease that runs out is handed back to the broker, which redelivers it; allow that round trip.
+  leaseSlackMs: 100,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue);
+    return {
+      backend,
+      async cleanup() {
+        await backend.close();
+        await dropQueue(queue);
+      },
+    };
+  },
+};
+
+describeProtocol(rabbitmq);
+describeWorker(rabbitmq);
