@@ -46,11 +46,11 @@ export function executorFor(session: unknown): SqlExecutor {
 
 /**
  * `$n` placeholders become drizzle params in order of appearance (drizzle numbers them again itself).
- * jfast's statements never contain a `$` followed by digits inside a string literal, which is what makes
- * this split safe for them.
+ * Comments go first: statement headers name their parameters ("$1 queue"). jfast's statements never hold
+ * `--` or `$<digits>` inside a string literal, which is what makes this text-level rewrite safe for them.
  */
 export function toDrizzleSql(text: string, params: readonly unknown[]): SQL {
-  const parts = text.split(/\$(\d+)/);
+  const parts = text.replace(/--[^\n]*/g, "").split(/\$(\d+)/);
   const query = sql.empty();
   parts.forEach((part, i) => {
     if (i % 2 === 0) {
@@ -59,7 +59,8 @@ export function toDrizzleSql(text: string, params: readonly unknown[]): SQL {
     }
     const index = Number(part) - 1;
     if (index < 0 || index >= params.length) throw new Error(`statement refers to $${part} but has ${params.length} parameter(s)`);
-    query.append(sql`${params[index]}`);
+    // sql.param: one parameter even for an array (a bare array in sql`` would expand into a list).
+    query.append(sql`${sql.param(params[index])}`);
   });
   return query;
 }

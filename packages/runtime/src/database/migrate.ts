@@ -33,7 +33,7 @@ export async function loadMigrations(): Promise<Migration[]> {
  * Brings `schema` up to date. Several processes may start at once (an API and its workers on deploy):
  * each takes the same transaction-scoped advisory lock, keyed by the schema name, before looking at what
  * is applied, so exactly one applies each migration and the others find it done. The schema itself is
- * created under the lock too: concurrent `CREATE SCHEMA IF NOT EXISTS` can fail on a unique violation.
+ * created under the lock too: two concurrent `CREATE SCHEMA IF NOT EXISTS` can fail on a unique violation.
  * All pending migrations apply in one transaction: a failure leaves the schema as it was.
  */
 export async function migrate(params: { db: SqlDatabase; schema: string; logger?: Logger }): Promise<{ applied: number[] }> {
@@ -41,7 +41,22 @@ export async function migrate(params: { db: SqlDatabase; schema: string; logger?
   const migrations = await loadMigrations();
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`jfast.migrate:${schema}`]);
-    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+    // Look before creating: CREATE SCHEMA IF NOT EXISTS demands CREATE on the database even when the
+    // schema exists, which an application role given a ready-made schema does not have.
+    const existing = await tx.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    if (existing.length === 0) {
+      try {
+        await tx.query(`CREATE SCHEMA ${quoteIdent(schema)}`);
+      } catch (cause) {
+        if (cause instanceof JfastError) throw cause;
+        throw new JfastError(`cannot create schema "${schema}": ${(cause as Error).message}`, {
+          code: "MIGRATION_FAILED",
+          hint: `create the schema beforehand (CREATE SCHEMA ${quoteIdent(schema)} AUTHORIZATION <app role>) or grant the role CREATE on the database`,
+          docs: "docs/postgres.md#migrations",
+          cause,
+        });
+      }
+    }
     // The connection's search_path may have been resolved before the schema existed; say it again.
     await tx.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
     await tx.query(

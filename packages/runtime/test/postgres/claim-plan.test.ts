@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SQL } from "../../src/backends/postgres/load-sql.js";
+import { workerLostError } from "../../src/core/queue-backend.js";
+import { jsonbText } from "../../src/backends/postgres/job-rows.js";
+import { openTestBackend } from "./pg-test-env.js";
+
+/**
+ * Finished rows accumulate in jfast_jobs by design; the claim and /ready must never read them. Proven on
+ * the plans PostgreSQL picks for a table that is almost all completed and dead rows.
+ */
+describe("postgres: query plans on a table full of finished rows", () => {
+  let env: Awaited<ReturnType<typeof openTestBackend>>;
+  const QUEUE = "jfast.jobs";
+
+  beforeAll(async () => {
+    env = await openTestBackend({ queue: QUEUE });
+    const { database } = env;
+    await database.sql.query(`
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, finished_at)
+      SELECT 'done-' || g, '${QUEUE}', 'bulk.done', '{}', 'completed', 1, 3, now() FROM generate_series(1, 120000) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, died_at, errors)
+      SELECT 'dead-' || g, '${QUEUE}', 'bulk.dead', '{}', 'dead', 3, 3, now() - g * interval '1 second', '[{"message":"x"}]'
+      FROM generate_series(1, 60000) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts)
+      SELECT 'ready-' || g, '${QUEUE}', 'bulk.ready', '{}', 'ready', 0, 3 FROM generate_series(1, 20) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, locked_by, locked_until)
+      SELECT 'running-' || g, '${QUEUE}', 'bulk.running', '{}', 'running', 1, 3, 'w', now() + interval '1 minute' FROM generate_series(1, 5) g;
+      ANALYZE jfast_jobs;
+    `);
+  }, 180_000);
+
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  async function plan(sql: string, params: unknown[]): Promise<string> {
+    const rows = await env.database.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, params);
+    return rows.map((r) => r["QUERY PLAN"]).join("\n");
+  }
+
+  it("claims through the two partial indexes, never scanning the table", async () => {
+    const text = await plan(SQL.claim, [QUEUE, 10, "w1", 30_000, jsonbText(workerLostError(0))]);
+    expect(text).toMatch(/Index Scan using jfast_jobs_ready_idx on jfast_jobs/);
+    expect(text).toMatch(/Index Scan using jfast_jobs_lease_idx on jfast_jobs/);
+    expect(text).toMatch(/LockRows/);
+    expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
+  });
+
+  it("still finds the 20 live jobs among 180 000 finished ones", async () => {
+    const claimed = await env.backend.claim({ workerId: "w1", limit: 50, leaseMs: 30_000 });
+    expect(claimed.map((j) => j.task).sort()).toEqual(Array(20).fill("bulk.ready"));
+  });
+
+  it("counts depths without visiting finished rows; the dead count comes from the trigger-kept counter", async () => {
+    const text = await plan(SQL.depths, [QUEUE]);
+    expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
+    expect(text).not.toMatch(/jfast_jobs_dead_idx/);
+    expect(text).toMatch(/jfast_jobs_ready_idx/);
+    expect(text).toMatch(/jfast_jobs_lease_idx/);
+    expect(text).toMatch(/jfast_queue_counters/);
+    const depths = await env.backend.depths();
+    expect(depths).toEqual({ ready: 0, scheduled: 0, running: 25, dead: 60_000 });
+  });
+
+  it("finds the next due time and lists dead letters through their indexes", async () => {
+    expect(await plan(SQL.nextDue, [QUEUE])).not.toMatch(/Seq Scan on jfast_jobs/);
+    const listDead = await plan(SQL.listDead, [QUEUE, 20, 0]);
+    expect(listDead).toMatch(/Index Scan using jfast_jobs_dead_idx/);
+    expect(listDead).not.toMatch(/Sort/);
+  });
+});
