@@ -305,6 +305,14 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       const { createRedisBackend } = await import("./backends/redis/redis-backend.js");
       return createRedisBackend({ url: queue.url!, queue: queue.name, logger });
     }
+    case "rabbitmq": {
+      // load-config refuses backend = "rabbitmq" without a url (AMQP_URL or [plugin.queue] url). The broker drops
+      // a silent connection after two heartbeats, so half the visibility timeout makes a vanished host's jobs
+      // come back within about that timeout.
+      const { createRabbitMqBackend } = await import("./backends/rabbitmq/rabbitmq-backend.js");
+      const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil(queue.visibilityTimeoutMs / 2000)));
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger });
+    }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {
         code: "BACKEND_UNAVAILABLE",
