@@ -15,10 +15,11 @@ const HORIZON_YEARS = 60;
  *  - a wall time that happens twice fires at its first occurrence only, unless every hour matches
  *    (`*` in the hour field), in which case it fires in both, so the job keeps running every real hour.
  *
- * Candidates are walked in wall-clock order; instants are almost monotone in wall time, except the second
- * occurrence of a repeated hour, which can come after a later wall time's instant. A candidate that is not a
- * second occurrence is therefore the answer; a second occurrence is kept only until a later wall time
- * proves nothing earlier follows.
+ * Candidates are walked in wall-clock order; instants are almost monotone in wall time, with two exceptions:
+ * the second occurrence of a repeated hour, and a skipped wall time moved forward by a jump that is not a
+ * whole number of the expression's steps; either can come after a later wall time's instant. An ordinary
+ * candidate is therefore the answer; the two exceptions are kept only until a later wall time proves that
+ * nothing earlier follows.
  */
 export function nextCronTick(cron: CronExpression, zone: string, after: number): number | null {
   const current = offsetAt(zone, after);
@@ -34,10 +35,16 @@ export function nextCronTick(cron: CronExpression, zone: string, after: number):
     if (wall === null) return best;
     from = wall + MINUTE;
     const resolved = resolveWall(zone, wall);
-    if (resolved.kind !== "overlap") {
+    if (resolved.kind === "normal") {
       const instant = resolved.instant;
       if (best !== null && instant >= best) return best;
       if (instant > after) return instant;
+      continue;
+    }
+    if (resolved.kind === "gap") {
+      // Moved forward by the jump, it can land after real wall times that follow the gap (a 30-minute jump
+      // moves 02:28 to 02:58, past 02:35): keep it until a wall after the gap proves nothing comes earlier.
+      if (resolved.instant > after && (best === null || resolved.instant < best)) best = resolved.instant;
       continue;
     }
     if (resolved.first > after) {
