@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_KAFKA_IMAGE, resolveConfig } from "../config/load-config.js";
+import { ConfigError } from "../errors/jfast-error.js";
+
+function resolve(events: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, basePort = 8100) {
+  const data = {
+    service: { name: "billing", base_port: basePort },
+    plugins: { enabled: ["events"] },
+    ...(events ? { plugin: { events } } : {}),
+  };
+  return resolveConfig({ root: "/srv/billing", file: "/srv/billing/jfast.toml", data, env }).events!;
+}
+
+describe("[plugin.events]", () => {
+  it("defaults to the broker that `jfast deploy compose` publishes: localhost:<base_port + 2>", () => {
+    expect(resolve(undefined)).toEqual({
+      brokers: ["localhost:8102"],
+      brokersFrom: "default",
+      consumerGroup: "billing",
+      hostPort: 8102,
+      advertisedHost: "localhost",
+      image: DEFAULT_KAFKA_IMAGE,
+    });
+  });
+
+  it("moves the default bootstrap address with host_port", () => {
+    expect(resolve({ host_port: 19092 })).toMatchObject({ brokers: ["localhost:19092"], hostPort: 19092 });
+  });
+
+  it("reads bootstrap_servers as a comma-separated list, and KAFKA_BROKERS over it", () => {
+    expect(resolve({ bootstrap_servers: "k1:9092, k2:9092" })).toMatchObject({ brokers: ["k1:9092", "k2:9092"], brokersFrom: "bootstrap_servers" });
+    expect(resolve({ bootstrap_servers: "k1:9092" }, { KAFKA_BROKERS: "10.0.0.5:9094" })).toMatchObject({
+      brokers: ["10.0.0.5:9094"],
+      brokersFrom: "KAFKA_BROKERS",
+    });
+  });
+
+  it("takes consumer_group, advertised_host and image as written", () => {
+    expect(resolve({ consumer_group: "billing-v2", advertised_host: "kafka.local", image: "bitnamilegacy/kafka:3.9" })).toMatchObject({
+      consumerGroup: "billing-v2",
+      advertisedHost: "kafka.local",
+      image: "bitnamilegacy/kafka:3.9",
+    });
+  });
+
+  it("rejects an address that is not host:port, naming where it came from", () => {
+    expect(() => resolve({}, { KAFKA_BROKERS: "kafka://broker" })).toThrow(/KAFKA_BROKERS: "kafka:\/\/broker" is not host:port/);
+    expect(() => resolve({ bootstrap_servers: "broker" })).toThrow(ConfigError);
+    expect(() => resolve({ host_port: 70000 })).toThrow(/host_port = 70000 is not a port number/);
+  });
+
+  it("rejects unknown keys in the section", () => {
+    expect(() => resolve({ bootstrap_server: "k:1" })).toThrow(/unknown key bootstrap_server/);
+  });
+
+  it("is null when the events plugin is off", () => {
+    const config = resolveConfig({ root: "/r", file: "/r/jfast.toml", data: { service: { name: "billing" } }, env: { KAFKA_BROKERS: "k:1" } });
+    expect(config.events).toBeNull();
+  });
+});
