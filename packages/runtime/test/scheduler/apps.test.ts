@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import { defineTask } from "../../src/core/define-task.js";
+import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Scheduler } from "../../src/scheduler/scheduler.js";
 import { DATABASE_URL, dropSchema, uniqueSchema } from "./pg-env.js";
@@ -83,7 +84,7 @@ describe("the scheduler in two apps sharing a store", () => {
     await a.require<Scheduler>("scheduler").stop();
     await b.require<Scheduler>("scheduler").stop();
     const ticks = expectEachTickOnce(fleet);
-    const db = a.require("database").sql;
+    const db = a.require<DatabaseProvider>("database").sql;
     const jobs = await db.query<{ scheduled_for: string; n: number }>(
       "SELECT payload->>'scheduled_for' AS scheduled_for, count(*)::integer AS n FROM jfast_jobs WHERE task = 'rates.refresh' GROUP BY 1 ORDER BY 1",
     );
