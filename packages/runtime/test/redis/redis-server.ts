@@ -27,7 +27,7 @@ async function ping(): Promise<boolean> {
  * short outage, not an empty server. The server is started again in `finally`, whatever happened; the snapshot
  * is removed afterwards (or a snapshot that was there before is put back), so later restarts start clean.
  */
-export async function restartRedis(params: { downMs: number }): Promise<{ outageMs: number }> {
+export async function restartRedis(params: { downMs: number; whileDown?: () => void }): Promise<{ outageMs: number }> {
   const admin = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   admin.on("error", () => undefined);
   await admin.connect();
@@ -44,6 +44,7 @@ export async function restartRedis(params: { downMs: number }): Promise<{ outage
     admin.disconnect();
     for (let i = 0; i < 100 && (await ping()); i++) await sleep(20);
     if (await ping()) throw new Error("redis-server did not stop after SHUTDOWN SAVE");
+    params.whileDown?.();
     await sleep(params.downMs);
   } finally {
     if (!(await ping())) execFileSync("redis-server", START, { cwd: dir, stdio: "ignore" });

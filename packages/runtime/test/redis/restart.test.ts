@@ -40,7 +40,7 @@ describe("redis: server restart", () => {
       backend,
       lookup: (name) => (name === task.name ? task : undefined),
       execute: (definition, job, signal) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: () => undefined }, job, session: undefined, signal })),
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: <T,>() => undefined as T }, job, session: undefined, signal })),
       logger: createLogger({ service: "restart", level: "silent" }),
       concurrency: 10,
       leaseMs: 30_000,
@@ -50,7 +50,13 @@ describe("redis: server restart", () => {
     });
     worker.start();
     await eventually("the run under way", async () => runs.size >= 100);
-    const { outageMs } = await restartRedis({ downMs: 300 });
+    // A process starting while Redis is down waits for it instead of failing start-up.
+    let lateStarter: Promise<RedisBackend> | null = null;
+    const { outageMs } = await restartRedis({ downMs: 300, whileDown: () => (lateStarter = openBackend(queue)) });
+    expect(lateStarter).not.toBeNull();
+    const late = await lateStarter!;
+    expect((await late.depths()).dead).toBe(0);
+    await late.close();
     const doneAtRestart = runs.size;
     expect(doneAtRestart).toBeLessThan(440);
 

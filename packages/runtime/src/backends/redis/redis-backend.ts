@@ -33,6 +33,8 @@ export interface RedisBackendOptions {
   workerTtlMs?: number;
   /** How long a completed job is kept (job detail, and enqueue of its id stays a no-op); default 24 h. */
   completedRetentionMs?: number;
+  /** How long setup() waits for Redis to answer before start-up fails (rides out a restart); default 10 s. */
+  startupWaitMs?: number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
 }
 
@@ -69,6 +71,8 @@ export class RedisBackend implements QueueBackend {
   private closed = false;
   /** Set while close() returns this process's processing lists: no new waits, commands still go through. */
   private closing = false;
+  /** The socket error behind "Connection is closed" (ECONNREFUSED, ENOTFOUND...), for a useful start-up error. */
+  private lastConnectionError: Error | null = null;
 
   constructor(private readonly options: RedisBackendOptions) {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
@@ -87,7 +91,7 @@ export class RedisBackend implements QueueBackend {
 
   async setup(): Promise<void> {
     try {
-      if (this.redis.status === "wait") await this.redis.connect();
+      await this.waitUntilReady(Date.now() + (this.options.startupWaitMs ?? 10_000));
       const info = await this.redis.info("server");
       const version = /redis_version:(\d+)\.(\d+)/.exec(info);
       if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) {
@@ -98,9 +102,10 @@ export class RedisBackend implements QueueBackend {
         });
       }
     } catch (error) {
-      // Fail start-up loudly instead of retrying in the background forever.
+      // Fail start-up loudly instead of retrying in the background forever, naming the socket error if any.
       this.redis.disconnect(false);
-      throw translateRedisError(error, { operation: "connect", url: this.options.url, queue: this.options.queue });
+      const cause = error instanceof BackendError ? error : (this.lastConnectionError ?? error);
+      throw translateRedisError(cause, { operation: "connect", url: this.options.url, queue: this.options.queue });
     }
     await this.sweep();
     const every = Math.max(50, Math.floor(this.workerTtlMs / 3));
@@ -294,6 +299,22 @@ export class RedisBackend implements QueueBackend {
     };
   }
 
+  /** Connects, waiting through a short outage (a Redis restart while this process starts) until `deadline`. */
+  private async waitUntilReady(deadline: number): Promise<void> {
+    if (this.redis.status === "ready") return;
+    const ready = new Promise<void>((resolve) => this.redis.once("ready", () => resolve()));
+    if (this.redis.status === "wait") {
+      // A failed first attempt is retried by the client's retryStrategy; keep waiting for "ready" below.
+      await this.redis.connect().catch(() => undefined);
+    }
+    if ((this.redis.status as string) === "ready") return;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), Math.max(0, deadline - Date.now()))));
+    const outcome = await Promise.race([ready, expired]);
+    clearTimeout(timer);
+    if (outcome === "expired") throw this.lastConnectionError ?? new Error("Connection is closed.");
+  }
+
   /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */
   async sweep(): Promise<{ jobs: number; workers: number }> {
     const [jobs, workers] = (await this.script("recover", "recover the jobs of vanished workers", ["stale", MAX_WORKERS_PER_SWEEP, this.lostTail])) as [number, number];
@@ -393,7 +414,9 @@ export class RedisBackend implements QueueBackend {
     };
     const connection = new Redis(this.options.url, options);
     // Connection errors surface on the commands that hit them; without a listener ioredis prints each one.
-    connection.on("error", () => undefined);
+    connection.on("error", (error: Error) => {
+      if (role === "commands") this.lastConnectionError = error;
+    });
     return connection;
   }
 }
