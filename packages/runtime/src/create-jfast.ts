@@ -3,6 +3,7 @@ import type { QueueBackend } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
 import type { AppContext, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
+import type { PluginName } from "./config/schema.js";
 import { withRequest, type RequestContext } from "./context/context.js";
 import type { DatabaseProvider } from "./database/database-provider.js";
 import { ConfigError, JfastError } from "./errors/jfast-error.js";
@@ -14,6 +15,7 @@ import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
+import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { collectSchedules } from "./scheduler/schedule.js";
 import type { Scheduler } from "./scheduler/scheduler.js";
 import { createTaskExecutor } from "./worker/execute-task.js";
@@ -69,6 +71,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   for (const module of await discoverModules(config.root)) {
     for (const definition of module.definitions) registry.register(definition);
     eventHandlers.push(...eventHandlersOf(module));
+    for (const declared of schedulesOf(module)) registry.schedule(declared.task, declared.options);
   }
   eventHandlers.push(...(options.handlers ?? []));
   if (eventHandlers.length > 0 && !config.events) {
@@ -281,7 +284,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
 }
 
 /** Which plugin provides each built-in provider. */
-const PROVIDER_PLUGIN: Record<string, string> = {
+const PROVIDER_PLUGIN: Record<string, PluginName> = {
   queue: "queue",
   outbox: "outbox",
   database: "database",

@@ -27,6 +27,8 @@ export type { Logger } from "./observability/logger.js";
 export { parseCron } from "./scheduler/cron-parse.js";
 export type { CronExpression } from "./scheduler/cron-parse.js";
 export { nextCronTicks } from "./scheduler/trigger.js";
+export { schedule } from "./scheduler/declare-schedule.js";
+export type { DeclaredSchedule } from "./scheduler/declare-schedule.js";
 export { ScheduleError } from "./scheduler/schedule-error.js";
 export type { Scheduler, SchedulerStatus, ScheduleStatus } from "./scheduler/scheduler.js";
 export type { IntervalSpec, ScheduleOptions } from "./core/task.js";
