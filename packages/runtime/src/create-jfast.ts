@@ -177,6 +177,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     context,
     async start() {
       if (started) return;
+      // Before any connection opens: a schedule of an unknown task stops start-up with nothing to clean up.
+      if (config.queue?.scheduler) collectSchedules(registry, { requireTasks: true });
       if (config.database) {
         const { openDatabase } = await import("./database/open-database.js");
         database = await openDatabase({ config: config.database, root: config.root, logger });

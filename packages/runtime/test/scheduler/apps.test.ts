@@ -103,6 +103,32 @@ describe("the scheduler in two apps sharing a store", () => {
     expect(body.checks.scheduler).toEqual(body.checks.queue.scheduler);
   });
 
+  it("a failing store makes /ready degraded (not unavailable) with the error, until it recovers", async () => {
+    const schema = uniqueSchema("fail");
+    fleet = await startFleet(
+      `[service]\nname = "rates"\n\n[plugins]\nenabled = ["database", "queue"]\n\n[plugin.database]\nurl = "${DATABASE_URL}"\nschema = "${schema}"\n\n[plugin.queue]\nbackend = "postgres"\nscheduler = true\n`,
+      () => dropSchema(schema),
+    );
+    const app = fleet.apps[0]!;
+    const db = app.require<DatabaseProvider>("database").sql;
+    const ready = async () => {
+      const response = await app.fetch(new Request("http://service/ready"));
+      return { code: response.status, body: (await response.json()) as { status: string; checks: Record<string, any> } };
+    };
+    await expect.poll(async () => (await ready()).body.checks.queue.scheduler.schedules[0].lastTick, { timeout: 5000 }).not.toBeNull();
+    await db.query("ALTER TABLE jfast_schedules RENAME TO jfast_schedules_away");
+    await expect.poll(async () => (await ready()).body.status, { timeout: 10_000 }).toBe("degraded");
+    const failing = await ready();
+    expect(failing.code).toBe(200);
+    expect(failing.body.checks.queue.status).toBe("degraded");
+    expect(failing.body.checks.queue.scheduler).toMatchObject({ status: "degraded", running: true });
+    expect(failing.body.checks.queue.scheduler.lastError.message).toMatch(/jfast_schedules/);
+    expect(failing.body.checks.queue.scheduler.reason).toMatch(/the scheduler is failing/);
+    await db.query("ALTER TABLE jfast_schedules_away RENAME TO jfast_schedules");
+    await expect.poll(async () => (await ready()).body.status, { timeout: 15_000 }).toBe("ok");
+    expect((await ready()).body.checks.queue.scheduler.lastError.message).toMatch(/jfast_schedules/);
+  });
+
   it("Redis queue: each tick is claimed and enqueued once", async () => {
     const queue = `jfast-test.sched-apps.${randomUUID().slice(0, 8)}`;
     const raw = new Redis(REDIS_URL);
