@@ -51,3 +51,11 @@ export { formatFindings, formatModules, renderContractsMarkdown, renderAiContext
 export type { ServiceSummary } from "./contracts/render.js";
 export { ContractRule } from "./contracts/types.js";
 export type { ContractFinding, ContractModule, ContractsGraph, GraphNode, GraphEdge, GraphViolation, ModuleFacts } from "./contracts/types.js";
+export { generateCompose } from "./deploy/compose.js";
+export type { ComposeParams, ComposeDocument } from "./deploy/compose.js";
+export { generateKubernetes } from "./deploy/kubernetes.js";
+export type { KubernetesParams, Manifest } from "./deploy/kubernetes.js";
+export type { DeployService, Generated } from "./deploy/deploy-service.js";
+export { loadDeployService } from "./deploy/load-deploy-service.js";
+export { toYaml } from "./deploy/yaml.js";
+export { PortOffset } from "./deploy/ports.js";
