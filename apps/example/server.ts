@@ -3,7 +3,7 @@
 //   onStart    runs once the app has started, in every process: creates the billing tables
 //   createApp  the HTTP API that `jfast dev` serves next to jfast's /ready and /queue/stats
 import { Hono } from "hono";
-import type { DatabaseProvider, Jfast } from "@jfast/runtime";
+import { jfastErrorResponse, type DatabaseProvider, type Jfast } from "@jfast/runtime";
 import { createTables } from "./src/db/create-tables.js";
 import { invoiceRoutes } from "./src/http/invoices.js";
 import { alertRoutes, receiptRoutes } from "./src/http/receipts.js";
@@ -25,5 +25,8 @@ export function createApp(jfast: Jfast) {
   app.route("/invoices", invoiceRoutes(jfast));
   app.route("/receipts", receiptRoutes(jfast));
   app.route("/alerts", alertRoutes(jfast));
+  // A mistake jfast catches in a request (an event nobody receives, a plugin that is not enabled) answers 500
+  // with the fix in the body; anything else is Hono's plain 500.
+  app.onError((error, c) => jfastErrorResponse(error) ?? c.text("Internal Server Error", 500));
   return app;
 }

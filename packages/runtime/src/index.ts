@@ -51,6 +51,8 @@ export { formatFindings, formatModules, renderContractsMarkdown, renderAiContext
 export type { ServiceSummary } from "./contracts/render.js";
 export { ContractRule } from "./contracts/types.js";
 export type { ContractFinding, ContractModule, ContractsGraph, GraphNode, GraphEdge, GraphViolation, ModuleFacts } from "./contracts/types.js";
+export { jfastErrorResponse, jfastErrorBody } from "./http/error-response.js";
+export type { JfastErrorBody } from "./http/error-response.js";
 export { generateCompose } from "./deploy/compose.js";
 export type { ComposeParams, ComposeDocument } from "./deploy/compose.js";
 export { generateKubernetes } from "./deploy/kubernetes.js";

@@ -1,4 +1,4 @@
-import { currentTenantId, task } from "@jfast/runtime";
+import { currentTenantId, subscribe, task, type AppContext } from "@jfast/runtime";
 import { alerts } from "../../src/db/schema.js";
 import type { Mailer } from "../../src/mailer.js";
 
@@ -9,12 +9,30 @@ export interface Notify {
 
 export const FINANCE_TEAM = "finance@billing.example";
 
+/** Receipts at or above this total raise an alert for the finance team. */
+export const ALERT_THRESHOLD_CENTS = 100_000;
+
 /** Records an alert and tells the finance team. Retried up to five times: a missed alert costs money. */
 export const notify = task<Notify>("alert.notify", { session: true, maxAttempts: 5 }, async (payload, { session, ctx }) => {
-  await session.insert(alerts).values({ tenantId: currentTenantId(), subject: payload.subject, totalCents: payload.total_cents });
+  await raiseAlert(session, ctx, payload);
+});
+
+/**
+ * Every registered receipt; a large one raises an alert. With a session, the event id is claimed in the inbox
+ * in the same transaction as the alert row: a redelivered event raises no second alert.
+ */
+export const checkBudget = subscribe("receipt.registered", { session: true, maxAttempts: 5 }, async (event, { session, ctx }) => {
+  const { receipt_id, total_cents } = event.data as { receipt_id: string; total_cents: number };
+  if (total_cents < ALERT_THRESHOLD_CENTS) return;
+  await raiseAlert(session, ctx, { subject: `Large receipt ${receipt_id}`, total_cents });
+});
+
+/** `session` is the handler's drizzle transaction: the alert row commits with the job's other work. */
+async function raiseAlert(session: any, ctx: AppContext, alert: Notify): Promise<void> {
+  await session.insert(alerts).values({ tenantId: currentTenantId(), subject: alert.subject, totalCents: alert.total_cents });
   await ctx.require<Mailer>("mailer").send({
     to: FINANCE_TEAM,
-    subject: payload.subject,
-    body: `Total: ${(payload.total_cents / 100).toFixed(2)}`,
+    subject: alert.subject,
+    body: `Total: ${(alert.total_cents / 100).toFixed(2)}`,
   });
-});
+}

@@ -1,6 +1,3 @@
-/** Receipts at or above this total raise an alert for the finance team. */
-export const ALERT_THRESHOLD_CENTS = 100_000;
-
 export class ReceiptUnreadable extends Error {
   override name = "ReceiptUnreadable";
 }

@@ -1,15 +1,16 @@
 import { and, eq } from "drizzle-orm";
-import { currentTenantId, Job, task, type Outbox } from "@jfast/runtime";
+import { currentTenantId, Event, task, type Outbox } from "@jfast/runtime";
 import { receipts } from "../../src/db/schema.js";
-import { ALERT_THRESHOLD_CENTS, extractTotalCents } from "./extract-total.js";
+import { extractTotalCents } from "./extract-total.js";
 
 export interface ExtractReceipt {
   receipt_id: string;
 }
 
 /**
- * Reads the total off a receipt. A large one raises an alert: that job is written through the outbox in
- * this task's own transaction, so it exists exactly when the extraction commits.
+ * Reads the total off a receipt, then publishes the fact that it is registered with its total. Whoever cares
+ * subscribes (the alert module checks the budget); this module does not know them. The subscriber jobs are
+ * written through the outbox in this task's own transaction, so they exist exactly when the extraction commits.
  */
 export const extract = task<ExtractReceipt>("receipt.extract", { session: true }, async (payload, { session, ctx }) => {
   const [receipt] = await session
@@ -20,11 +21,10 @@ export const extract = task<ExtractReceipt>("receipt.extract", { session: true }
 
   const total = extractTotalCents(receipt.text);
   await session.update(receipts).set({ totalCents: total, status: "extracted" }).where(eq(receipts.id, receipt.id));
-  if (total >= ALERT_THRESHOLD_CENTS) {
-    // Built inside the running job: the alert inherits its tenant and request id.
-    await ctx.require<Outbox>("outbox").enqueue(
-      session,
-      new Job({ task: "alert.notify", payload: { subject: `Large receipt ${receipt.id}`, total_cents: total } }),
-    );
-  }
+  // Built inside the running job: the event, and every subscriber's job, inherit its tenant and request id.
+  await ctx.require<Outbox>("outbox").publish(
+    session,
+    "receipts",
+    new Event({ type: "receipt.registered", data: { receipt_id: receipt.id, total_cents: total }, key: receipt.id }),
+  );
 });

@@ -5,6 +5,7 @@ import { Event } from "../../src/core/event.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import { subscriberJobId } from "../../src/events/subscriber-jobs.js";
+import { jfastErrorResponse } from "../../src/http/error-response.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { copyFixture, dropSchema, eventually, PG_URL, silentLogger, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
@@ -176,5 +177,32 @@ describe("local events on PostgreSQL", () => {
     expect(await jobs()).toEqual([]);
     const outboxRows = await withAdmin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM "${schema}".jfast_outbox`)).rows[0].n);
     expect(outboxRows).toBe(0);
+  });
+  it("an HTTP layer answers 500 with the fix, and the request's writes roll back", async () => {
+    const { schema, jfast, database, outbox, jobs } = await start();
+    // A route as a service writes it: its own row and the event in one transaction; errors through jfastErrorResponse.
+    const route = (request: Request) =>
+      jfast.withRequest({ tenantId: "acme", requestId: request.headers.get("x-request-id") }, async () => {
+        try {
+          await database.transaction(async (tx) => {
+            await database.executorFor(tx).query("INSERT INTO ledger (event_id, attempt) VALUES ('route', 0)");
+            await outbox.publish(tx, "receipts", new Event({ type: "receipt.cancelled", data: {} }));
+          });
+          return new Response(null, { status: 201 });
+        } catch (error) {
+          return jfastErrorResponse(error) ?? new Response("internal error", { status: 500 });
+        }
+      });
+    const response = await route(new Request("http://shop.test/receipts/r7/cancel", { method: "POST", headers: { "x-request-id": "req-7" } }));
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({
+      error: 'nobody receives "receipt.cancelled" events published to "receipts": service "shop" has no subscriber of that type and no event bus',
+      code: "UNDELIVERABLE_EVENT",
+      fix: expect.stringContaining('subscribe("receipt.cancelled"'),
+      docs: "docs/events.md#undeliverable-events",
+    });
+    expect(await jobs()).toEqual([]);
+    const ledger = await withAdmin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM "${schema}".ledger`)).rows[0].n);
+    expect(ledger).toBe(0);
   });
 });
