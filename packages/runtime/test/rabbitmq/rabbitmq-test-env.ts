@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import amqp from "amqplib";
 import { createRabbitMqBackend, type RabbitMqBackend, type RabbitMqBackendOptions } from "../../src/backends/rabbitmq/rabbitmq-backend.js";
 import { queueNames } from "../../src/backends/rabbitmq/names.js";
+import type { Job } from "../../src/core/job.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
+import type { TaskDefinition } from "../../src/core/task.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { Worker } from "../../src/worker/worker.js";
 
 /** The broker every RabbitMQ test talks to. A missing broker fails the test (setup cannot connect). */
 export const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
@@ -13,7 +18,12 @@ export function uniqueQueue(label: string): string {
 
 export async function openBackend(queue: string, options: Partial<RabbitMqBackendOptions> = {}): Promise<RabbitMqBackend> {
   const backend = createRabbitMqBackend({ url: AMQP_URL, queue, connectTimeoutMs: 5000, ...options });
-  await backend.setup();
+  try {
+    await backend.setup();
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
   return backend;
 }
 
@@ -55,4 +65,48 @@ export async function dropQueue(queue: string, levels = 25): Promise<void> {
   } finally {
     await connection.close().catch(() => undefined);
   }
+}
+
+/** A Worker on `backend` running `tasks`, as `jfast worker` builds one (silent logger). */
+export function startWorker(
+  backend: QueueBackend,
+  tasks: TaskDefinition[],
+  options: { concurrency?: number; leaseMs?: number; backoffBaseMs?: number; workerId?: string } = {},
+): Worker {
+  const byName = new Map(tasks.map((t) => [t.name, t]));
+  const worker = new Worker({
+    backend,
+    lookup: (name) => byName.get(name),
+    execute: (definition, job, signal) =>
+      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "rabbitmq-test", require: () => undefined as never }, job, session: undefined, signal })),
+    logger: createLogger({ service: "rabbitmq-test", level: "silent" }),
+    concurrency: options.concurrency ?? 4,
+    leaseMs: options.leaseMs ?? 30_000,
+    backoffBaseMs: options.backoffBaseMs ?? 50,
+    pollIntervalMs: 5000,
+    defaultMaxAttempts: 3,
+    ...(options.workerId ? { workerId: options.workerId } : {}),
+  });
+  worker.start();
+  return worker;
+}
+
+/**
+ * Claims (and completes) until `count` jobs arrived, waiting on the backend's wake-ups between claims (no
+ * polling). Returns each job with the time it was handed out.
+ */
+export async function collectArrivals(backend: QueueBackend, count: number, timeoutMs = 30_000): Promise<Array<{ job: Job; at: number }>> {
+  const arrivals: Array<{ job: Job; at: number }> = [];
+  const deadline = Date.now() + timeoutMs;
+  while (arrivals.length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${arrivals.length} of ${count} jobs arrived within ${timeoutMs} ms`);
+    const claimed = await backend.claim({ workerId: "arrivals", limit: 10, leaseMs: 30_000 });
+    const at = Date.now();
+    for (const job of claimed) {
+      arrivals.push({ job, at });
+      await backend.complete({ workerId: "arrivals", job });
+    }
+    if (claimed.length === 0) await backend.waitForWork({ signal: new AbortController().signal, timeoutMs: 1000 });
+  }
+  return arrivals;
 }

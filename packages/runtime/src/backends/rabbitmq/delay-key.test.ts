@@ -13,15 +13,12 @@ import {
   routingKey,
 } from "./delay-key.js";
 
-/** A topic-exchange matcher for the two pattern shapes we bind (`#.b.*…*`), to check keys against bindings. */
+/** A topic-exchange matcher for the patterns the cascade binds (words and `*`, no `#`). */
 function topicMatches(pattern: string, key: string): boolean {
   const p = pattern.split(".");
   const k = key.split(".");
-  if (p[0] !== "#") throw new Error("only leading-# patterns are bound by the cascade");
-  const tail = p.slice(1);
-  if (k.length < tail.length) return false;
-  const end = k.slice(k.length - tail.length);
-  return tail.every((word, i) => word === "*" || word === end[i]);
+  if (p.includes("#")) throw new Error("the cascade binds no # patterns");
+  return p.length === k.length && p.every((word, i) => word === "*" || word === k[i]);
 }
 
 describe("delay cascade keys", () => {
@@ -64,8 +61,8 @@ describe("delay cascade keys", () => {
       let waited = 0;
       const held: number[] = [];
       for (let level = levels - 1; level >= 0; level--) {
-        const hold = topicMatches(holdPattern(level), key);
-        const pass = topicMatches(passPattern(level), key);
+        const hold = topicMatches(holdPattern(level, levels), key);
+        const pass = topicMatches(passPattern(level, levels), key);
         expect(hold !== pass).toBe(true);
         if (hold) {
           held.push(level);
@@ -77,12 +74,15 @@ describe("delay cascade keys", () => {
     }
   });
 
-  it("uses patterns that do not depend on the level count", () => {
-    expect(holdPattern(0)).toBe("#.1");
-    expect(passPattern(0)).toBe("#.0");
-    expect(holdPattern(3)).toBe("#.1.*.*.*");
-    expect(topicMatches(holdPattern(3), routingKey(8, 4))).toBe(true);
-    expect(topicMatches(holdPattern(3), routingKey(8, 25))).toBe(true);
+  it("binds one word per level, so a key from a cascade of another shape matches nothing", () => {
+    expect(holdPattern(0, 4)).toBe("*.*.*.1");
+    expect(passPattern(0, 4)).toBe("*.*.*.0");
+    expect(holdPattern(3, 4)).toBe("1.*.*.*");
+    expect(passPattern(2, 25).split(".")).toHaveLength(25);
+    expect(topicMatches(holdPattern(3, 4), routingKey(8, 4))).toBe(true);
+    expect(topicMatches(holdPattern(3, 4), routingKey(8, 25))).toBe(false);
+    expect(topicMatches(passPattern(3, 4), routingKey(8, 25))).toBe(false);
+    expect(() => holdPattern(4, 4)).toThrow(RangeError);
   });
 
   it("doubles the TTL per level: 25 levels of 100 ms reach about 38 days", () => {

@@ -7,8 +7,8 @@
  * A message that expires from level n's queue is dead-lettered to level n-1's exchange with its key
  * unchanged, so it keeps descending; the time spent is the sum of the levels whose bit is 1, i.e. D units.
  *
- * Binding patterns count words from the right (`#.1.*.*` is "bit 2 is 1"), so they do not depend on the level
- * count; the level count is pinned by the key level 0 dead-letters with (see topology.ts).
+ * Binding patterns have one word per level (`*.1.*.*` is "bit 2 is 1" in a 4-level cascade). The level count is
+ * also pinned by the key level 0 dead-letters with (see topology.ts), which the broker compares on redeclaration.
  */
 
 export interface CascadeShape {
@@ -71,13 +71,26 @@ export function decodeRoutingKey(key: string): number | null {
 }
 
 /** Binding from level n's exchange to its own queue: bit n is 1. */
-export function holdPattern(level: number): string {
-  return `#.1${".*".repeat(level)}`;
+export function holdPattern(level: number, levels: number): string {
+  return bitPattern(level, levels, "1");
 }
 
 /** Binding from level n's exchange down to level n-1's exchange (or, at level 0, the work queue): bit n is 0. */
-export function passPattern(level: number): string {
-  return `#.0${".*".repeat(level)}`;
+export function passPattern(level: number, levels: number): string {
+  return bitPattern(level, levels, "0");
+}
+
+/**
+ * One word per level, `*` everywhere but level n's own. No `#`: a leading `#` makes the broker's topic matcher
+ * try every split of the key at every exchange, which made a 22-hop publish cost ~100 ms on a busy broker.
+ * A key of another length matches nothing, so a message from a cascade of another shape is returned to its
+ * publisher (mandatory) instead of being routed wrongly.
+ */
+function bitPattern(level: number, levels: number, bit: "0" | "1"): string {
+  if (!Number.isInteger(level) || level < 0 || level >= levels) throw new RangeError(`level ${level} is outside a cascade of ${levels} levels`);
+  const words = Array<string>(levels).fill("*");
+  words[levels - 1 - level] = bit;
+  return words.join(".");
 }
 
 export interface DelayPlan {

@@ -34,11 +34,11 @@ export async function declareTopology(channels: readonly Channel[], names: Queue
     ...levels.map((level) => (channel: Channel) => channel.assertExchange(names.delayLevel(level), "topic", { durable: true })),
   ]);
   await spread(channels, [
-    ...levels.map((level) => (channel: Channel) => channel.bindQueue(names.delayLevel(level), names.delayLevel(level), holdPattern(level))),
+    ...levels.map((level) => (channel: Channel) => channel.bindQueue(names.delayLevel(level), names.delayLevel(level), holdPattern(level, shape.levels))),
     ...levels.map((level) => (channel: Channel) =>
       level === 0
-        ? channel.bindQueue(names.work, names.delayLevel(0), passPattern(0))
-        : channel.bindExchange(names.delayLevel(level - 1), names.delayLevel(level), passPattern(level)),
+        ? channel.bindQueue(names.work, names.delayLevel(0), passPattern(0, shape.levels))
+        : channel.bindExchange(names.delayLevel(level - 1), names.delayLevel(level), passPattern(level, shape.levels)),
     ),
   ]);
 }
