@@ -20,7 +20,9 @@ export function startInboxPruner(params: { db: SqlDatabase; retentionDays: numbe
 } {
   const retentionSeconds = params.retentionDays * 86_400;
   const intervalMs = Math.min(HOUR_MS, Math.max(1000, Math.round((retentionSeconds * 1000) / 4)));
-  let running: Promise<number> | null = null;
+  /** Prunes run one after another; an on-demand prune always starts after the one in flight. */
+  let chain: Promise<unknown> = Promise.resolve();
+  let ticking = false;
 
   async function pruneAll(): Promise<number> {
     let total = 0;
@@ -33,15 +35,21 @@ export function startInboxPruner(params: { db: SqlDatabase; retentionDays: numbe
   }
 
   function prune(): Promise<number> {
-    running ??= pruneAll().finally(() => (running = null));
-    return running;
+    const run = chain.catch(() => undefined).then(pruneAll);
+    chain = run;
+    return run;
   }
 
-  const tick = () =>
-    void prune().then(
-      (deleted) => deleted > 0 && params.logger.debug("pruned the inbox", { deleted }),
-      (error) => params.logger.warn("inbox pruning failed; it runs again later", { error }),
-    );
+  const tick = () => {
+    if (ticking) return;
+    ticking = true;
+    prune()
+      .then(
+        (deleted) => deleted > 0 && params.logger.debug("pruned the inbox", { deleted }),
+        (error) => params.logger.warn("inbox pruning failed; it runs again later", { error }),
+      )
+      .finally(() => (ticking = false));
+  };
   const timer = setInterval(tick, intervalMs);
   timer.unref();
   tick();
@@ -49,7 +57,7 @@ export function startInboxPruner(params: { db: SqlDatabase; retentionDays: numbe
     prune,
     async stop() {
       clearInterval(timer);
-      await running?.catch(() => undefined);
+      await chain.catch(() => undefined);
     },
   };
 }
