@@ -1,5 +1,5 @@
 import type { CronExpression } from "./cron-parse.js";
-import { offsetAt, resolveWall, wallAt } from "./zone.js";
+import { offsetAt, resolveWall } from "./zone.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -140,5 +140,3 @@ function utc(year: number, month: number, day: number, hour: number, minute: num
   d.setUTCHours(hour, minute, 0, 0);
   return d.getTime();
 }
-
-export { wallAt };

@@ -71,6 +71,8 @@ interface State {
   lastError: { message: string; at: string } | null;
   /** The tick this process last reported as skipped, so each skip is logged once. */
   skipped: number | null;
+  /** The latest tick at or before the last pass; with `nextTick` it brackets the time of that pass. */
+  recent: number | null;
 }
 
 /**
@@ -112,7 +114,7 @@ export class Scheduler {
     this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
     this.startedAt = this.clock.now();
     for (const schedule of this.schedules) {
-      this.states.set(schedule.name, { lastTick: null, nextTick: nextTick(schedule.trigger, this.startedAt), lastError: null, skipped: null });
+      this.states.set(schedule.name, { lastTick: null, nextTick: null, lastError: null, skipped: null, recent: null });
     }
   }
 
@@ -157,7 +159,8 @@ export class Scheduler {
       const state = this.states.get(schedule.name)!;
       const claimed = lastTicks.get(schedule.name) ?? null;
       state.lastTick = claimed;
-      const due = this.dueTick(schedule, claimed, now);
+      const recent = this.recentTick(schedule, state, now);
+      const due = this.dueTick(recent, claimed);
       if (due !== null) {
         try {
           await this.fire(schedule, state, due, claimed, now);
@@ -168,6 +171,7 @@ export class Scheduler {
           wakeAt = Math.min(wakeAt, now + this.retryMs);
         }
       }
+      state.recent = recent;
       state.nextTick = nextTick(schedule.trigger, now);
       if (state.nextTick !== null) wakeAt = Math.min(wakeAt, state.nextTick);
     }
@@ -202,9 +206,22 @@ export class Scheduler {
     };
   }
 
-  /** The tick to claim now, or null: the most recent tick at or before `now` that is newer than the last claim. */
-  private dueTick(schedule: Schedule, claimed: number | null, now: number): number | null {
-    const recent = previousTick(schedule.trigger, now);
+  /**
+   * The latest tick at or before `now`. Between two ticks the last pass already knows it; finding it from
+   * scratch costs a few milliseconds for a sparse cron, which every pass of every process would pay.
+   */
+  private recentTick(schedule: Schedule, state: State, now: number): number | null {
+    const { recent, nextTick: upcoming } = state;
+    if (upcoming !== null && recent !== null && recent <= now) {
+      if (now < upcoming) return recent;
+      const following = nextTick(schedule.trigger, upcoming);
+      if (following === null || following > now) return upcoming;
+    }
+    return previousTick(schedule.trigger, now);
+  }
+
+  /** The tick to claim now, or null: the most recent tick, if it is newer than the last claim. */
+  private dueTick(recent: number | null, claimed: number | null): number | null {
     if (recent === null) return null;
     if (claimed === null) {
       // New: it starts with its first tick after this process started, never with one before.

@@ -40,18 +40,9 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
-// Offsets only change at transitions, which fall on whole minutes; caching by minute keeps Intl off the hot path.
-const offsetCache = new Map<string, number>();
-const OFFSET_CACHE_MAX = 50_000;
-
-/** The zone's offset from UTC in milliseconds at `instant` (wall = instant + offset). */
-export function offsetAt(zone: string, instant: number): number {
-  if (zone === "UTC") return 0;
-  const minute = Math.floor(instant / 60_000);
-  const key = `${zone}|${minute}`;
-  const cached = offsetCache.get(key);
-  if (cached !== undefined) return cached;
-  const at = minute * 60_000;
+/** The zone's offset from UTC in milliseconds at `instant`, read from Intl (slow: tens of microseconds). */
+function intlOffsetAt(zone: string, instant: number): number {
+  const at = Math.floor(instant / 60_000) * 60_000;
   let year = 0, month = 1, day = 1, hour = 0, min = 0, sec = 0;
   for (const part of formatter(zone).formatToParts(at)) {
     switch (part.type) {
@@ -66,14 +57,62 @@ export function offsetAt(zone: string, instant: number): number {
   const wall = new Date(0);
   wall.setUTCFullYear(year, month - 1, day);
   wall.setUTCHours(hour, min, sec, 0);
-  const offset = wall.getTime() - at;
-  if (offsetCache.size >= OFFSET_CACHE_MAX) offsetCache.clear();
-  offsetCache.set(key, offset);
-  return offset;
+  return wall.getTime() - at;
 }
 
-export function wallAt(zone: string, instant: number): number {
-  return instant + offsetAt(zone, instant);
+/**
+ * One year of a zone's clock changes, found once: the offset is sampled daily and each change is narrowed
+ * to the minute by bisection (about 400 Intl calls a zone-year). A zone changes its clock at most once a
+ * day, which holds for every zone in the database, Samoa's skipped day included.
+ */
+interface YearTable {
+  /** Instants (ms, on a minute) at which the offset changes, ascending. */
+  at: number[];
+  /** offsets[0] is the offset at the start of the year; offsets[i + 1] the one from at[i] on. */
+  offsets: number[];
+}
+
+const tables = new Map<string, YearTable>();
+const DAY_MS = 86_400_000;
+
+function yearTable(zone: string, year: number): YearTable {
+  const key = `${zone}|${year}`;
+  let table = tables.get(key);
+  if (table) return table;
+  const start = Date.UTC(year, 0, 1);
+  const end = Date.UTC(year + 1, 0, 1);
+  table = { at: [], offsets: [intlOffsetAt(zone, start)] };
+  let previous = table.offsets[0]!;
+  for (let day = start; day < end; day += DAY_MS) {
+    const next = intlOffsetAt(zone, Math.min(day + DAY_MS, end - 60_000));
+    if (next === previous) continue;
+    let lo = day;
+    let hi = Math.min(day + DAY_MS, end - 60_000);
+    while (hi - lo > 60_000) {
+      const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+      if (intlOffsetAt(zone, mid) === previous) lo = mid;
+      else hi = mid;
+    }
+    table.at.push(hi);
+    table.offsets.push(next);
+    previous = next;
+  }
+  tables.set(key, table);
+  return table;
+}
+
+/** The zone's offset from UTC in milliseconds at `instant` (wall = instant + offset). */
+export function offsetAt(zone: string, instant: number): number {
+  if (zone === "UTC") return 0;
+  const table = yearTable(zone, new Date(instant).getUTCFullYear());
+  let lo = 0;
+  let hi = table.at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (table.at[mid]! <= instant) lo = mid + 1;
+    else hi = mid;
+  }
+  return table.offsets[lo]!;
 }
 
 /** How a wall time maps to instants around a clock change. */
