@@ -49,7 +49,7 @@ export class NotSupportedError extends JfastError {
 /** A job ran past its timeout; recorded as the attempt's error and retried like any failure. */
 export class JobTimeoutError extends JfastError {
   constructor(message: string) {
-    super(message, { code: "JOB_TIMEOUT", docs: "docs/jobs.md#timeouts" });
+    super(message, { code: "JOB_TIMEOUT", docs: "docs/worker.md#timeouts" });
     this.name = "JobTimeoutError";
   }
 }
