@@ -322,7 +322,7 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {
         code: "BACKEND_UNAVAILABLE",
         hint: `use backend = "postgres" or "memory"`,
-        docs: "docs/backends.md",
+        docs: "docs/configuration.md#plugin-queue",
       });
   }
   void logger;
