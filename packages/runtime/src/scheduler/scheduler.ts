@@ -114,7 +114,8 @@ export class Scheduler {
     this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
     this.startedAt = this.clock.now();
     for (const schedule of this.schedules) {
-      this.states.set(schedule.name, { lastTick: null, nextTick: null, lastError: null, skipped: null, recent: null });
+      // nextTick is known before the first pass so that /ready can show it at once.
+      this.states.set(schedule.name, { lastTick: null, nextTick: nextTick(schedule.trigger, this.startedAt), lastError: null, skipped: null, recent: null });
     }
   }
 
