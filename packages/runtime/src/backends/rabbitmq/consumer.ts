@@ -4,6 +4,13 @@ import { classifyArrival, type Arrival } from "./arrival.js";
 import type { BackendLogger, BrokerConnection, Session } from "./connection.js";
 import type { QueueNames } from "./names.js";
 
+/**
+ * Prefetch is set for the whole channel (basic.qos global), which holds exactly one consumer. A per-consumer
+ * limit is fixed when the consumer starts: RabbitMQ ignores a later change, so a claim asking for more could
+ * never raise it. The channel-wide limit takes effect at once.
+ */
+const CHANNEL_WIDE = true;
+
 /** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
 interface Subscription {
   readonly session: Session;
@@ -165,7 +172,7 @@ export class Consumer {
   async barrier(): Promise<void> {
     const sub = this.sub;
     if (!sub?.alive) return;
-    await sub.channel.prefetch(this.prefetch).catch(() => undefined);
+    await sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
   }
 
   /** Subscribes on a new connection (called before the connection is handed to anyone). */
@@ -196,7 +203,7 @@ export class Consumer {
     const raise = limit > this.prefetch;
     if (raise) this.prefetch = limit;
     if (this.sub?.alive) {
-      if (raise) await this.sub.channel.prefetch(this.prefetch).catch(() => undefined);
+      if (raise) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
       return;
     }
     const session = await this.options.connection.session("consume the work queue");
@@ -218,7 +225,7 @@ export class Consumer {
     const sub: Subscription = { session, channel, tag: null, alive: true };
     channel.on("error", (error: Error) => this.options.logger?.warn("the RabbitMQ consuming channel failed", { error: error.message }));
     channel.on("close", () => this.subscriptionEnded(sub));
-    await channel.prefetch(this.prefetch);
+    await channel.prefetch(this.prefetch, CHANNEL_WIDE);
     this.sub = sub;
     const { consumerTag } = await channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
     sub.tag = consumerTag;
