@@ -26,6 +26,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "contracts md", summary: "write CONTRACTS.md: who publishes which event and who listens", load: () => import("./commands/contracts-md.js") },
   { name: "schedule next", summary: "print the next ticks of a cron expression in UTC, as the scheduler computes them", load: () => import("./commands/schedule-next.js") },
   { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
+  { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
+  { name: "workspace compose", summary: "generate one compose file for every service of the workspace", load: () => import("./commands/workspace-compose.js") },
 ];
 
 /** Finds the command named by the leading words of argv; `rest` is what follows it. */
