@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis } from "ioredis";
 import { Job, type AttemptError } from "../../core/job.js";
 import {
   BackendKind,
@@ -13,6 +13,7 @@ import {
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
 import { BackendError } from "../../errors/jfast-error.js";
+import { openConnection, waitUntilReady, type ConnectionRole } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
@@ -69,8 +70,8 @@ export class RedisBackend implements QueueBackend {
   /** Hears "a job was scheduled for <ms>" from every process; opened by the first wait. */
   private subscriber: Redis | null = null;
   private closed = false;
-  /** Set while close() returns this process's processing lists: no new waits, commands still go through. */
-  private closing = false;
+  /** Set once close() starts returning this process's processing lists: no new waits, commands still go through. */
+  private closing: Promise<void> | null = null;
   /** The socket error behind "Connection is closed" (ECONNREFUSED, ENOTFOUND...), for a useful start-up error. */
   private lastConnectionError: Error | null = null;
 
@@ -91,7 +92,7 @@ export class RedisBackend implements QueueBackend {
 
   async setup(): Promise<void> {
     try {
-      await this.waitUntilReady(Date.now() + (this.options.startupWaitMs ?? 10_000));
+      await waitUntilReady(this.redis, { deadline: Date.now() + (this.options.startupWaitMs ?? 10_000), lastError: () => this.lastConnectionError });
       const info = await this.redis.info("server");
       const version = /redis_version:(\d+)\.(\d+)/.exec(info);
       if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) {
@@ -113,9 +114,12 @@ export class RedisBackend implements QueueBackend {
     this.timer.unref();
   }
 
-  async close(): Promise<void> {
-    if (this.closed || this.closing) return;
-    this.closing = true;
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.waiter.close();
     this.subscriber?.disconnect(false);
@@ -299,22 +303,6 @@ export class RedisBackend implements QueueBackend {
     };
   }
 
-  /** Connects, waiting through a short outage (a Redis restart while this process starts) until `deadline`. */
-  private async waitUntilReady(deadline: number): Promise<void> {
-    if (this.redis.status === "ready") return;
-    const ready = new Promise<void>((resolve) => this.redis.once("ready", () => resolve()));
-    if (this.redis.status === "wait") {
-      // A failed first attempt is retried by the client's retryStrategy; keep waiting for "ready" below.
-      await this.redis.connect().catch(() => undefined);
-    }
-    if ((this.redis.status as string) === "ready") return;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), Math.max(0, deadline - Date.now()))));
-    const outcome = await Promise.race([ready, expired]);
-    clearTimeout(timer);
-    if (outcome === "expired") throw this.lastConnectionError ?? new Error("Connection is closed.");
-  }
-
   /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */
   async sweep(): Promise<{ jobs: number; workers: number }> {
     const [jobs, workers] = (await this.script("recover", "recover the jobs of vanished workers", ["stale", MAX_WORKERS_PER_SWEEP, this.lostTail])) as [number, number];
@@ -399,25 +387,15 @@ export class RedisBackend implements QueueBackend {
     }
   }
 
-  private connect(role: "commands" | "wait" | "wake"): Redis {
-    const options: RedisOptions = {
-      lazyConnect: true,
-      connectionName: `jfast:${this.options.queue}:${role}`,
-      // Reconnect quickly at first, then once a second, for as long as it takes (a Redis restart, a failover).
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 5), 1000),
-      // A command issued while disconnected waits in the offline queue for about 15 s of reconnect attempts,
-      // then fails as BACKEND_UNAVAILABLE; the worker backs off and claims again.
-      maxRetriesPerRequest: 20,
-      // Commands sent but unanswered when the connection dropped are sent again after reconnecting. Every
-      // script is safe to run twice: each acts only on a job in the state it expects, owned by that worker.
-      autoResendUnfulfilledCommands: true,
-    };
-    const connection = new Redis(this.options.url, options);
-    // Connection errors surface on the commands that hit them; without a listener ioredis prints each one.
-    connection.on("error", (error: Error) => {
-      if (role === "commands") this.lastConnectionError = error;
+  private connect(role: ConnectionRole): Redis {
+    return openConnection({
+      url: this.options.url,
+      queue: this.options.queue,
+      role,
+      onError: (error) => {
+        if (role === "commands") this.lastConnectionError = error;
+      },
     });
-    return connection;
   }
 }
 
