@@ -47,8 +47,9 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
   });
 
   const producer: Producer = kafka.producer({
-    // Idempotent with one request in flight: a retried send neither duplicates nor reorders a key's events.
-    idempotent: true,
+    // One request in flight: a retried send cannot overtake the one after it, so a key's events stay in
+    // order. Not kafkajs's idempotent mode: it wants unlimited retries, and a publish must fail within
+    // seconds when the broker is gone. A retry may store an event twice; handlers are at-least-once anyway.
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
     allowAutoTopicCreation: true,
