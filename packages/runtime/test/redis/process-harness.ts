@@ -16,7 +16,8 @@ export interface WorkerProcess {
 export function startWorkerProcess(settings: Record<string, unknown>): WorkerProcess {
   const child = spawn(process.execPath, ["--import", "tsx", FIXTURE], {
     env: { ...process.env, JFAST_TEST_WORKER: JSON.stringify(settings) },
-    stdio: ["ignore", "pipe", "pipe"],
+    // stdin stays open: the child exits when it closes, so a crashed test run leaves no worker behind.
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
