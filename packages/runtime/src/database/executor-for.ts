@@ -46,22 +46,72 @@ export function executorFor(session: unknown): SqlExecutor {
 
 /**
  * `$n` placeholders become drizzle params in order of appearance (drizzle numbers them again itself).
- * Comments go first: statement headers name their parameters ("$1 queue"). jfast's statements never hold
- * `--` or `$<digits>` inside a string literal, which is what makes this text-level rewrite safe for them.
+ * The text is scanned as PostgreSQL lexes it, so a `$1` or `--` inside a string literal, a quoted
+ * identifier, a dollar-quoted body or a comment is left alone; comments are dropped.
  */
 export function toDrizzleSql(text: string, params: readonly unknown[]): SQL {
-  const parts = text.replace(/--[^\n]*/g, "").split(/\$(\d+)/);
   const query = sql.empty();
-  parts.forEach((part, i) => {
-    if (i % 2 === 0) {
-      if (part) query.append(sql.raw(part));
-      return;
+  let raw = "";
+  let i = 0;
+  const flush = () => {
+    if (raw) query.append(sql.raw(raw));
+    raw = "";
+  };
+  while (i < text.length) {
+    const rest = text.slice(i);
+    const ch = text[i]!;
+    if (rest.startsWith("--")) {
+      const end = text.indexOf("\n", i);
+      i = end === -1 ? text.length : end;
+      continue;
     }
-    const index = Number(part) - 1;
-    if (index < 0 || index >= params.length) throw new Error(`statement refers to $${part} but has ${params.length} parameter(s)`);
-    // sql.param: one parameter even for an array (a bare array in sql`` would expand into a list).
-    query.append(sql`${sql.param(params[index])}`);
-  });
+    if (rest.startsWith("/*")) {
+      const end = text.indexOf("*/", i + 2);
+      i = end === -1 ? text.length : end + 2;
+      raw += " ";
+      continue;
+    }
+    if (ch === "'" || ch === '"') {
+      // '' (or "") inside is an escaped quote: the scan simply continues past it.
+      let end = i + 1;
+      for (;;) {
+        end = text.indexOf(ch, end);
+        if (end === -1) {
+          end = text.length;
+          break;
+        }
+        if (text[end + 1] === ch) end += 2;
+        else break;
+      }
+      raw += text.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    const dollarTag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(rest);
+    if (dollarTag) {
+      const tag = dollarTag[0];
+      const close = text.indexOf(tag, i + tag.length);
+      const end = close === -1 ? text.length : close + tag.length;
+      raw += text.slice(i, end);
+      i = end;
+      continue;
+    }
+    const placeholder = /^\$(\d+)/.exec(rest);
+    if (placeholder && !/[A-Za-z0-9_]/.test(text[i - 1] ?? "")) {
+      const index = Number(placeholder[1]) - 1;
+      if (index < 0 || index >= params.length) {
+        throw new Error(`statement refers to $${placeholder[1]} but has ${params.length} parameter(s)`);
+      }
+      flush();
+      // sql.param: one parameter even for an array (a bare array in sql`` would expand into a list).
+      query.append(sql`${sql.param(params[index])}`);
+      i += placeholder[0].length;
+      continue;
+    }
+    raw += ch;
+    i++;
+  }
+  flush();
   return query;
 }
 

@@ -92,5 +92,7 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
 
 /** `[plugin.database] schema` is validated as a plain identifier; public stays reachable for the service's own tables. */
 export function searchPath(schema: string): string {
+  // Interpolated into a startup option and into SET: only plain identifiers (as jfast.toml enforces).
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name "${schema}": use lower-case letters, digits and _`);
   return schema === "public" ? "public" : `${schema},public`;
 }
