@@ -125,6 +125,36 @@ describe("a poison message blocks its partition", () => {
     expect(after.checks.events).toMatchObject({ status: "ok", blocked: [] });
   });
 
+  it("retries only the handler that failed when a topic has several, and commits once all succeeded", async () => {
+    const topic = uniqueName("invoices");
+    const group = uniqueName("shipping");
+    const calls: string[] = [];
+    let labelFailures = 1;
+    const service = cleanup.service(
+      await startService({
+        name: "shipping",
+        group,
+        handlers: [
+          on(topic, { name: "shipping.reserveStock" }, () => void calls.push("reserve")),
+          on(topic, { name: "shipping.printLabel" }, () => {
+            calls.push("label");
+            if (labelFailures-- > 0) throw new Error("printer offline");
+          }),
+        ],
+      }),
+    );
+    const billing = cleanup.service(await startService({ name: "billing", group: uniqueName("billing") }));
+    await billing.events.publish(topic, new Event({ type: "invoice.paid", key: "invoice-3" }));
+
+    await eventually("the label to print on the retry", () => calls.filter((c) => c === "label").length === 2);
+    expect(calls).toEqual(["reserve", "label", "label"]);
+    const lag = await eventually("the offset to be committed", async () => {
+      const entry = (await readiness(service)).checks.events.lag.find((l) => l.committed !== null);
+      return entry?.lag === 0 ? entry : null;
+    });
+    expect(lag.committed).toBe(lag.end);
+  });
+
   it("retries in place, keeps other partitions flowing, and resumes the blocked one once the handler succeeds", async () => {
     const topic = uniqueName("orders");
     const group = uniqueName("shipping");
