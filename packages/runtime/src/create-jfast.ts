@@ -13,7 +13,10 @@ import { discoverModules } from "./modules/discover.js";
 import type { KafkaBus } from "./kafka/kafka-bus.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { outboxChannel } from "./outbox/channel.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
+import { createOutboxEventBus } from "./outbox/outbox-event-bus.js";
+import type { OutboxRelay } from "./outbox/relay.js";
 import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { collectSchedules } from "./scheduler/schedule.js";
@@ -123,6 +126,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   let database: DatabaseProvider | null = null;
   let queue: QueueProvider | null = null;
   let outbox: Outbox | null = null;
+  let relay: OutboxRelay | null = null;
   let events: KafkaBus | null = null;
   let scheduler: Scheduler | null = null;
   let started = false;
@@ -196,7 +200,9 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         providers.set("queue", queue);
       }
       if (config.outbox) {
-        outbox = createOutbox({ database: database!, queue, config, logger, registry });
+        // With Kafka on, outbox.publish also writes the event as an outbox row the relay produces to its topic.
+        const bus = config.events ? createOutboxEventBus({ maxAttempts: config.outbox.maxAttempts, channel: outboxChannel(database!.schema) }) : null;
+        outbox = createOutbox({ database: database!, queue, config, logger, registry, bus: () => bus, relay: () => relay });
         providers.set("outbox", outbox);
       }
       if (config.events) {
@@ -217,9 +223,17 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         scheduler = await startScheduler({ config, registry, queue, database, logger });
         providers.set("scheduler", scheduler);
       }
+      if (outbox) {
+        // Last: it delivers to the queue and the event bus, so both must be up. Runs in every process.
+        const { startOutboxRelay } = await import("./outbox/start-relay.js");
+        relay = await startOutboxRelay({ database: database!, config, logger, queue: () => queue, events: () => events });
+      }
       started = true;
     },
     async stop() {
+      // Before the queue and the bus close under a send; rows in flight are given back.
+      await relay?.stop();
+      relay = null;
       // First, so no tick is claimed against a queue that is closing.
       await scheduler?.stop();
       await scheduler?.store.close();

@@ -28,6 +28,19 @@ export interface QueueConfig {
   scheduler: boolean;
 }
 
+export interface OutboxConfig {
+  /** Delivery attempts of a relayed row before it is dead. */
+  maxAttempts: number;
+  /** The relay's safety-net poll; a committed write wakes it at once through NOTIFY. */
+  pollIntervalMs: number;
+  /** Retry n waits backoffBaseMs × 2^(n-1), capped at 5 minutes. */
+  backoffBaseMs: number;
+  /** A send that has not settled by then counts as failed (it is retried; the id makes a repeat a no-op where the backend can tell). */
+  sendTimeoutMs: number;
+  /** How long delivered rows are kept: a repeated id written within it is recognised and not relayed again. */
+  retentionMs: number;
+}
+
 export interface JfastConfig {
   root: string;
   file: string;
@@ -37,7 +50,7 @@ export interface JfastConfig {
   port: number;
   database: DatabaseConfig | null;
   queue: QueueConfig | null;
-  outbox: { maxAttempts: number; pollIntervalMs: number } | null;
+  outbox: OutboxConfig | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** The Kafka events plugin (`[plugin.events]`); null when "events" is not enabled. */
   events: EventsConfig | null;
@@ -190,6 +203,9 @@ export function resolveConfig(params: {
       ? {
           maxAttempts: raw.plugin.outbox?.max_attempts ?? 10,
           pollIntervalMs: Math.round((raw.plugin.outbox?.poll_interval ?? 1) * 1000),
+          backoffBaseMs: Math.round((raw.plugin.outbox?.backoff_base ?? 1) * 1000),
+          sendTimeoutMs: Math.round((raw.plugin.outbox?.send_timeout ?? 30) * 1000),
+          retentionMs: Math.round((raw.plugin.outbox?.retention ?? 3600) * 1000),
         }
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",

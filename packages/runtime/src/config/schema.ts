@@ -51,6 +51,9 @@ export const configSchema = z.strictObject({
         .strictObject({
           max_attempts: z.number().int().min(1).default(10),
           poll_interval: seconds.default(1),
+          backoff_base: seconds.default(1),
+          send_timeout: seconds.default(30),
+          retention: z.number().min(0).default(3600),
         })
         .optional(),
       events: z

@@ -74,10 +74,14 @@ export const jfastOutbox = pgTable(
     deliveredAt: timestamptz("delivered_at"),
     diedAt: timestamptz("died_at"),
     errors: jsonb("errors").notNull().default(sql`'[]'::jsonb`),
+    claimedBy: text("claimed_by"),
   },
   (t) => [
     index("jfast_outbox_pending_idx").on(t.availableAt, t.seq).where(sql`state = 'pending'`),
     index("jfast_outbox_dead_idx").on(t.diedAt.desc()).where(sql`state = 'dead'`),
+    index("jfast_outbox_pending_seq_idx").on(t.seq).where(sql`state = 'pending'`),
+    index("jfast_outbox_failing_idx").on(t.seq).where(sql`state = 'pending' AND errors <> '[]'::jsonb`),
+    index("jfast_outbox_delivered_idx").on(t.deliveredAt).where(sql`state = 'delivered'`),
   ],
 );
 

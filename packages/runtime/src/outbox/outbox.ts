@@ -1,5 +1,6 @@
 import type { Event } from "../core/event.js";
 import type { Job } from "../core/job.js";
+import type { RetryDeadParams } from "../core/queue-backend.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
@@ -8,6 +9,11 @@ import { publishLocal, type OutboxEventBus, type PublishResult } from "../events
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import { outboxChannel } from "./channel.js";
+import { SQL } from "./load-sql.js";
+import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
+import { deadRow, OutboxKind, outboxRowId, writeOutboxRows, type DeadOutboxRow } from "./outbox-rows.js";
+import type { RelayStatus } from "./relay.js";
 
 /** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
 export interface TransactionalEnqueue {
@@ -20,10 +26,20 @@ export function supportsTransactionalEnqueue(backend: unknown): backend is Trans
 
 /** `jfast.require("outbox")`: writes that exist iff the caller's transaction commits. */
 export interface Outbox {
+  /**
+   * Ids of the jobs written now; an id already written (pending, or relayed within `[plugin.outbox]
+   * retention`; on the PostgreSQL queue, any job still in the table) is left out and not written again.
+   */
   enqueue(session: unknown, job: Job | Job[]): Promise<{ inserted: string[] }>;
   /** One job per local subscriber of the event's type (and the bus, when on), in the caller's transaction. */
   publish(session: unknown, topic: string, event: Event): Promise<PublishResult>;
-  health(): Promise<{ status: "ok" | "degraded" | "unavailable"; [key: string]: unknown }>;
+  health(): Promise<OutboxHealth>;
+  /** Rows the relay set aside as dead, newest death first, with every recorded error. */
+  listDead(params: { limit: number; offset?: number }): Promise<DeadOutboxRow[]>;
+  /** Puts dead rows back for the relay with attempts reset. Ids that are not dead rows come back in `missing`. */
+  retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }>;
+  /** Deletes dead rows for good. */
+  discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }>;
 }
 
 export function createOutbox(params: {
@@ -34,8 +50,12 @@ export function createOutbox(params: {
   registry: TaskRegistry;
   /** The events plugin, when on: the event also goes to its topic for other services. */
   bus?: () => OutboxEventBus | null;
+  /** The relay of this process, once started (its state joins the health check). */
+  relay?: () => { status(): RelayStatus } | null;
 }): Outbox {
   const { database, queue } = params;
+  const channel = outboxChannel(database.schema);
+  const maxAttempts = params.config.outbox?.maxAttempts ?? 10;
   const outbox: Outbox = {
     async enqueue(session, job) {
       if (!queue) {
@@ -50,10 +70,15 @@ export function createOutbox(params: {
         // Same database: the job row itself is written in the caller's transaction.
         return queue.backend.enqueueWithin({ executor, jobs });
       }
-      throw new NotSupportedError(`outbox.enqueue to the ${queue.backend.kind} queue needs the outbox relay`, {
-        hint: `use backend = "postgres" in [plugin.queue] for now`,
-        docs: "docs/outbox.md",
+      // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
+      const inserted = await writeOutboxRows({
+        executor,
+        rows: jobs.map((j) => ({ kind: OutboxKind.job, destination: queue.name, id: j.id, body: j.toJSON() })),
+        maxAttempts,
+        channel,
       });
+      const ids = [...new Set(jobs.map((j) => j.id))];
+      return { inserted: ids.filter((id) => inserted.has(outboxRowId(OutboxKind.job, queue.name, id))) };
     },
     publish(session, topic, event) {
       return publishLocal({
@@ -68,8 +93,24 @@ export function createOutbox(params: {
         event,
       });
     },
-    async health() {
-      return { status: "ok" };
+    health() {
+      return outboxHealth(database.sql, params.relay?.()?.status() ?? null);
+    },
+    async listDead({ limit, offset = 0 }) {
+      const rows = await database.sql.query<Parameters<typeof deadRow>[0]>(SQL.listDead, [limit, offset]);
+      return rows.map(deadRow);
+    },
+    async retryDead(selection) {
+      const ids = "ids" in selection ? [...new Set(selection.ids)] : null;
+      const rows = await database.sql.query<{ id: string }>(SQL.retryDead, [ids, channel]);
+      const retried = new Set(rows.map((r) => r.id));
+      return { retried: ids ? ids.filter((id) => retried.has(id)) : [...retried], missing: ids ? ids.filter((id) => !retried.has(id)) : [] };
+    },
+    async discardDead(selection) {
+      const ids = "ids" in selection ? [...new Set(selection.ids)] : null;
+      const rows = await database.sql.query<{ id: string }>(SQL.discardDead, [ids]);
+      const discarded = new Set(rows.map((r) => r.id));
+      return { discarded: ids ? ids.filter((id) => discarded.has(id)) : [...discarded], missing: ids ? ids.filter((id) => !discarded.has(id)) : [] };
     },
   };
   return outbox;
