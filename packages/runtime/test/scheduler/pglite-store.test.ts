@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { migrate } from "../../src/database/migrate.js";
 import { createPgliteDatabase, type PgliteDatabase } from "../../src/database/pglite-database.js";
@@ -11,14 +11,15 @@ describe("PostgreSQL schedule store on embedded PGlite", () => {
   let db: PgliteDatabase;
   let backend: PostgresBackend;
 
-  beforeEach(async () => {
-    db = await createPgliteDatabase({ schema: "jfast" });
+  // Starting PGlite (initdb in WebAssembly) takes seconds, far more on a loaded machine: once per file.
+  beforeAll(async () => {
+    db = await createPgliteDatabase({ dataDir: "memory://", schema: "jfast" });
     await migrate({ db, schema: "jfast" });
     backend = new PostgresBackend({ db, schema: "jfast", queue: "jfast.jobs" });
     await backend.setup();
-  });
+  }, 240_000);
 
-  afterEach(async () => {
+  afterAll(async () => {
     await backend.close();
     await db.close();
   });
