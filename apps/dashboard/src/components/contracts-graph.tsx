@@ -34,7 +34,7 @@ export function ContractsGraphView({ nodes, edges, selected, onSelect }: { nodes
   const height = Math.max(modules.length, events.length) * ROW + 30;
 
   return (
-    <svg className="graph" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-label="Contracts graph">
+    <svg className="graph" viewBox={`0 0 ${WIDTH} ${height}`} role="group" aria-label="Contracts graph">
       <defs>
         {Object.entries(EDGE_COLOR).map(([kind, color]) => (
           <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -60,7 +60,9 @@ export function ContractsGraphView({ nodes, edges, selected, onSelect }: { nodes
           const x1 = from.x + (from.x < to.x ? NODE_W / 2 : -NODE_W / 2);
           const x2 = to.x + (from.x < to.x ? -NODE_W / 2 : NODE_W / 2);
           const mid = (x1 + x2) / 2;
-          d = `M ${x1} ${from.y} C ${mid} ${from.y}, ${mid} ${to.y}, ${x2} ${to.y}`;
+          // Publishes bow up and subscribes bow down, so a module that does both between the same rows shows two lines.
+          const bow = edge.kind === "publishes" ? -16 : 16;
+          d = `M ${x1} ${from.y} C ${mid} ${from.y + bow}, ${mid} ${to.y + bow}, ${x2} ${to.y}`;
         }
         return (
           <g key={edge.id} data-edge={edge.id} data-kind={edge.kind} style={{ cursor: "pointer" }} onClick={() => onSelect(edge.id)} tabIndex={0} role="button" aria-label={`${edge.kind}: ${label(edge.from)} to ${label(edge.to)}${bad ? " (violation)" : ""}`} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect(edge.id)}>

@@ -3,7 +3,7 @@ import type { AdminRouter } from "@jfast/runtime/admin";
 import { dashboardConfig, type ServiceConfig } from "~/server/config";
 
 /** How long the dashboard waits for one service before showing it as down. */
-export const SERVICE_TIMEOUT_MS = 5000;
+export const SERVICE_TIMEOUT_MS = 10_000;
 
 export function adminUrl(service: ServiceConfig): string {
   return `${service.url}/jfast/admin`;

@@ -1,0 +1,47 @@
+// An example-like service for the dashboard's browser tests, built only from @jfast/runtime's public API.
+// FIXTURE_ROOT holds its jfast.toml, contracts.toml and modules/ (written by the test); PORT is where it listens.
+//   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix
+//   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
+// Everything else goes to jfast.routes(): /ready, /queue/stats and the admin API under /jfast/admin.
+import http from "node:http";
+import { createJfast, Job } from "@jfast/runtime";
+
+const root = process.env.FIXTURE_ROOT;
+const port = Number(process.env.PORT);
+globalThis.__fixtureBroken = true;
+
+const jfast = await createJfast({ root });
+await jfast.start();
+const worker = jfast.createWorker({ concurrency: 4 });
+worker.start();
+const routes = jfast.routes();
+
+const server = http.createServer(async (req, res) => {
+  const url = new URL(req.url ?? "/", "http://fixture");
+  if (req.method === "POST" && url.pathname === "/fail") {
+    const count = Number(url.searchParams.get("count") ?? "1");
+    const task = url.searchParams.get("task") ?? `${jfast.config.service.name}.charge`;
+    const jobs = Array.from({ length: count }, (_, i) => new Job({ task, payload: { invoice: `inv-${Date.now()}-${i}`, card_number: "4242424242424242" }, tenantId: "acme" }));
+    await jfast.require("queue").enqueue(jobs);
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ ids: jobs.map((j) => j.id) }));
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/fix") {
+    globalThis.__fixtureBroken = false;
+    res.end("fixed");
+    return;
+  }
+  routes(req, res);
+});
+
+server.listen(port, "127.0.0.1", () => process.stdout.write(`listening on ${port}\n`));
+
+async function shutdown() {
+  server.close();
+  await worker.stop({ graceMs: 0 });
+  await jfast.stop();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown());
+process.on("SIGINT", () => void shutdown());

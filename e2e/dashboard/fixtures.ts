@@ -1,0 +1,176 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+export const E2E_DIR = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const REPO = path.dirname(E2E_DIR);
+export const DASHBOARD_DIR = path.join(REPO, "apps", "dashboard");
+export const SCREENSHOTS = path.join(REPO, "docs", "screenshots");
+export const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Running {
+  name: string;
+  url: string;
+  process: ChildProcess;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts a process, keeps its output for failure messages, and waits until `ready(url)` answers. */
+async function startProcess(params: { name: string; command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; url: string; readyPath: string; timeoutMs: number; cleanup?: () => Promise<void> }): Promise<Running> {
+  let output = "";
+  const child = spawn(params.command, params.args, { cwd: params.cwd, env: params.env, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const deadline = Date.now() + params.timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${params.name} exited with ${child.exitCode} before it was ready:\n${output}`);
+    try {
+      const response = await fetch(params.url + params.readyPath, { signal: AbortSignal.timeout(2000) });
+      if (response.status < 500 || response.status === 503) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${params.name} did not answer ${params.readyPath} within ${params.timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    name: params.name,
+    url: params.url,
+    process: child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await params.cleanup?.();
+    },
+  };
+}
+
+/**
+ * One fixture service: `billing` or `shipping`, on the memory backend or on the real PostgreSQL (its own
+ * schema), with a task that fails until fixed, a subscriber, and a contracts.toml the checker reads.
+ */
+export async function startService(params: { name: string; backend: "memory" | "postgres"; tokens: string }): Promise<Running> {
+  const suffix = randomBytes(4).toString("hex");
+  const root = path.join(E2E_DIR, ".tmp", `${params.name}-${suffix}`);
+  const schema = `jfast_e2e_${params.name}_${suffix}`;
+  await mkdir(path.join(root, "modules", params.name), { recursive: true });
+  await mkdir(path.join(root, "modules", "alert"), { recursive: true });
+  const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n`;
+  const database = params.backend === "postgres" ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
+  await writeFile(
+    path.join(root, "jfast.toml"),
+    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"]\n\n${database}${queue}\n[admin]\nredact = ["card_number"]\n`,
+  );
+  await writeFile(
+    path.join(root, "contracts.toml"),
+    `[modules.${params.name}]\npublishes = ["receipt.registered"]\n\n[modules.alert]\ndepends_on = []\n`,
+  );
+  await writeFile(
+    path.join(root, "modules", params.name, "tasks.mjs"),
+    `import { Event, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n`,
+  );
+  await writeFile(
+    path.join(root, "modules", "alert", "tasks.mjs"),
+    `import { subscribe } from "@jfast/runtime";\n\nexport const checkBudget = subscribe("receipt.registered", async () => {});\n`,
+  );
+  const port = await freePort();
+  return startProcess({
+    name: params.name,
+    command: process.execPath,
+    args: [path.join(E2E_DIR, "dashboard", "fixture-service.mjs")],
+    cwd: root,
+    env: { ...process.env, FIXTURE_ROOT: root, PORT: String(port), JFAST_ADMIN_TOKENS: params.tokens, NODE_ENV: "development" },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: "/ready",
+    timeoutMs: 60_000,
+    async cleanup() {
+      await rm(root, { recursive: true, force: true });
+      if (params.backend === "postgres") {
+        const client = new pg.Client({ connectionString: PG_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await client.end();
+      }
+    },
+  });
+}
+
+/** `next start` of the built dashboard, pointed at the given services. */
+export async function startDashboard(params: { services: { name: string; url: string; token: string }[]; password: string }): Promise<Running> {
+  if (!existsSync(path.join(DASHBOARD_DIR, ".next", "BUILD_ID"))) {
+    throw new Error(`the dashboard is not built: run \`npm run build\` (or \`npm run build -w @jfast/dashboard\`) before the e2e suite`);
+  }
+  const port = await freePort();
+  return startProcess({
+    name: "dashboard",
+    command: process.execPath,
+    args: [path.join(REPO, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    cwd: DASHBOARD_DIR,
+    env: {
+      ...process.env,
+      JFAST_DASHBOARD_SERVICES: JSON.stringify(params.services),
+      JFAST_DASHBOARD_PASSWORD: params.password,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+    url: `http://127.0.0.1:${port}`,
+    readyPath: "/login",
+    timeoutMs: 60_000,
+  });
+}
+
+/** Calls an admin procedure of a service directly (not through the dashboard), as an operator script would. */
+export async function adminCall(service: string, token: string, procedure: string, input?: unknown, mutation = false): Promise<{ status: number; body: any }> {
+  const url = `${service}/jfast/admin/${procedure}${!mutation && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ""}`;
+  const response = await fetch(url, {
+    method: mutation ? "POST" : "GET",
+    headers: { authorization: `Bearer ${token}`, ...(mutation ? { "content-type": "application/json" } : {}) },
+    ...(mutation ? { body: JSON.stringify(input ?? null) } : {}),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+export async function queueStats(service: string): Promise<{ depths: { ready: number; scheduled: number; running: number; dead: number } }> {
+  const response = await fetch(`${service}/queue/stats`);
+  return (await response.json()) as never;
+}
+
+export async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
