@@ -23,7 +23,9 @@ const password = process.env.JFAST_DASHBOARD_PASSWORD ?? randomBytes(9).toString
 
 const children = [];
 function start(name, command, args, options) {
-  const child = spawn(command, args, { stdio: "inherit", ...options });
+  // Own process group: Ctrl-C reaches the children once, through stop(), not a second time from the terminal
+  // (a second signal tells `jfast dev` to stop waiting for running jobs).
+  const child = spawn(command, args, { stdio: "inherit", detached: true, ...options });
   child.on("exit", (code, signal) => {
     if (stopping) return;
     console.error(`\n[dev] ${name} exited (${signal ?? code}); stopping the rest`);
