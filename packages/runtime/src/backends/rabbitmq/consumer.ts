@@ -12,7 +12,7 @@ import type { QueueNames } from "./names.js";
 const CHANNEL_WIDE = true;
 
 /** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
-interface Subscription {
+export interface Subscription {
   readonly session: Session;
   readonly channel: Channel;
   tag: string | null;
@@ -65,6 +65,9 @@ export class Consumer {
   private readonly byJob = new WeakMap<Job, Delivery>();
   private readonly waiters = new Set<() => void>();
   private readonly repairs = new Set<Promise<void>>();
+  /** Job ids whose replacement is being published; their deliveries wait in `parked` (see replace()). */
+  private readonly replacing = new Map<string, number>();
+  private readonly parked: Delivery[] = [];
   private closing = false;
 
   constructor(options: ConsumerOptions) {
@@ -133,20 +136,47 @@ export class Consumer {
   }
 
   ack(delivery: Delivery): void {
-    if (!delivery.sub.alive) return;
-    try {
-      delivery.sub.channel.ack(delivery.message);
-    } catch {
-      // The channel closed meanwhile: the broker requeues the message and it arrives as a lost attempt.
-    }
+    this.settleMessage(delivery.sub, delivery.message, "ack");
   }
 
   nack(delivery: Delivery): void {
-    if (!delivery.sub.alive) return;
+    this.settleMessage(delivery.sub, delivery.message, "nack");
+  }
+
+  /**
+   * Replaces deliveries by new messages: `publish` publishes the replacements (confirmed), then the originals
+   * are acked, and a round trip makes sure the broker has the acks. Until then any delivery of the same job ids
+   * is parked, not handed out. Without this, a replacement could start running while its original is still
+   * unacked; a process killed at that moment would leave both to be redelivered, and the job would fork into
+   * two copies with their own attempt counts (a poison pill would then outlive max_attempts).
+   * If publishing fails the originals are nacked back (they return as lost attempts) and the error is thrown.
+   */
+  async replace(
+    ids: string[],
+    originals: Array<{ sub: Subscription; message: ConsumeMessage }>,
+    publish: () => Promise<void>,
+    options: { nackAfterMs?: number } = {},
+  ): Promise<void> {
+    for (const id of ids) this.replacing.set(id, (this.replacing.get(id) ?? 0) + 1);
     try {
-      delivery.sub.channel.nack(delivery.message, false, true);
-    } catch {
-      // As above: a closed channel requeues it anyway.
+      try {
+        await publish();
+      } catch (error) {
+        // Not at once when asked: a broker refusing the publish would otherwise bounce a message in a tight loop.
+        if (options.nackAfterMs) await new Promise((resolve) => setTimeout(resolve, options.nackAfterMs));
+        for (const o of originals) this.settleMessage(o.sub, o.message, "nack");
+        throw error;
+      }
+      for (const o of originals) this.settleMessage(o.sub, o.message, "ack");
+      const subs = new Set(originals.map((o) => o.sub));
+      await Promise.all([...subs].map((sub) => (sub.alive ? sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined) : undefined)));
+    } finally {
+      for (const id of ids) {
+        const n = (this.replacing.get(id) ?? 1) - 1;
+        if (n > 0) this.replacing.set(id, n);
+        else this.replacing.delete(id);
+      }
+      this.unpark();
     }
   }
 
@@ -196,7 +226,7 @@ export class Consumer {
     if (sub?.alive && sub.tag) await sub.channel.cancel(sub.tag).catch(() => undefined);
     await Promise.allSettled([...this.repairs]);
     for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
-    return this.buffer.splice(0).filter((d) => d.sub.alive);
+    return [...this.buffer.splice(0), ...this.parked.splice(0)].filter((d) => d.sub.alive);
   }
 
   private async ensureConsuming(limit: number): Promise<void> {
@@ -241,37 +271,50 @@ export class Consumer {
     }
     const arrival = classifyArrival(message, Date.now());
     if (arrival.kind === "ready") {
-      this.buffer.push({ sub, message, json: arrival.json, workerId: null, lockedUntil: null, timer: null, settled: false });
+      const delivery: Delivery = { sub, message, json: arrival.json, workerId: null, lockedUntil: null, timer: null, settled: false };
+      if (this.replacing.has(arrival.json.id)) {
+        this.parked.push(delivery);
+        return;
+      }
+      this.buffer.push(delivery);
       for (const waiter of [...this.waiters]) waiter();
       return;
     }
-    const repair = this.options
-      .repair(arrival, message)
-      .then(() => {
-        if (!sub.alive) return;
-        try {
-          sub.channel.ack(message);
-        } catch {
-          // Closed meanwhile: it comes back and is repaired again (at-least-once).
-        }
-      })
-      .catch(async (error: unknown) => {
+    const ids = arrival.kind === "unreadable" ? [] : [arrival.json.id];
+    const repair = this.replace(ids, [{ sub, message }], () => this.options.repair(arrival, message), { nackAfterMs: 1000 }).catch(
+      (error: unknown) => {
         this.options.logger?.error("could not re-route a message from the work queue; it will be delivered again", {
           error: (error as Error).message,
           kind: arrival.kind,
         });
-        // Not at once: a broker refusing the publish would otherwise bounce the message in a tight loop.
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        if (sub.alive) {
-          try {
-            sub.channel.nack(message, false, true);
-          } catch {
-            // Closed: requeued by the broker.
-          }
-        }
-      });
+      },
+    );
     this.repairs.add(repair);
     void repair.finally(() => this.repairs.delete(repair));
+  }
+
+  private settleMessage(sub: Subscription, message: ConsumeMessage, how: "ack" | "nack"): void {
+    if (!sub.alive) return;
+    try {
+      if (how === "ack") sub.channel.ack(message);
+      else sub.channel.nack(message, false, true);
+    } catch {
+      // The channel closed meanwhile: the broker requeues the message; it comes back as a lost attempt.
+    }
+  }
+
+  private unpark(): void {
+    let woke = false;
+    for (let i = 0; i < this.parked.length; ) {
+      const delivery = this.parked[i]!;
+      if (!delivery.sub.alive) this.parked.splice(i, 1);
+      else if (!this.replacing.has(delivery.json.id)) {
+        this.parked.splice(i, 1);
+        this.buffer.push(delivery);
+        woke = true;
+      } else i++;
+    }
+    if (woke) for (const waiter of [...this.waiters]) waiter();
   }
 
   private lease(delivery: Delivery, until: number, leaseMs: number): void {
@@ -302,6 +345,7 @@ export class Consumer {
     if (this.sub === sub) this.sub = null;
     // The broker requeues whatever this channel held; our copies are void (a late outcome is ignored).
     for (let i = this.buffer.length - 1; i >= 0; i--) if (this.buffer[i]!.sub === sub) this.buffer.splice(i, 1);
+    for (let i = this.parked.length - 1; i >= 0; i--) if (this.parked[i]!.sub === sub) this.parked.splice(i, 1);
     for (const delivery of [...this.held]) if (delivery.sub === sub) this.settle(delivery);
     if (!this.closing && this.prefetch > 0 && sub.session.alive) {
       // Only the channel died (consumer_timeout, a cancelled consumer): subscribe again on the same connection.

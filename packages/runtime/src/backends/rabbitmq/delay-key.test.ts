@@ -4,6 +4,7 @@ import {
   decodeRoutingKey,
   DEFAULT_CASCADE,
   delayUnits,
+  highestLevel,
   holdPattern,
   levelsHolding,
   levelTtlMs,
@@ -96,10 +97,21 @@ describe("delay cascade keys", () => {
 
   it("clamps a delay longer than the cascade to its maximum and flags it", () => {
     const shape = { unitMs: 100, levels: 4 };
-    expect(planDelay(1500, shape)).toEqual({ units: 15, routingKey: "1.1.1.1", overflow: false });
-    expect(planDelay(1501, shape)).toEqual({ units: 15, routingKey: "1.1.1.1", overflow: true });
+    expect(planDelay(1500, shape)).toEqual({ units: 15, routingKey: "1.1.1.1", entryLevel: 3, overflow: false });
+    expect(planDelay(1501, shape)).toEqual({ units: 15, routingKey: "1.1.1.1", entryLevel: 3, overflow: true });
     expect(planDelay(4000, shape).overflow).toBe(true);
-    expect(planDelay(0, shape)).toEqual({ units: 0, routingKey: "0.0.0.0", overflow: false });
+    expect(planDelay(0, shape)).toEqual({ units: 0, routingKey: "0.0.0.0", entryLevel: 0, overflow: false });
+  });
+
+  it("enters the cascade at the highest bit set, where a message published at the top is first held", () => {
+    expect(highestLevel(1)).toBe(0);
+    expect(highestLevel(2)).toBe(1);
+    expect(highestLevel(3)).toBe(1);
+    expect(highestLevel(13)).toBe(3);
+    expect(highestLevel(2 ** 24)).toBe(24);
+    expect(highestLevel(maxUnits(25))).toBe(24);
+    for (let units = 1; units <= maxUnits(8); units++) expect(highestLevel(units)).toBe(levelsHolding(units, 8)[0]);
+    expect(planDelay(1000, DEFAULT_CASCADE)).toMatchObject({ units: 10, entryLevel: 3 });
   });
 
   it("rejects shapes RabbitMQ would refuse", () => {

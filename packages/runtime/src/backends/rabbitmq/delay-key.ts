@@ -96,16 +96,29 @@ function bitPattern(level: number, levels: number, bit: "0" | "1"): string {
 export interface DelayPlan {
   units: number;
   routingKey: string;
+  /** The level whose exchange the message is published to: its highest bit set (see planDelay). */
+  entryLevel: number;
   /** The delay is longer than the cascade: it rides at maximum and carries its due time in a header. */
   overflow: boolean;
 }
 
-/** How a delay of `delayMs` travels: its units and key, clamped to the cascade's maximum when longer. */
+/**
+ * How a delay of `delayMs` travels: its units and key, clamped to the cascade's maximum when longer, and the
+ * level it enters at. It enters at its highest bit set rather than at the top: the exchanges above it would
+ * only pass it down (their bits are 0), and each topic exchange a message crosses costs the broker real CPU
+ * (measured on a busy 2-core host: 100 messages took 2.2 s through 25 exchanges, 0.16 s through one). The
+ * key is the same either way, so where it is first held, and for how long, does not change.
+ */
 export function planDelay(delayMs: number, shape: CascadeShape): DelayPlan {
   const wanted = delayUnits(delayMs, shape.unitMs);
   const max = maxUnits(shape.levels);
   const units = Math.min(wanted, max);
-  return { units, routingKey: routingKey(units, shape.levels), overflow: wanted > max };
+  return { units, routingKey: routingKey(units, shape.levels), entryLevel: highestLevel(units), overflow: wanted > max };
+}
+
+/** The highest level whose bit is set (0 for zero units: level 0's exchange sends an all-zero key to the work queue). */
+export function highestLevel(units: number): number {
+  return units <= 1 ? 0 : Math.floor(Math.log2(units));
 }
 
 /** The levels a message with this many units waits in, top first (for docs, tests and debugging). */

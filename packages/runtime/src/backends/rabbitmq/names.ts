@@ -14,8 +14,6 @@ export interface QueueNames {
   readonly levels: number;
   /** Level n of the delay cascade; the exchange and the queue share this name. */
   delayLevel(level: number): string;
-  /** Where delayed messages enter the cascade: the top level's exchange. */
-  readonly delayEntry: string;
 }
 
 /** AMQP limits queue and exchange names to 255 bytes; the longest name we build is the top delay level. */
@@ -38,7 +36,6 @@ export function queueNames(queue: string, levels: number): QueueNames {
     dead: `${queue}.dead`,
     levels,
     delayLevel,
-    delayEntry: delayLevel(levels - 1),
   };
 }
 

@@ -250,13 +250,13 @@ export class RabbitMqBackend implements QueueBackend {
     });
   }
 
-  /** Where a job goes to become claimable at `dueMs`: the work queue now, or the top of the delay cascade. */
+  /** Where a job goes to become claimable at `dueMs`: the work queue now, or into the delay cascade. */
   private route(json: JobJSON, dueMs: number): Publication {
     const delayMs = dueMs - Date.now();
     if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json) };
     const plan = planDelay(delayMs, this.shape);
     return {
-      exchange: this.names.delayEntry,
+      exchange: this.names.delayLevel(plan.entryLevel),
       routingKey: plan.routingKey,
       message: encodeJob(json, plan.overflow ? { dueAt: dueMs } : {}),
     };
@@ -266,29 +266,22 @@ export class RabbitMqBackend implements QueueBackend {
     return { exchange: "", routingKey: this.names.dead, message: encodeJob(json, { diedAt: Date.now() }) };
   }
 
-  /** Publishes what replaces a delivery, then acks it. If the publish fails the delivery goes back (lost attempt). */
-  private async replace(delivery: Delivery, publications: Publication[]): Promise<void> {
-    try {
-      await this.connection.publish("record the job's outcome", publications);
-    } catch (error) {
-      this.consumer.nack(delivery);
-      throw error;
-    }
-    this.consumer.ack(delivery);
+  /** Publishes what replaces a delivery, then acks it (Consumer.replace). If the publish fails it goes back (lost attempt). */
+  private replace(delivery: Delivery, publications: Publication[]): Promise<void> {
+    return this.consumer.replace([delivery.json.id], [delivery], () => this.connection.publish("record the job's outcome", publications));
   }
 
-  private async putBack(deliveries: Delivery[], json: (d: Delivery) => JobJSON): Promise<void> {
-    if (deliveries.length === 0) return;
-    try {
-      await this.connection.publish(
-        "return jobs to the queue",
-        deliveries.map((d) => ({ exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) })),
-      );
-    } catch (error) {
-      for (const d of deliveries) this.consumer.nack(d);
-      throw error;
-    }
-    for (const d of deliveries) this.consumer.ack(d);
+  private putBack(deliveries: Delivery[], json: (d: Delivery) => JobJSON): Promise<void> {
+    if (deliveries.length === 0) return Promise.resolve();
+    return this.consumer.replace(
+      deliveries.map((d) => d.json.id),
+      deliveries,
+      () =>
+        this.connection.publish(
+          "return jobs to the queue",
+          deliveries.map((d) => ({ exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) })),
+        ),
+    );
   }
 
   /** Handles an arrival that is not handed out: records a lost attempt, sends an early one round, buries garbage. */
