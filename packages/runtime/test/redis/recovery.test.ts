@@ -7,7 +7,7 @@ import { startWorkerProcess, type WorkerProcess } from "./process-harness.js";
 import { dropQueue, openBackend, rawClient, REDIS_URL, uniqueQueue } from "./redis-test-env.js";
 
 /** Workers that die for real (kill -9 of a Node process) and what happens to the jobs they held. */
-describe("redis: recovery of vanished workers", () => {
+describe("redis: recovery of vanished workers", { timeout: 180_000 }, () => {
   const backends: RedisBackend[] = [];
   const processes: WorkerProcess[] = [];
   const queues: string[] = [];
