@@ -134,6 +134,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
 
   const context: AppContext = {
     serviceName: config.service.name,
+    logger,
     require<T>(name: string): T {
       return requireProvider(name) as T;
     },

@@ -1,3 +1,4 @@
+import type { Logger } from "../observability/logger.js";
 import type { Job } from "./job.js";
 
 /** What a handler receives besides its payload. */
@@ -76,6 +77,8 @@ export interface TaskDefinition<P = any> {
 /** The app seen from a handler or a route. */
 export interface AppContext {
   readonly serviceName: string;
+  /** The service's logger (set by createJfast): lines written inside a handler carry its tenant, request, job id, task and attempt. */
+  readonly logger?: Logger;
   require<T = unknown>(name: string): T;
 }
 

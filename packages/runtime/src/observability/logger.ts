@@ -1,7 +1,7 @@
+import { pino, stdTimeFunctions, type DestinationStream } from "pino";
 import { currentContext } from "../context/context.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -10,28 +10,53 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** Any field holding an Error is written as class, message and stack, whatever its name. */
+function serializeValue(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const code = (value as { code?: unknown }).code;
+  return { class: value.name, message: value.message, ...(code !== undefined ? { code } : {}), stack: value.stack };
+}
+
 /**
- * One JSON line per record on stderr. Records made while a job runs name it (job id, task, attempt) and carry
- * the tenant and request id, so a log search for a job finds every line it produced.
+ * One JSON line per record (pino), on stderr unless `write` is given. Records made while a request or a job
+ * runs carry its tenant and request id, and inside a job its id, task and attempt, read from the async
+ * context at the moment of the call, so a log search for a request finds the lines of every job it caused.
  */
 export function createLogger(params: { service: string; level: LogLevel; write?: (line: string) => void }): Logger {
-  const threshold = ORDER[params.level];
-  const write = params.write ?? ((line: string) => process.stderr.write(line + "\n"));
-  const log = (level: Exclude<LogLevel, "silent">) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[level] < threshold) return;
-    const context = currentContext();
-    const job = context?.job;
-    const record: Record<string, unknown> = {
-      time: new Date().toISOString(),
-      level,
-      service: params.service,
-      msg: message,
-      ...(context?.tenantId ? { tenant_id: context.tenantId } : {}),
-      ...(context?.requestId ? { request_id: context.requestId } : {}),
-      ...(job ? { job_id: job.id, task: job.task, attempt: job.attempts } : {}),
-      ...fields,
-    };
-    write(JSON.stringify(record, (_key, value) => (value instanceof Error ? { class: value.name, message: value.message } : value)));
+  const destination: DestinationStream = params.write
+    ? { write: (chunk: string) => params.write!(chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk) }
+    : pino.destination({ fd: 2, sync: true });
+  const base = pino(
+    {
+      level: params.level,
+      base: { service: params.service },
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Call fields win over these: a log about another job may name it explicitly.
+      mixin: contextFields,
+    },
+    destination,
+  );
+  const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => {
+    if (!base.isLevelEnabled(level)) return;
+    base[level](fields ? serializeFields(fields) : {}, message);
   };
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
+}
+
+function serializeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) out[key] = serializeValue(value);
+  return out;
+}
+
+function contextFields(): Record<string, unknown> {
+  const context = currentContext();
+  if (!context) return {};
+  const job = context.job;
+  return {
+    ...(context.tenantId ? { tenant_id: context.tenantId } : {}),
+    ...(context.requestId ? { request_id: context.requestId } : {}),
+    ...(job ? { job_id: job.id, task: job.task, attempt: job.attempts } : {}),
+  };
 }
