@@ -95,6 +95,22 @@ export const jfastSchedules = pgTable(
   (t) => [primaryKey({ columns: [t.name, t.tick] }), index("jfast_schedules_claimed_at_idx").on(t.claimedAt)],
 );
 
+export const jfastAdminAudit = pgTable(
+  "jfast_admin_audit",
+  {
+    id: text("id").primaryKey(),
+    at: timestamptz("at").notNull().defaultNow(),
+    actor: text("actor").notNull(),
+    role: text("role").notNull(),
+    action: text("action").notNull(),
+    ids: jsonb("ids").notNull(),
+    count: integer("count").notNull(),
+    filter: jsonb("filter"),
+    outcome: jsonb("outcome").notNull(),
+  },
+  (t) => [index("jfast_admin_audit_at_idx").on(t.at.desc(), t.id.desc())],
+);
+
 export const jfastMigrations = pgTable("jfast_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
@@ -109,5 +125,6 @@ export const jfastTables = {
   jfast_inbox: jfastInbox,
   jfast_outbox: jfastOutbox,
   jfast_schedules: jfastSchedules,
+  jfast_admin_audit: jfastAdminAudit,
   jfast_migrations: jfastMigrations,
 } as const;
