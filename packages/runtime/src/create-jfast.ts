@@ -13,6 +13,7 @@ import { discoverModules } from "./modules/discover.js";
 import type { KafkaBus } from "./kafka/kafka-bus.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
+import { createMetrics } from "./observability/metrics.js";
 import { outboxChannel } from "./outbox/channel.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createOutboxEventBus } from "./outbox/outbox-event-bus.js";
@@ -173,6 +174,17 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   providers.set("tasks", registry);
 
   const execute = createTaskExecutor({ context, database: () => database, logger });
+  const metrics = createMetrics({
+    service: config.service.name,
+    queue: config.queue?.name ?? "",
+    sources: {
+      backend: () => queue?.backend.kind ?? null,
+      depths: () => queue?.depths() ?? null,
+      outbox: () => outbox?.health() ?? null,
+      scheduler: () => scheduler?.status() ?? null,
+      events: () => events?.health() ?? null,
+    },
+  });
 
   const jfast: Jfast = {
     config,
@@ -274,6 +286,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
         defaultMaxAttempts: config.queue.maxAttempts,
+        observer: metrics,
         ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),
       });
       workers.add(worker);
@@ -289,6 +302,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     outbox: () => outbox,
     events: () => events,
     scheduler: () => scheduler,
+    metrics,
     admin: async (request) => {
       admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
         createAdmin({ config, registry, logger, queue: () => queue, outbox: () => outbox, provider: (name) => providers.get(name) }),

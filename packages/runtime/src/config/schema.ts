@@ -44,7 +44,13 @@ export const configSchema = z.strictObject({
     .default({ enabled: [] }),
   plugin: z
     .strictObject({
-      observability: z.strictObject({ log_level: z.enum(["debug", "info", "warn", "error", "silent"]).default("info") }).optional(),
+      observability: z
+        .strictObject({
+          log_level: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+          /** GET /metrics in production (always open elsewhere), like [plugin.queue] expose_stats. */
+          expose_metrics: z.boolean().default(false),
+        })
+        .optional(),
       database: databaseSchema.optional(),
       queue: queueSchema.optional(),
       outbox: z

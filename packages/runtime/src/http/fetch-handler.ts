@@ -9,7 +9,7 @@ import { createReadiness } from "./readiness.js";
 /** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
 export const ADMIN_PATH = "/jfast/admin";
 
-/** GET /ready, GET /queue/stats (SPEC §11) and the admin router under /jfast/admin (§12). Anything else is a 404 so the host framework can route it. */
+/** GET /ready, GET /queue/stats, GET /metrics (SPEC §11) and the admin router under /jfast/admin (§12). Anything else is a 404 so the host framework can route it. */
 export function createFetchHandler(params: {
   config: JfastConfig;
   registry: TaskRegistry;
@@ -21,6 +21,8 @@ export function createFetchHandler(params: {
   scheduler?: () => { status(): SchedulerStatus } | null;
   /** The admin tRPC router, served under /jfast/admin (any method: queries are GET, mutations POST). */
   admin?: (request: Request) => Promise<Response>;
+  /** GET /metrics (Prometheus text format); closed in production unless [plugin.observability] expose_metrics. */
+  metrics?: { render(): Promise<string>; contentType: string };
 }): (request: Request) => Promise<Response> {
   const { config, registry } = params;
   const readiness = createReadiness(params);
@@ -48,6 +50,15 @@ export function createFetchHandler(params: {
         });
       } catch (error) {
         return json({ error: `the ${queue.backend.kind} queue cannot be reached: ${(error as Error).message}` }, 503);
+      }
+    }
+    if (url.pathname === "/metrics" && params.metrics) {
+      const open = config.service.environment !== "production" || config.raw.plugin.observability?.expose_metrics === true;
+      if (!open) return notFound();
+      try {
+        return new Response(await params.metrics.render(), { status: 200, headers: { "content-type": params.metrics.contentType } });
+      } catch (error) {
+        return json({ error: `metrics could not be collected: ${(error as Error).message}` }, 503);
       }
     }
     return notFound();

@@ -7,6 +7,7 @@ import type { TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
 import { JobTimeoutError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
+import type { AttemptObserver } from "../observability/metrics.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
 
 export interface WorkerOptions {
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   defaultMaxAttempts: number;
   workerId?: string;
+  /** Told of each claim and each attempt's outcome (the /metrics counters and histograms). */
+  observer?: AttemptObserver;
 }
 
 interface Running {
@@ -172,7 +175,8 @@ export class Worker {
 
   private async runOne(entry: Running): Promise<void> {
     const { job, controller } = entry;
-    const { backend, logger } = this.options;
+    const { backend, logger, observer } = this.options;
+    observer?.claimed(job, Date.now());
     const definition = this.options.lookup(job.task);
     if (!definition) {
       const error: AttemptError = {
@@ -183,6 +187,7 @@ export class Worker {
         reason: "unknown task",
       };
       await this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
+      observer?.finished(job, "dead", 0);
       logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
       return;
     }
@@ -199,23 +204,29 @@ export class Worker {
         timeoutMs,
       );
     }
+    const startedAt = performance.now();
     try {
       await withJob(job, () =>
         Promise.race([this.options.execute(definition, job, controller.signal), aborted]),
       );
       clearTimeout(timer);
+      const durationMs = performance.now() - startedAt;
       await this.settle(entry, () => backend.complete({ workerId: this.id, job }));
+      if (!entry.cancelled) observer?.finished(job, "ok", durationMs);
     } catch (error) {
       clearTimeout(timer);
       if (entry.cancelled) return;
+      const durationMs = performance.now() - startedAt;
       const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
       if (job.attempts >= maxAttempts) {
         await this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
+        observer?.finished(job, "dead", durationMs);
         withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
       } else {
         const baseMs = definition.options.backoffBaseMs ?? this.options.backoffBaseMs;
         const availableAt = new Date(Date.now() + backoffDelayMs(job.attempts, { baseMs }));
         await this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
+        observer?.finished(job, "retry", durationMs);
         withJob(job, () => logger.warn("job failed; will retry", { error, retry_at: availableAt.toISOString() }));
       }
     }

@@ -1,0 +1,154 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Job } from "../core/job.js";
+import type { Depths } from "../core/queue-backend.js";
+import type { EventsHealth } from "../kafka/events-bus.js";
+import type { OutboxHealth } from "../outbox/outbox-health.js";
+import type { SchedulerStatus } from "../scheduler/scheduler.js";
+
+/** What the worker reports about each attempt (see worker/worker.ts). */
+export interface AttemptObserver {
+  /** A job was claimed: its pickup latency is now − availableAt. */
+  claimed(job: Job, claimedAt: number): void;
+  /** An attempt ended: `ok` completed, `retry` failed and comes back, `dead` failed for the last time. */
+  finished(job: Job, outcome: AttemptOutcome, durationMs: number): void;
+}
+
+export const AttemptOutcome = { ok: "ok", retry: "retry", dead: "dead" } as const;
+export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
+
+/** What /metrics reads on every scrape; each source is optional (its plugin may be off or not started). */
+export interface MetricSources {
+  backend: () => string | null;
+  depths: () => Promise<Depths> | null;
+  outbox: () => Promise<OutboxHealth> | null;
+  scheduler: () => SchedulerStatus | null;
+  events: () => Promise<EventsHealth> | null;
+}
+
+export interface JfastMetrics extends AttemptObserver {
+  readonly registry: Registry;
+  /** Prometheus text exposition format. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+/** Handler durations from a millisecond callback to a long batch job. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** Pickup latency: from "woke up at once" to "the queue is far behind". */
+const PICKUP_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
+
+/**
+ * One registry per jfast instance (not prom-client's global one), so two apps in a process, or in a test,
+ * never count into each other. Counters and histograms are fed by the worker of this process; depths, lags
+ * and Kafka consumer lag are read from their providers on each scrape.
+ */
+export function createMetrics(params: { service: string; queue: string; sources: MetricSources }): JfastMetrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: params.service });
+  const { sources } = params;
+
+  const processed = new Counter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"], registers: [registry] });
+  const failed = new Counter({ name: "jfast_jobs_failed_total", help: "Attempts that failed (retried or dead-lettered), by task.", labelNames: ["task"], registers: [registry] });
+  const dead = new Counter({ name: "jfast_jobs_dead_total", help: "Jobs dead-lettered by this process's workers, by task.", labelNames: ["task"], registers: [registry] });
+  const duration = new Histogram({
+    name: "jfast_job_duration_seconds",
+    help: "Handler duration per attempt, by task and outcome.",
+    labelNames: ["task", "outcome"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const pickup = new Histogram({
+    name: "jfast_job_pickup_latency_seconds",
+    help: "Time from when a job became available to when a worker claimed it, by task.",
+    labelNames: ["task"],
+    buckets: PICKUP_BUCKETS,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: "jfast_queue_depth",
+    help: "Jobs in the queue by state (ready, scheduled, running, dead), read from the backend at scrape time.",
+    labelNames: ["queue", "backend", "state"],
+    registers: [registry],
+    async collect() {
+      const pending = sources.depths();
+      if (!pending) return;
+      this.reset();
+      const depths = await pending;
+      const backend = sources.backend() ?? "unknown";
+      for (const state of ["ready", "scheduled", "running", "dead"] as const) {
+        this.set({ queue: params.queue, backend, state }, depths[state]);
+      }
+    },
+  });
+  new Gauge({
+    name: "jfast_outbox_lag_seconds",
+    help: "Age of the oldest outbox row the relay has not delivered yet (0 when none).",
+    registers: [registry],
+    async collect() {
+      const pending = sources.outbox();
+      if (!pending) return;
+      this.set((await pending).lagSeconds);
+    },
+  });
+  new Gauge({
+    name: "jfast_outbox_pending",
+    help: "Outbox rows waiting for the relay, and dead outbox rows.",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      const pending = sources.outbox();
+      if (!pending) return;
+      const health = await pending;
+      this.set({ state: "pending" }, health.pending);
+      this.set({ state: "failing" }, health.failing);
+      this.set({ state: "dead" }, health.dead);
+    },
+  });
+  new Gauge({
+    name: "jfast_scheduler_tick_lag_seconds",
+    help: "How far past its due time each schedule's next tick is (0 when on time), in this process's scheduler.",
+    labelNames: ["schedule"],
+    registers: [registry],
+    collect() {
+      const status = sources.scheduler();
+      if (!status) return;
+      this.reset();
+      const now = Date.now();
+      for (const schedule of status.schedules) {
+        const due = schedule.nextTick ? Date.parse(schedule.nextTick) : NaN;
+        this.set({ schedule: schedule.name }, Number.isFinite(due) ? Math.max(0, (now - due) / 1000) : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: "jfast_kafka_consumer_lag",
+    help: "Messages between the consumer group's committed offset and the partition end, by topic and partition.",
+    labelNames: ["topic", "partition"],
+    registers: [registry],
+    async collect() {
+      const pending = sources.events();
+      if (!pending) return;
+      this.reset();
+      for (const lag of (await pending).lag) this.set({ topic: lag.topic, partition: String(lag.partition) }, lag.lag);
+    },
+  });
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    claimed(job, claimedAt) {
+      pickup.observe({ task: job.task }, Math.max(0, claimedAt - job.availableAt.getTime()) / 1000);
+    },
+    finished(job, outcome, durationMs) {
+      duration.observe({ task: job.task, outcome }, durationMs / 1000);
+      if (outcome === AttemptOutcome.ok) {
+        processed.inc({ task: job.task });
+        return;
+      }
+      failed.inc({ task: job.task });
+      if (outcome === AttemptOutcome.dead) dead.inc({ task: job.task });
+    },
+  };
+}
