@@ -10,6 +10,7 @@ export const SQL = {
   claim: loadSql("claim"),
   delivered: loadSql("delivered"),
   retry: loadSql("retry"),
+  noteError: loadSql("note-error"),
   kill: loadSql("kill"),
   release: loadSql("release"),
   nextDue: loadSql("next-due"),

@@ -25,13 +25,5 @@ export class OutboxSendTimeout extends JfastError {
   }
 }
 
-/** The relay stopped while a send was in flight: the rows are given back, not counted as failed. */
-export class RelayStopped extends Error {
-  constructor() {
-    super("the outbox relay stopped");
-    this.name = "RelayStopped";
-  }
-}
-
 /** The row's previous claim was never settled and it was the row's last attempt. */
 export const RELAY_LOST = "relay lost";

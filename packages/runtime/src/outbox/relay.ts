@@ -4,9 +4,9 @@ import { errorToAttempt, type AttemptError } from "../core/job.js";
 import type { SqlDatabase } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
 import { SQL } from "./load-sql.js";
-import { OutboxSendTimeout, RELAY_LOST, RelayStopped } from "./outbox-errors.js";
+import { OutboxSendTimeout, RELAY_LOST } from "./outbox-errors.js";
 import { claimedRow, type ClaimedRow, type ClaimRowRaw } from "./outbox-rows.js";
-import { sendBatch, type RelayDestinations, type SendOutcome } from "./send-batch.js";
+import { prepareBatch, type PreparedSend, type RelayDestinations } from "./send-batch.js";
 
 export interface OutboxRelayOptions {
   db: SqlDatabase;
@@ -34,6 +34,8 @@ export interface RelayStatus {
 
 const DEFAULT_BATCH = 50;
 const PRUNE_BATCH = 5000;
+/** How long stop() waits for sends still in flight before giving their rows back. */
+const STOP_GRACE_MS = 5000;
 /** A pass that found due rows locked by another relay's claim waits at least this long (no spinning). */
 const MIN_IDLE_MS = 25;
 
@@ -44,8 +46,8 @@ const MIN_IDLE_MS = 25;
  * A pass: claim a small batch (one short statement that leases the rows and counts the attempt), send it
  * with no transaction open, then settle each row: delivered, retried later with exponential backoff, or
  * dead (attempts spent, or undeliverable with this configuration, which dies at once). A relay that
- * vanishes mid-send leaves its rows leased; they come due again when the lease runs out, well after any
- * send could still be in flight (lease ≥ 2 × send_timeout).
+ * vanishes mid-send leaves its rows leased; they come due again when the lease runs out (at least a
+ * minute, and twice send_timeout), longer than the backends take to fail a send on their own.
  *
  * Wake-ups: LISTEN on the outbox channel (a write's NOTIFY arrives when its transaction commits), a timer
  * for the next row coming due, and the poll interval as the safety net for a NOTIFY that was missed.
@@ -64,6 +66,10 @@ export class OutboxRelay {
   private lastPassAt: number | null = null;
   private lastPruneAt = 0;
   private databaseError: string | null = null;
+  /** Rows whose send outlived send_timeout, by id: they stay claimed until that send settles. */
+  private readonly slow = new Map<string, Promise<void>>();
+  /** Set once stop() gave the rows of unsettled sends back: late outcomes no longer touch the database. */
+  private detached = false;
 
   constructor(options: OutboxRelayOptions) {
     this.options = options;
@@ -93,6 +99,21 @@ export class OutboxRelay {
     this.wake();
     await this.loop;
     this.loop = null;
+    if (this.slow.size > 0) {
+      // Sends still in flight get a moment to settle; the rows of the others are given back (their send
+      // may still land: a later send of the same id is then a no-op where the destination can tell).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(new Set(this.slow.values())),
+        new Promise((resolve) => (timer = setTimeout(resolve, Math.min(STOP_GRACE_MS, this.options.sendTimeoutMs)))),
+      ]);
+      clearTimeout(timer);
+      this.detached = true;
+      const left = [...this.slow.keys()];
+      this.slow.clear();
+      if (left.length > 0) await this.options.db.query(SQL.release, [left, this.relayId]).catch(() => undefined);
+    }
+    this.detached = true;
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.().catch(() => undefined);
@@ -138,9 +159,9 @@ export class OutboxRelay {
     }
   }
 
-  /** How long to wait before the next pass: until the next row is due, at most the poll interval. */
+  /** How long to wait before the next pass: until the next row is due or pruning is due, at most the poll interval. */
   private async idleMs(claimed: number): Promise<number> {
-    const poll = this.options.pollIntervalMs;
+    const poll = Math.max(0, Math.min(this.options.pollIntervalMs, this.lastPruneAt + this.pruneEveryMs - Date.now()));
     if (this.databaseError) return poll;
     try {
       const [row] = await this.options.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue);
@@ -164,64 +185,114 @@ export class OutboxRelay {
     });
   }
 
-  /** One claim, send and settle. Returns how many rows were claimed. */
+  /** One claim, then a send per destination; each settles its rows. Returns how many rows were claimed. */
   private async pass(): Promise<number> {
-    const { db } = this.options;
-    const raw = await db.query<ClaimRowRaw>(SQL.claim, [this.batchSize, this.leaseMs, this.relayId]);
+    const raw = await this.options.db.query<ClaimRowRaw>(SQL.claim, [this.batchSize, this.leaseMs, this.relayId]);
     if (raw.length === 0) return 0;
     const rows = raw.map(claimedRow);
     const live: ClaimedRow[] = [];
     for (const row of rows) {
+      // Our own send of it is still in flight past its lease: the claim just renewed the lease; let it settle.
+      if (this.slow.has(row.id)) continue;
       if (row.previousClaim !== null && row.attempts > row.maxAttempts) {
         // Its last attempt was claimed by a relay that never settled it (the send may have happened).
-        const error: AttemptError = {
+        await this.kill(row, {
           attempt: row.attempts - 1,
           at: new Date().toISOString(),
           class: "RelayLost",
           message: `relay ${row.previousClaim} claimed this row and stopped before settling it; attempts are spent`,
           reason: RELAY_LOST,
-        };
-        await this.kill(row, error);
+        });
         continue;
       }
       live.push(row);
     }
-    const { outcomes, sends } = await sendBatch({
-      rows: live,
-      destinations: this.options.destinations,
-      guard: (destination, send) => this.guard(destination, send),
-      isAbandon: (error) => error instanceof RelayStopped,
-    });
-    for (const send of sends) {
-      if (send.error === null) continue;
-      // Every failed send is logged with its cause, once per send (one send carries a group of rows).
-      this.options.logger.warn(`outbox delivery to ${send.kind === "job" ? "queue" : "topic"} "${send.destination}" failed; it is retried`, {
-        rows: send.rows,
-        error: send.error,
-        ...causeOf(send.error),
-      });
-    }
-    await this.settle(live, outcomes);
+    const { sends, undeliverable } = prepareBatch(live, this.options.destinations);
+    for (const [row, error] of undeliverable) await this.kill(row, attemptError(error, row.attempts, "undeliverable"));
+    await Promise.all(sends.map((send) => this.dispatch(send)));
     return rows.length;
   }
 
-  private async settle(rows: readonly ClaimedRow[], outcomes: Map<string, SendOutcome>): Promise<void> {
-    const { db } = this.options;
-    const delivered = rows.filter((r) => outcomes.get(r.id)?.kind === "delivered").map((r) => r.id);
-    const abandoned = rows.filter((r) => outcomes.get(r.id)?.kind === "abandoned").map((r) => r.id);
-    if (delivered.length > 0) await db.query(SQL.delivered, [delivered, this.relayId]);
-    if (abandoned.length > 0) await db.query(SQL.release, [abandoned, this.relayId]);
-    for (const row of rows) {
-      const outcome = outcomes.get(row.id);
-      if (outcome?.kind !== "failed") continue;
-      const error = errorToAttempt(outcome.error, row.attempts, outcome.permanent ? "undeliverable" : undefined);
-      delete error.stack;
-      if (outcome.permanent || row.attempts >= row.maxAttempts) {
+  /**
+   * Sends one group and settles its rows. A send still unsettled after send_timeout is recorded as failing
+   * (logged, /ready degraded) but keeps its rows claimed until it settles, so this relay never has two
+   * sends of one row in flight; the pass moves on meanwhile.
+   */
+  private async dispatch(send: PreparedSend): Promise<void> {
+    const ids = send.rows.map((r) => r.id);
+    if (this.stopping.signal.aborted) {
+      await this.options.db.query(SQL.release, [ids, this.relayId]);
+      return;
+    }
+    const sending = Promise.resolve().then(() => send.send());
+    const first = await this.race(sending);
+    if (first.kind === "done") return this.delivered(ids);
+    if (first.kind === "failed") return this.failed(send, first.error);
+    if (first.kind === "timeout") {
+      const error = new OutboxSendTimeout(this.options.sendTimeoutMs, describe(send));
+      this.options.logger.warn(`outbox delivery to ${describe(send)} has not settled after ${this.options.sendTimeoutMs / 1000} s; its rows stay held until it does`, {
+        rows: ids,
+        error,
+      });
+      await this.options.db.query(SQL.noteError, [ids, this.relayId, JSON.stringify(attemptError(error, send.rows[0]!.attempts))]);
+    }
+    const settled: Promise<void> = sending
+      .then(
+        () => this.late(() => this.delivered(ids)),
+        (error: unknown) => this.late(() => this.failed(send, error)),
+      )
+      .catch((error: unknown) => this.options.logger.warn("could not record the outcome of a slow outbox send; its rows come due again when their lease ends", { rows: ids, error }))
+      .finally(() => {
+        for (const id of ids) if (this.slow.get(id) === settled) this.slow.delete(id);
+        this.wake();
+      });
+    for (const id of ids) this.slow.set(id, settled);
+  }
+
+  private race(sending: Promise<unknown>): Promise<{ kind: "done" } | { kind: "failed"; error: unknown } | { kind: "timeout" } | { kind: "stopped" }> {
+    const { signal } = this.stopping;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ kind: "timeout" }), this.options.sendTimeoutMs);
+      const onStop = () => resolve({ kind: "stopped" });
+      signal.addEventListener("abort", onStop, { once: true });
+      sending
+        .then(
+          () => resolve({ kind: "done" }),
+          (error: unknown) => resolve({ kind: "failed", error }),
+        )
+        .finally(() => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onStop);
+        });
+    });
+  }
+
+  /** Settles a late send unless the relay has stopped (its rows were given back, the database may be closed). */
+  private async late(settle: () => Promise<void>): Promise<void> {
+    if (!this.detached) await settle();
+  }
+
+  private async delivered(ids: string[]): Promise<void> {
+    await this.options.db.query(SQL.delivered, [ids, this.relayId]);
+  }
+
+  /** A failed send: each row is retried after its backoff, or dies if that was its last attempt. */
+  private async failed(send: PreparedSend, cause: unknown): Promise<void> {
+    // Every failed send is logged with its cause, once per send (a send carries a group of rows).
+    this.options.logger.warn(`outbox delivery to ${describe(send)} failed; its rows are retried with backoff`, {
+      rows: send.rows.map((r) => r.id),
+      attempts: send.rows.map((r) => r.attempts),
+      error: cause,
+      ...causeOf(cause),
+    });
+    for (const row of send.rows) {
+      const error = attemptError(cause, row.attempts);
+      if (row.attempts >= row.maxAttempts) {
         await this.kill(row, error);
-      } else {
-        const delayMs = backoffDelayMs(row.attempts, { baseMs: this.options.backoffBaseMs });
-        await db.query(SQL.retry, [row.id, this.relayId, JSON.stringify(error), new Date(Date.now() + delayMs).toISOString()]);
+        continue;
       }
+      const delayMs = backoffDelayMs(row.attempts, { baseMs: this.options.backoffBaseMs });
+      await this.options.db.query(SQL.retry, [row.id, this.relayId, JSON.stringify(error), new Date(Date.now() + delayMs).toISOString()]);
     }
   }
 
@@ -236,25 +307,6 @@ export class OutboxRelay {
     });
   }
 
-  /** Bounds a send by send_timeout and by the relay stopping. The send itself cannot be cancelled. */
-  private guard<T>(destination: string, send: () => Promise<T>): Promise<T> {
-    const { signal } = this.stopping;
-    return new Promise<T>((resolve, reject) => {
-      if (signal.aborted) return reject(new RelayStopped());
-      const timeoutMs = this.options.sendTimeoutMs;
-      const timer = setTimeout(() => reject(new OutboxSendTimeout(timeoutMs, destination)), timeoutMs);
-      const onStop = () => reject(new RelayStopped());
-      signal.addEventListener("abort", onStop, { once: true });
-      Promise.resolve()
-        .then(send)
-        .then(resolve, reject)
-        .finally(() => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", onStop);
-        });
-    });
-  }
-
   /** Deletes delivered rows past the retention, at most every retention/4 (1 s to 1 min). */
   private async prune(): Promise<void> {
     if (Date.now() - this.lastPruneAt < this.pruneEveryMs) return;
@@ -263,6 +315,17 @@ export class OutboxRelay {
     // A large backlog of delivered rows is worked off one batch per pruning round.
     if (Number(row?.deleted ?? 0) >= PRUNE_BATCH) this.lastPruneAt = 0;
   }
+}
+
+function describe(send: PreparedSend): string {
+  return `${send.kind === "job" ? "queue" : "Kafka topic"} "${send.destination}"`;
+}
+
+/** An error as recorded on the row: class and message (no stack: the cause is outside this process's code). */
+function attemptError(error: unknown, attempt: number, reason?: string): AttemptError {
+  const recorded = errorToAttempt(error, attempt, reason);
+  delete recorded.stack;
+  return recorded;
 }
 
 /** The driver error under a JfastError, which is what an operator reading the log needs. */

@@ -10,72 +10,54 @@ export interface RelayDestinations {
   bus(): { publish(topic: string, events: Event[]): Promise<void> } | null;
 }
 
-export type SendOutcome =
-  | { kind: "delivered" }
-  /** `permanent`: no retry can fix it with this configuration; the row dies now. */
-  | { kind: "failed"; error: unknown; permanent: boolean }
-  /** The relay stopped mid-send: the row goes back untouched. */
-  | { kind: "abandoned" };
-
-/** One call to a destination: the rows it carried and how it ended, for the relay's log. */
-export interface SendReport {
+/** One call to a destination carrying a group of rows (all the jobs for the queue, all the events for a topic). */
+export interface PreparedSend {
   kind: OutboxKind;
   destination: string;
-  rows: string[];
-  error: unknown | null;
+  rows: ClaimedRow[];
+  send(): Promise<unknown>;
 }
 
 /**
- * Sends one claimed batch. Rows are grouped by destination and sent in claim order (seq), one call per
- * group: one enqueue of all the jobs for the queue, one produce of all the events for a topic. A group
- * succeeds or fails as a whole; a row that can never be sent (no bus, unknown queue, broken body) fails
- * alone and permanently, before anything is sent.
+ * Turns a claimed batch into sends. Rows are grouped by destination and kept in claim order (seq), one call
+ * per group: one enqueue of all the jobs for the queue, one produce of all the events for a topic. A group
+ * succeeds or fails as a whole. A row that can never be sent with this configuration (no bus, a queue this
+ * process does not have, a broken body) is left out and returned in `undeliverable`, to die at once.
  */
-export async function sendBatch(params: {
-  rows: readonly ClaimedRow[];
-  destinations: RelayDestinations;
-  /** Bounds every send (timeout, relay stopping). */
-  guard: <T>(destination: string, send: () => Promise<T>) => Promise<T>;
-  isAbandon: (error: unknown) => boolean;
-}): Promise<{ outcomes: Map<string, SendOutcome>; sends: SendReport[] }> {
-  const outcomes = new Map<string, SendOutcome>();
-  const sends: SendReport[] = [];
-  const groups = new Map<string, ClaimedRow[]>();
-  for (const row of [...params.rows].sort((a, b) => a.seq - b.seq)) {
+export function prepareBatch(rows: readonly ClaimedRow[], destinations: RelayDestinations): {
+  sends: PreparedSend[];
+  undeliverable: Map<ClaimedRow, unknown>;
+} {
+  const undeliverable = new Map<ClaimedRow, unknown>();
+  const groups = new Map<string, { row: ClaimedRow; item: Job | Event }[]>();
+  for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
+    let item: Job | Event;
+    try {
+      item = decode(row, destinations);
+    } catch (error) {
+      undeliverable.set(row, error);
+      continue;
+    }
     const key = `${row.kind}\u0000${row.destination}`;
     const group = groups.get(key);
-    if (group) group.push(row);
-    else groups.set(key, [row]);
+    if (group) group.push({ row, item });
+    else groups.set(key, [{ row, item }]);
   }
-  for (const rows of groups.values()) {
-    const { kind, destination } = rows[0]!;
-    const ready: { row: ClaimedRow; item: Job | Event }[] = [];
-    for (const row of rows) {
-      try {
-        ready.push({ row, item: decode(row, params.destinations) });
-      } catch (error) {
-        outcomes.set(row.id, { kind: "failed", error, permanent: true });
-      }
-    }
-    if (ready.length === 0) continue;
-    const ids = ready.map((r) => r.row.id);
-    try {
-      if (kind === OutboxKind.job) {
-        const queue = params.destinations.queue()!;
-        await params.guard(`queue "${destination}"`, () => queue.enqueue(ready.map((r) => r.item as Job)));
-      } else {
-        const bus = params.destinations.bus()!;
-        await params.guard(`Kafka topic "${destination}"`, () => bus.publish(destination, ready.map((r) => r.item as Event)));
-      }
-      for (const id of ids) outcomes.set(id, { kind: "delivered" });
-      sends.push({ kind, destination, rows: ids, error: null });
-    } catch (error) {
-      const outcome: SendOutcome = params.isAbandon(error) ? { kind: "abandoned" } : { kind: "failed", error, permanent: false };
-      for (const id of ids) outcomes.set(id, outcome);
-      if (outcome.kind === "failed") sends.push({ kind, destination, rows: ids, error });
-    }
+  const sends: PreparedSend[] = [];
+  for (const group of groups.values()) {
+    const { kind, destination } = group[0]!.row;
+    const items = group.map((g) => g.item);
+    sends.push({
+      kind,
+      destination,
+      rows: group.map((g) => g.row),
+      send:
+        kind === OutboxKind.job
+          ? () => destinations.queue()!.enqueue(items as Job[])
+          : () => destinations.bus()!.publish(destination, items as Event[]),
+    });
   }
-  return { outcomes, sends };
+  return { sends, undeliverable };
 }
 
 /** The row's body as the destination takes it; throws OutboxUndeliverable when no retry could send it. */
