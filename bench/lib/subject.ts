@@ -1,0 +1,60 @@
+/**
+ * One queue implementation under test. Every subject measures the same four things in the same order, in a
+ * child process of its own so its peak RSS is its own (the figure covers the enqueuer and the worker together).
+ */
+export interface Subject {
+  /** The engine or library and the version measured. */
+  readonly label: string;
+  /** Its settings, as printed in BENCHMARKS.md. */
+  readonly settings: string;
+  setup(): Promise<void>;
+  /** Enqueues `count` no-op jobs in as few calls as the library allows. */
+  enqueue(count: number): Promise<void>;
+  /** Starts one worker at `concurrency` on the backlog; resolves once `count` handlers have run, worker stopped. */
+  drain(count: number, concurrency: number): Promise<void>;
+  /** Starts an idle worker (concurrency 10); `pickup(n)` then measures enqueue → handler start, one job at a time. */
+  startIdle(): Promise<void>;
+  pickupOne(): Promise<number>;
+  stopIdle(): Promise<void>;
+  /** Adds `count` dead/finished rows to the tables a claim scans (PostgreSQL subjects only). */
+  fillDead?(count: number): Promise<void>;
+  teardown(): Promise<void>;
+}
+
+/** Shared between a subject's handlers and the measuring loop: how many ran, and when the next one starts. */
+export const probe = {
+  done: 0,
+  started: null as ((at: number) => void) | null,
+  hit(): void {
+    probe.done++;
+    const started = probe.started;
+    if (started) {
+      probe.started = null;
+      started(performance.now());
+    }
+  },
+};
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export async function waitDone(target: number, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (probe.done < target) {
+    if (Date.now() > deadline) throw new Error(`only ${probe.done}/${target} jobs ran within ${timeoutMs} ms`);
+    await sleep(2);
+  }
+}
+
+/** Enqueue one job through `enqueue`, resolve with the ms until its handler started. */
+export async function timePickup(enqueue: () => Promise<unknown>): Promise<number> {
+  const started = new Promise<number>((resolve) => (probe.started = resolve));
+  const t0 = performance.now();
+  await enqueue();
+  return (await started) - t0;
+}
+
+export const services = {
+  postgres: process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test",
+  redis: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+  amqp: process.env.AMQP_URL ?? "amqp://guest:guest@127.0.0.1:5672",
+};

@@ -1,0 +1,69 @@
+/**
+ * One run of one subject, in its own process: prints a JSON line of its measurements on stdout.
+ *   npx tsx run-subject.ts <subject>      (BENCH_JOBS, BENCH_PICKUPS, BENCH_DEAD)
+ */
+import { amqplibSubject } from "./subjects/amqplib.js";
+import { bullmqSubject } from "./subjects/bullmq.js";
+import { graphileSubject } from "./subjects/graphile-worker.js";
+import { jfastSubject } from "./subjects/jfast.js";
+import { pgBossSubject } from "./subjects/pg-boss.js";
+import { percentile } from "./lib/stats.js";
+import { sleep, type Subject } from "./lib/subject.js";
+
+export const SUBJECTS: Record<string, () => Subject> = {
+  "jfast-postgres": () => jfastSubject("postgres"),
+  "graphile-worker": graphileSubject,
+  "pg-boss": pgBossSubject,
+  "jfast-redis": () => jfastSubject("redis"),
+  bullmq: bullmqSubject,
+  "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
+  amqplib: amqplibSubject,
+};
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
+const PICKUPS = Number(process.env.BENCH_PICKUPS ?? 200);
+const DEAD = Number(process.env.BENCH_DEAD ?? 100_000);
+
+async function pickups(subject: Subject): Promise<{ p50: number; p99: number }> {
+  await subject.startIdle();
+  await sleep(200);
+  const samples: number[] = [];
+  for (let i = 0; i < PICKUPS; i++) {
+    // Idle long enough that the worker is waiting for work, not between two claims.
+    await sleep(20);
+    samples.push(await subject.pickupOne());
+  }
+  await subject.stopIdle();
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+async function main(): Promise<void> {
+  const name = process.argv[2]!;
+  const subject = SUBJECTS[name]!();
+  await subject.setup();
+  const result: Record<string, unknown> = { subject: name, label: subject.label, settings: subject.settings };
+  try {
+    let t0 = performance.now();
+    await subject.enqueue(JOBS);
+    result.enqueue = JOBS / ((performance.now() - t0) / 1000);
+    t0 = performance.now();
+    await subject.drain(JOBS, 1);
+    result.c1 = JOBS / ((performance.now() - t0) / 1000);
+    await subject.enqueue(JOBS);
+    t0 = performance.now();
+    await subject.drain(JOBS, 10);
+    result.c10 = JOBS / ((performance.now() - t0) / 1000);
+    result.pickup = await pickups(subject);
+    if (subject.fillDead && DEAD > 0) {
+      await subject.fillDead(DEAD);
+      result.pickupDead = await pickups(subject);
+    }
+  } finally {
+    await subject.teardown();
+  }
+  result.rssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(`BENCH ${JSON.stringify(result)}\n`);
+  process.exit(0);
+}
+
+await main();

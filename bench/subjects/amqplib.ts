@@ -1,0 +1,68 @@
+/**
+ * The RabbitMQ ceiling: raw amqplib on a durable queue, persistent messages published on a confirm channel,
+ * consumed with manual acks and a prefetch equal to the concurrency. No job semantics at all.
+ */
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
+import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+
+const version = createRequire(import.meta.url)("amqplib/package.json").version as string;
+const CONFIRM_WINDOW = 1000;
+
+export function amqplibSubject(): Subject {
+  const queueName = `amqpbench.${randomBytes(4).toString("hex")}`;
+  let connection: ChannelModel;
+  let publisher: ConfirmChannel;
+  let idle: { channel: Channel } | null = null;
+  const body = Buffer.from(JSON.stringify({ task: "bench.noop", payload: {} }));
+  const publish = () => publisher.sendToQueue(queueName, body, { persistent: true, contentType: "application/json" });
+  const consume = async (prefetch: number) => {
+    const channel = await connection.createChannel();
+    await channel.prefetch(prefetch);
+    await channel.consume(queueName, (message) => {
+      if (!message) return;
+      probe.hit();
+      channel.ack(message);
+    });
+    return channel;
+  };
+  return {
+    label: `amqplib ${version} (raw)`,
+    settings: `durable classic queue, persistent messages, confirms awaited every ${CONFIRM_WINDOW}, manual ack, prefetch = concurrency`,
+    async setup() {
+      connection = await amqp.connect(services.amqp);
+      publisher = await connection.createConfirmChannel();
+      await publisher.assertQueue(queueName, { durable: true });
+    },
+    async enqueue(count) {
+      for (let i = 0; i < count; i++) {
+        publish();
+        if ((i + 1) % CONFIRM_WINDOW === 0) await publisher.waitForConfirms();
+      }
+      await publisher.waitForConfirms();
+    },
+    async drain(count, concurrency) {
+      const target = probe.done + count;
+      const channel = await consume(concurrency);
+      await waitDone(target);
+      await channel.close();
+    },
+    async startIdle() {
+      idle = { channel: await consume(10) };
+    },
+    pickupOne: () =>
+      timePickup(async () => {
+        publish();
+        await publisher.waitForConfirms();
+      }),
+    async stopIdle() {
+      await idle?.channel.close();
+      idle = null;
+    },
+    async teardown() {
+      await publisher?.deleteQueue(queueName);
+      await connection?.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/** jfast through its public API, on any of its three server backends. */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { createJfast, Job, task, type Jfast, type QueueProvider, type Worker } from "@jfast/runtime";
+import { dropAmqpQueues, dropRedisKeys } from "../lib/cleanup.js";
+import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+
+export type JfastBackend = "postgres" | "redis" | "rabbitmq";
+
+const noop = task("bench.noop", async () => probe.hit());
+const silent = { debug() {}, info() {}, warn() {}, error: console.error };
+const CHUNK = 5000;
+
+export function jfastSubject(backend: JfastBackend): Subject {
+  const id = randomBytes(4).toString("hex");
+  const schema = `jfast_bench_${id}`;
+  const queueName = `bench.${id}`;
+  let root = "";
+  let jfast: Jfast;
+  let queue: QueueProvider;
+  let idle: Worker | null = null;
+
+  const toml = () => {
+    const plugins = backend === "postgres" ? `"database", "queue"` : `"queue"`;
+    const url = backend === "redis" ? services.redis : backend === "rabbitmq" ? services.amqp : null;
+    return [
+      `[service]\nname = "bench"`,
+      `[plugins]\nenabled = [${plugins}]`,
+      backend === "postgres" ? `[plugin.database]\nurl = "${services.postgres}"\nschema = "${schema}"\npool_size = 12` : "",
+      `[plugin.queue]\nbackend = "${backend}"\nname = "${queueName}"\nconcurrency = 10${url ? `\nurl = "${url}"` : ""}`,
+    ].join("\n");
+  };
+
+  return {
+    label: `jfast ${backend}`,
+    settings: backend === "postgres" ? "pool_size 12, defaults otherwise" : "defaults",
+    async setup() {
+      root = await mkdtemp(path.join(tmpdir(), "jfast-bench-"));
+      await writeFile(path.join(root, "jfast.toml"), toml());
+      jfast = await createJfast({ root, env: {}, tasks: [noop], logger: silent as never });
+      await jfast.start();
+      queue = jfast.require<QueueProvider>("queue");
+    },
+    async enqueue(count) {
+      for (let i = 0; i < count; i += CHUNK) {
+        await queue.enqueue(Array.from({ length: Math.min(CHUNK, count - i) }, () => new Job({ task: "bench.noop" })));
+      }
+    },
+    async drain(count, concurrency) {
+      const target = probe.done + count;
+      const worker = jfast.createWorker({ concurrency });
+      worker.start();
+      await waitDone(target);
+      await worker.stop({ graceMs: 1000 });
+    },
+    async startIdle() {
+      idle = jfast.createWorker({ concurrency: 10 });
+      idle.start();
+    },
+    pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: "bench.noop" }))),
+    async stopIdle() {
+      await idle?.stop({ graceMs: 1000 });
+      idle = null;
+    },
+    fillDead:
+      backend === "postgres"
+        ? async (count) => {
+            const client = new pg.Client({ connectionString: services.postgres, options: `-c search_path=${schema}` });
+            await client.connect();
+            try {
+              await client.query(
+                `INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, died_at, errors)
+                 SELECT 'dead-' || g, $2, 'bench.old', '{}', 'dead', 3, 3, now(), '[{"attempt":3,"class":"Error","message":"x"}]'
+                 FROM generate_series(1, $1) g`,
+                [count, queueName],
+              );
+              await client.query("ANALYZE jfast_jobs");
+            } finally {
+              await client.end();
+            }
+          }
+        : undefined,
+    async teardown() {
+      await jfast?.stop();
+      if (backend === "postgres") {
+        const admin = new pg.Client({ connectionString: services.postgres });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
+      }
+      if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`);
+      if (backend === "rabbitmq") await dropAmqpQueues([queueName, `${queueName}.dead`]);
+      if (root) await rm(root, { recursive: true, force: true });
+    },
+  };
+}
