@@ -163,11 +163,6 @@ export class BrokerConnection {
     }
   }
 
-  /** Closes the current connection as if it were lost (the broker redelivers what it held); it reconnects. */
-  async drop(session: Session): Promise<void> {
-    await session.model.close().catch(() => undefined);
-  }
-
   private publisherFor(session: Session) {
     if (this.publisher?.session !== session) {
       const returned = new Map<string, number>();

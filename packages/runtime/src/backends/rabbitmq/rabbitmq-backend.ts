@@ -73,6 +73,7 @@ export class RabbitMqBackend implements QueueBackend {
   private readonly recent: RecentIds;
   private readonly connectTimeoutMs: number;
   private declared = false;
+  private closing: Promise<void> | null = null;
 
   constructor(options: RabbitMqBackendOptions) {
     this.options = options;
@@ -124,8 +125,12 @@ export class RabbitMqBackend implements QueueBackend {
     this.declared = true;
   }
 
-  async close(): Promise<void> {
-    if (this.connection.isClosed) return;
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     const unclaimed = await this.consumer.close();
     if (unclaimed.length > 0) {
       // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
