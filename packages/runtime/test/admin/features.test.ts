@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import { defineTask } from "../../src/core/define-task.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { VIEWER, call } from "./admin-harness.js";
+import { MemoryBackend } from "../../src/backends/memory/memory-backend.js";
+import { BackendError } from "../../src/errors/jfast-error.js";
+import { OPERATOR, VIEWER, call } from "./admin-harness.js";
 
 /** The views that read other features: the running scheduler, and the contracts checker on a service root. */
 describe("admin router: schedules and contracts", () => {
@@ -87,5 +89,27 @@ describe("admin router: schedules and contracts", () => {
     expect(data.source).toBe("registry");
     expect(data.nodes).toEqual([{ id: "module:svc", kind: "module", label: "svc" }]);
     expect(data.violations.map((v: { code: string }) => v.code)).toEqual(["contracts-file"]);
+  });
+
+  it("audits a mutation the backend failed, with the error, and answers 500 naming the backend", async () => {
+    // The memory backend with retries refused, as a broken connection would refuse them.
+    class RefusingBackend extends MemoryBackend {
+      override async retryDead(): Promise<never> {
+        throw new BackendError("connection reset by peer", {});
+      }
+    }
+    const root = await mkdtemp(path.join(tmpdir(), "jfast-admin-refusing-"));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "svc"\n[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "memory"\n`);
+    const jfast = await createJfast({ root, backend: new RefusingBackend(), env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},ops:operator:${OPERATOR}` }, logger: createLogger({ service: "svc", level: "silent" }) });
+    await jfast.start();
+    cleanups.push(() => jfast.stop());
+    const answer = await call(jfast, "deadLetters.retry", { token: OPERATOR, input: { ids: ["a"] }, mutation: true });
+    expect(answer.status).toBe(500);
+    expect(answer.error?.message).toContain("on the memory queue: connection reset by peer");
+    const audit = await call(jfast, "audit.list", { token: VIEWER });
+    expect(audit.data.entries).toHaveLength(1);
+    expect(audit.data.entries[0]).toMatchObject({ actor: "ops", action: "deadLetters.retry", ids: ["a"] });
+    expect(audit.data.entries[0].outcome.error).toContain("connection reset by peer");
   });
 });

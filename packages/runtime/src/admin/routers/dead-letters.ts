@@ -102,14 +102,18 @@ export const deadLettersRouter = router({
 
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const result = await backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids }));
+    const result = await audited(ctx, { action: "deadLetters.retry", ids: input.ids, filter: null }, () =>
+      backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids })),
+    );
     await audit(ctx, { action: "deadLetters.retry", ids: input.ids, filter: null, outcome: counts({ retried: result.retried, missing: result.missing }) });
     return result;
   }),
 
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const result = await backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids }));
+    const result = await audited(ctx, { action: "deadLetters.discard", ids: input.ids, filter: null }, () =>
+      backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids })),
+    );
     await audit(ctx, { action: "deadLetters.discard", ids: input.ids, filter: null, outcome: counts({ discarded: result.discarded, missing: result.missing }) });
     return result;
   }),
@@ -117,14 +121,18 @@ export const deadLettersRouter = router({
   /** Retries every dead letter matching the filter (all of them without one), in throttled slices. */
   retryMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const outcome = await bulk(ctx, input.filter, (ids) => queue.backend.retryDead(ids ? { ids } : { all: true }).then((r) => r.retried));
+    const outcome = await audited(ctx, { action: "deadLetters.retryMatching", ids: [], filter: input.filter ?? null }, () =>
+      bulk(ctx, input.filter, (ids) => queue.backend.retryDead(ids ? { ids } : { all: true }).then((r) => r.retried)),
+    );
     await audit(ctx, { action: "deadLetters.retryMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { retried: outcome.count, budgetReached: outcome.budgetReached } });
     return { retried: outcome.count, budgetReached: outcome.budgetReached };
   }),
 
   discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const outcome = await bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded));
+    const outcome = await audited(ctx, { action: "deadLetters.discardMatching", ids: [], filter: input.filter ?? null }, () =>
+      bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded)),
+    );
     await audit(ctx, { action: "deadLetters.discardMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { discarded: outcome.count, budgetReached: outcome.budgetReached } });
     return { discarded: outcome.count, budgetReached: outcome.budgetReached };
   }),
@@ -151,6 +159,16 @@ async function bulk(ctx: Ctx, filter: DeadFilter | undefined, act: (ids: string[
 
 function counts(outcome: Record<string, string[]>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(outcome).flatMap(([k, v]) => [[k, v.length], ...(k === "missing" && v.length ? [["missingIds", v.slice(0, 50)]] : [])]));
+}
+
+/** Runs a mutation; when the backend fails, the attempt is still audited (with the error) before the error goes back. */
+async function audited<T>(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null }, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    await audit(ctx, { ...entry, outcome: { error: (error as Error).message } }).catch(() => undefined);
+    throw error;
+  }
 }
 
 async function audit(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null; outcome: Record<string, unknown> }) {
