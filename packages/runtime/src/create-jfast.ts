@@ -209,6 +209,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           name: config.queue.name,
           registry,
           defaultMaxAttempts: config.queue.maxAttempts,
+          maxPayloadBytes: config.queue.maxPayloadBytes,
         });
         providers.set("queue", queue);
       }

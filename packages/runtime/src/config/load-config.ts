@@ -26,6 +26,8 @@ export interface QueueConfig {
   concurrency: number;
   exposeStats: boolean;
   scheduler: boolean;
+  /** Enqueue refuses a job whose payload, as JSON, is larger than this. */
+  maxPayloadBytes: number;
 }
 
 export interface OutboxConfig {
@@ -198,6 +200,7 @@ export function resolveConfig(params: {
       concurrency: queueRaw.concurrency,
       exposeStats: queueRaw.expose_stats,
       scheduler: queueRaw.scheduler,
+      maxPayloadBytes: queueRaw.max_payload_bytes,
     },
     outbox: enabled.has("outbox")
       ? {

@@ -29,6 +29,8 @@ export const queueSchema = z
           concurrency: z.number().int().min(1).max(1000).default(4),
           expose_stats: z.boolean().default(false),
           scheduler: z.boolean().default(false),
+          /** Largest payload (JSON, in bytes) enqueue accepts; brokers and rows are not the place for files. */
+          max_payload_bytes: z.number().int().min(1).default(1024 * 1024),
         });
 
 export const configSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import { Job } from "../core/job.js";
 import type { Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
+import { JfastError } from "../errors/jfast-error.js";
 
 /** `jfast.require("queue")`: enqueue outside any transaction (commits on its own). */
 export interface QueueProvider {
@@ -17,12 +18,15 @@ export function createQueueProvider(params: {
   name: string;
   registry: TaskRegistry;
   defaultMaxAttempts: number;
+  /** `[plugin.queue] max_payload_bytes`; no limit when absent. */
+  maxPayloadBytes?: number;
 }): QueueProvider {
-  const { backend, registry, defaultMaxAttempts } = params;
+  const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {
       throw new TypeError("enqueue(job) takes a Job: enqueue(new Job({ task: \"invoice.send_email\", payload }))");
     }
+    if (maxPayloadBytes !== undefined) checkPayloadSize(job, maxPayloadBytes);
     job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? defaultMaxAttempts;
     return job;
   };
@@ -30,10 +34,25 @@ export function createQueueProvider(params: {
     backend,
     name: params.name,
     prepare,
-    enqueue(job) {
+    // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
+    async enqueue(job) {
       const jobs = (Array.isArray(job) ? job : [job]).map(prepare);
       return backend.enqueue({ jobs });
     },
     depths: () => backend.depths(),
   };
+}
+
+/**
+ * Refused here, before any backend sees it: a broker or a row holding megabytes slows every claim and every
+ * redelivery, and each backend would fail differently (or not at all) past its own limit.
+ */
+function checkPayloadSize(job: Job, limit: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(job.payload ?? null), "utf8");
+  if (bytes <= limit) return;
+  throw new JfastError(`the payload of "${job.task}" is ${bytes} bytes, over the limit of ${limit} bytes`, {
+    code: "PAYLOAD_TOO_LARGE",
+    hint: "store large data elsewhere (a table, object storage) and enqueue its id, or raise [plugin.queue] max_payload_bytes",
+    docs: "docs/configuration.md#plugin-queue",
+  });
 }
