@@ -14,6 +14,7 @@ import type { KafkaBus } from "./kafka/kafka-bus.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, type Logger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
+import { createTelemetry, type TelemetryOptions } from "./observability/telemetry.js";
 import { outboxChannel } from "./outbox/channel.js";
 import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createOutboxEventBus } from "./outbox/outbox-event-bus.js";
@@ -41,6 +42,8 @@ export interface CreateJfastOptions {
   /** Use this backend instead of building one from configuration. */
   backend?: QueueBackend;
   logger?: Logger;
+  /** Telemetry hooks for programs and tests (a span exporter); jfast.toml's [plugin.telemetry] sets the OTLP endpoint. */
+  telemetry?: TelemetryOptions;
 }
 
 export interface Jfast {
@@ -173,7 +176,15 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   }
   providers.set("tasks", registry);
 
-  const execute = createTaskExecutor({ context, database: () => database, logger });
+  const telemetry = config.plugins.has("telemetry")
+    ? await createTelemetry({
+        serviceName: config.raw.plugin.telemetry?.service_name ?? config.service.name,
+        endpoint: config.raw.plugin.telemetry?.endpoint,
+        options: options.telemetry,
+      })
+    : null;
+  const executeAttempt = createTaskExecutor({ context, database: () => database, logger });
+  const execute = telemetry ? telemetry.wrapExecute(executeAttempt, config.queue?.name ?? "jfast.jobs") : executeAttempt;
   const metrics = createMetrics({
     service: config.service.name,
     queue: config.queue?.name ?? "",
@@ -211,12 +222,14 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           defaultMaxAttempts: config.queue.maxAttempts,
           maxPayloadBytes: config.queue.maxPayloadBytes,
         });
+        telemetry?.instrumentQueue(queue);
         providers.set("queue", queue);
       }
       if (config.outbox) {
         // With Kafka on, outbox.publish also writes the event as an outbox row the relay produces to its topic.
         const bus = config.events ? createOutboxEventBus({ maxAttempts: config.outbox.maxAttempts, channel: outboxChannel(database!.schema) }) : null;
         outbox = createOutbox({ database: database!, queue, config, logger, registry, bus: () => bus, relay: () => relay });
+        telemetry?.instrumentOutbox(outbox, queue?.name ?? null);
         providers.set("outbox", outbox);
       }
       if (config.events) {
@@ -263,6 +276,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       database = null;
       outbox = null;
       started = false;
+      await telemetry?.flush();
     },
     require: <T>(name: string) => requireProvider(name) as T,
     fetch: (request) => fetchHandler(request),

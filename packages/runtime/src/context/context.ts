@@ -36,6 +36,11 @@ export function withJob<T>(job: Job, fn: () => T): T {
   );
 }
 
+/** Runs `fn` with the same tenant, request and job, under another trace context (a span of this process). */
+export function withTrace<T>(trace: { traceparent: string; tracestate?: string | null | undefined }, fn: () => T): T {
+  return storage.run({ ...storage.getStore(), traceparent: trace.traceparent, tracestate: trace.tracestate ?? null }, fn);
+}
+
 export function currentContext(): Readonly<Store> | undefined {
   return storage.getStore();
 }

@@ -1,0 +1,182 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
+import { Event } from "../core/event.js";
+import type { Job, TraceContext } from "../core/job.js";
+import type { TaskDefinition } from "../core/task.js";
+import { currentContext, withTrace } from "../context/context.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+
+/** Options a program (tests, a host with its own SDK set-up) passes to createJfast; not read from jfast.toml. */
+export interface TelemetryOptions {
+  /** Spans are also given to this exporter, one at a time as they end (an InMemorySpanExporter in tests). */
+  spanExporter?: SpanExporter;
+}
+
+export type Execute = (definition: TaskDefinition, job: Job, signal: AbortSignal) => Promise<unknown>;
+
+export interface Telemetry {
+  readonly tracer: Tracer;
+  /** `publish <queue>` spans around queue.enqueue; each job then carries its span as its trace parent. */
+  instrumentQueue(queue: QueueProvider): void;
+  /** `publish <queue>` around outbox.enqueue, `publish <topic>` around outbox.publish. */
+  instrumentOutbox(outbox: Outbox, queueName: string | null): void;
+  /** `process <task>` around each attempt, child of the job's publish span; jobs enqueued inside inherit it. */
+  wrapExecute(execute: Execute, queueName: string): Execute;
+  /** Exports what has ended (on jfast.stop()); the provider stays usable for a later start(). */
+  flush(): Promise<void>;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** The W3C traceparent as a remote parent; ROOT_CONTEXT (a new trace) when absent or malformed. */
+export function parentContext(traceContext: { traceparent?: string | null | undefined } | null | undefined): Context {
+  const match = traceContext?.traceparent ? TRACEPARENT.exec(traceContext.traceparent) : null;
+  if (!match || match[2] === "0".repeat(32) || match[3] === "0".repeat(16)) return ROOT_CONTEXT;
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: match[2]!, spanId: match[3]!, traceFlags: parseInt(match[4]!, 16), isRemote: true });
+}
+
+export function traceparentOf(span: Span): string {
+  const context = span.spanContext();
+  return `00-${context.traceId}-${context.spanId}-${context.traceFlags.toString(16).padStart(2, "0")}`;
+}
+
+/** Parses a traceparent's trace id (the dashboard links a dead letter to its trace with it). */
+export function traceIdOf(traceparent: string | null | undefined): string | null {
+  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  return match ? match[2]! : null;
+}
+
+function currentTrace(): TraceContext | null {
+  const context = currentContext();
+  return context?.traceparent ? { traceparent: context.traceparent, ...(context.tracestate ? { tracestate: context.tracestate } : {}) } : null;
+}
+
+/**
+ * The telemetry plugin. One tracer provider per jfast instance (nothing registered globally, so a host's own
+ * OpenTelemetry set-up is left alone). Spans go to OTLP/HTTP when `[plugin.telemetry] endpoint` is set and to
+ * `options.spanExporter` when given; with neither, no tracer is built and trace context still travels as-is.
+ * The causal chain rides on jfast's own async context (the `traceparent` a request or a job carries), so it
+ * needs no global context manager.
+ */
+export async function createTelemetry(params: {
+  serviceName: string;
+  endpoint: string | undefined;
+  options: TelemetryOptions | undefined;
+}): Promise<Telemetry | null> {
+  if (!params.endpoint && !params.options?.spanExporter) return null;
+  const { TracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace");
+  const { resourceFromAttributes } = await import("@opentelemetry/resources");
+  const spanProcessors = [];
+  if (params.endpoint) {
+    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+    spanProcessors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: params.endpoint }) }));
+  }
+  if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor({ exporter: params.options.spanExporter }));
+  const provider = new TracerProvider({ resource: resourceFromAttributes({ "service.name": params.serviceName }), spanProcessors });
+  const tracer = provider.getTracer("jfast");
+
+  function publishJobs(queueName: string, jobs: Job[]): Span[] {
+    return jobs.map((job) => {
+      const span = tracer.startSpan(
+        `publish ${queueName}`,
+        {
+          kind: SpanKind.PRODUCER,
+          attributes: {
+            "messaging.system": "jfast",
+            "messaging.operation": "publish",
+            "messaging.operation.type": "send",
+            "messaging.destination.name": queueName,
+            "messaging.message.id": job.id,
+            "jfast.task": job.task,
+          },
+        },
+        parentContext(job.trace ?? currentTrace()),
+      );
+      // The job carries its publish span: the worker's process span becomes its child.
+      (job as { trace: TraceContext | null }).trace = { traceparent: traceparentOf(span), ...(job.trace?.tracestate ? { tracestate: job.trace.tracestate } : {}) };
+      return span;
+    });
+  }
+
+  async function ending<T>(spans: Span[], work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      for (const span of spans) fail(span, error);
+      throw error;
+    } finally {
+      for (const span of spans) span.end();
+    }
+  }
+
+  return {
+    tracer,
+    instrumentQueue(queue) {
+      const enqueue = queue.enqueue.bind(queue);
+      queue.enqueue = (job) => {
+        const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
+        return ending(publishJobs(queue.name, jobs), () => enqueue(jobs));
+      };
+    },
+    instrumentOutbox(outbox, queueName) {
+      const enqueue = outbox.enqueue.bind(outbox);
+      const publish = outbox.publish.bind(outbox);
+      outbox.enqueue = (session, job) => {
+        const jobs = Array.isArray(job) ? job : [job];
+        return ending(publishJobs(queueName ?? "jfast.jobs", jobs), () => enqueue(session, jobs));
+      };
+      outbox.publish = (session, topic, event) => {
+        const span = tracer.startSpan(
+          `publish ${topic}`,
+          {
+            kind: SpanKind.PRODUCER,
+            attributes: {
+              "messaging.system": "jfast",
+              "messaging.operation": "publish",
+              "messaging.operation.type": "send",
+              "messaging.destination.name": topic,
+              "messaging.message.id": event.id,
+              "jfast.event.type": event.type,
+            },
+          },
+          parentContext(event.trace ?? currentTrace()),
+        );
+        const traceparent = traceparentOf(span);
+        // Subscriber jobs and the Kafka message (its traceparent header) descend from this span. Events are
+        // frozen: the one published is a copy carrying the span, same id and data.
+        const traced = Event.fromJSON({ ...event.toJSON(), trace: { traceparent, ...(event.trace?.tracestate ? { tracestate: event.trace.tracestate } : {}) } });
+        return ending([span], () => withTrace({ traceparent }, () => publish(session, topic, traced)));
+      };
+    },
+    wrapExecute(execute, queueName) {
+      return (definition, job, signal) => {
+        const span = tracer.startSpan(
+          `process ${job.task}`,
+          {
+            kind: SpanKind.CONSUMER,
+            attributes: {
+              "messaging.system": "jfast",
+              "messaging.operation": "process",
+              "messaging.operation.type": "process",
+              "messaging.destination.name": queueName,
+              "messaging.message.id": job.id,
+              "jfast.task": job.task,
+              "jfast.attempt": job.attempts,
+            },
+          },
+          parentContext(job.trace),
+        );
+        return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, signal)));
+      };
+    },
+    async flush() {
+      await provider.forceFlush();
+    },
+  };
+}
+
+function fail(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
