@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createServiceRoot, startJfast, type JfastProcess } from "./jfast-process.js";
+
+// `jfast dev` on a memory-backed service whose server.ts exports a plain fetch handler: jfast's routes answer
+// first, every other path reaches the app, and the app's enqueued job runs with the request's tenant.
+const files = {
+  "jfast.toml": `[service]\nname = "svc"\nbase_port = 1\n[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "memory"\n`,
+  "modules/demo/tasks.ts": `
+import { currentTenantId, task } from "@jfast/runtime";
+export const seen: string[] = [];
+export const hello = task("demo.hello", async () => { seen.push(String(currentTenantId())); });
+`,
+  "server.ts": `
+import { Job, type Jfast } from "@jfast/runtime";
+import { seen } from "./modules/demo/tasks.ts";
+export function createApp(jfast: Jfast) {
+  return async (request: Request) => {
+    const url = new URL(request.url);
+    if (request.method === "POST" && url.pathname === "/hello") {
+      const tenantId = request.headers.get("x-tenant-id");
+      const job = await jfast.withRequest({ tenantId }, async () => {
+        const job = new Job({ task: "demo.hello" });
+        await jfast.require<{ enqueue(job: Job): Promise<unknown> }>("queue").enqueue(job);
+        return job;
+      });
+      return Response.json({ job_id: job.id }, { status: 202 });
+    }
+    if (url.pathname === "/seen") return Response.json(seen);
+    return new Response("not here", { status: 404 });
+  };
+}
+`,
+};
+
+let processes: JfastProcess[] = [];
+let cleanup: (() => Promise<void>) | null = null;
+afterEach(async () => {
+  for (const p of processes) p.child.kill("SIGKILL");
+  processes = [];
+  await cleanup?.();
+});
+
+async function dev(args: string[]): Promise<{ p: JfastProcess; base: string }> {
+  const service = await createServiceRoot(files);
+  cleanup = service.remove;
+  // PORT=0: the system picks a free port; the log line says which.
+  const p = startJfast(["dev", "--root", service.root, ...args], { env: { PORT: "0" } });
+  processes.push(p);
+  await p.waitFor('"msg":"http listening"');
+  const url = /"url":"(http:\/\/localhost:\d+)"/.exec(p.stderr)![1]!;
+  return { p, base: url };
+}
+
+describe("jfast dev", () => {
+  it("serves jfast's routes and the service's app on PORT, with a worker that sees the request's tenant", async () => {
+    const { p, base } = await dev([]);
+    await p.waitFor('"msg":"worker started"');
+    expect((await fetch(`${base}/ready`)).status).toBe(200);
+    expect((await fetch(`${base}/nowhere`)).status).toBe(404);
+    const posted = await fetch(`${base}/hello`, { method: "POST", headers: { "x-tenant-id": "acme" } });
+    expect(posted.status).toBe(202);
+    let seen: string[] = [];
+    for (let i = 0; i < 100 && seen.length === 0; i++) {
+      seen = (await (await fetch(`${base}/seen`)).json()) as string[];
+      if (seen.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen).toEqual(["acme"]);
+    p.child.kill("SIGINT");
+    expect((await p.exited).code).toBe(0);
+  });
+
+  it("--no-worker serves the API only: the job stays queued", async () => {
+    const { p, base } = await dev(["--no-worker"]);
+    expect((await fetch(`${base}/hello`, { method: "POST" })).status).toBe(202);
+    const stats = (await (await fetch(`${base}/queue/stats`)).json()) as { depths: { ready: number } };
+    expect(stats.depths.ready).toBe(1);
+    expect(p.stderr).not.toContain("worker started");
+    p.child.kill("SIGTERM");
+    expect((await p.exited).code).toBe(0);
+  });
+});
