@@ -3,6 +3,7 @@ import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
 import { errorGroup } from "./dead-scan.js";
 import { redact } from "./redact.js";
+import { traceIdOf } from "../observability/trace-id.js";
 
 /** A dead letter as the admin API shows it: the error that killed it first, the full history next to it. */
 export interface DeadLetterView {
@@ -16,6 +17,8 @@ export interface DeadLetterView {
   diedAt: string;
   lastError: AttemptError | null;
   group: string;
+  /** From the job's traceparent: the trace of the request that caused it (search your tracing UI by it). */
+  traceId: string | null;
   /** Every failed attempt, oldest first. */
   errors: AttemptError[];
   payload: unknown;
@@ -28,6 +31,8 @@ export interface JobView {
   tenantId: string | null;
   requestId: string | null;
   traceparent: string | null;
+  /** The trace id inside `traceparent`. */
+  traceId: string | null;
   attempts: number;
   maxAttempts: number | null;
   createdAt: string;
@@ -53,6 +58,7 @@ export function deadLetterView(dead: DeadJob, redactFields: readonly string[]): 
     diedAt: dead.diedAt,
     lastError: dead.lastError,
     group: errorGroup(dead.lastError).key,
+    traceId: traceIdOf(job.trace?.traceparent),
     errors: job.errors,
     payload: redact(job.payload, redactFields),
   };
@@ -67,6 +73,7 @@ export function jobView(info: JobInfo, redactFields: readonly string[]): JobView
     tenantId: job.tenantId,
     requestId: job.requestId,
     traceparent: job.trace?.traceparent ?? null,
+    traceId: traceIdOf(job.trace?.traceparent),
     attempts: job.attempts,
     maxAttempts: job.maxAttempts,
     createdAt: job.createdAt,

@@ -6,6 +6,7 @@ import type { TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import { TRACEPARENT } from "./trace-id.js";
 
 /** Options a program (tests, a host with its own SDK set-up) passes to createJfast; not read from jfast.toml. */
 export interface TelemetryOptions {
@@ -27,7 +28,6 @@ export interface Telemetry {
   flush(): Promise<void>;
 }
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 /** The W3C traceparent as a remote parent; ROOT_CONTEXT (a new trace) when absent or malformed. */
 export function parentContext(traceContext: { traceparent?: string | null | undefined } | null | undefined): Context {
@@ -39,12 +39,6 @@ export function parentContext(traceContext: { traceparent?: string | null | unde
 export function traceparentOf(span: Span): string {
   const context = span.spanContext();
   return `00-${context.traceId}-${context.spanId}-${context.traceFlags.toString(16).padStart(2, "0")}`;
-}
-
-/** Parses a traceparent's trace id (the dashboard links a dead letter to its trace with it). */
-export function traceIdOf(traceparent: string | null | undefined): string | null {
-  const match = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  return match ? match[2]! : null;
 }
 
 function currentTrace(): TraceContext | null {
