@@ -85,11 +85,43 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
           </Badge>
         ))}
       </div>
+      <Extras service={service} plugins={data.plugins} />
       <div className="row muted">
         <span>{data.tasks.length} task{data.tasks.length === 1 ? "" : "s"}</span>·<span>{data.environment}</span>·<span>plugins: {data.plugins.join(", ") || "none"}</span>
       </div>
       {data.queue.enabled && data.queue.depths && data.queue.depths.dead > 0 ? (
         <Link href={`/dead-letters?service=${encodeURIComponent(service)}`}>Inspect {data.queue.depths.dead} dead letter{data.queue.depths.dead === 1 ? "" : "s"} →</Link>
+      ) : null}
+    </div>
+  );
+}
+
+/** Outbox lag and the next scheduled tick, on the services that run them. */
+function Extras({ service, plugins }: { service: string; plugins: string[] }) {
+  const outbox = useQuery({
+    queryKey: [service, "outbox.status"],
+    queryFn: () => adminClient(service).outbox.status.query(),
+    enabled: plugins.includes("outbox"),
+  });
+  const schedules = useQuery({ queryKey: [service, "schedules.list", 1], queryFn: () => adminClient(service).schedules.list.query({ count: 1 }) });
+  const next = (schedules.data?.schedules ?? [])
+    .flatMap((s) => s.nextTicks.slice(0, 1).map((tick) => ({ tick, name: s.name })))
+    .sort((a, b) => a.tick.localeCompare(b.tick))[0];
+  const late = (schedules.data?.schedules ?? []).filter((s) => s.late).length;
+  if (!outbox.data?.enabled && !schedules.data?.enabled) return null;
+  return (
+    <div className="row muted">
+      {outbox.data?.enabled ? (
+        <span>
+          outbox: {outbox.data.pending ?? "?"} pending{outbox.data.lagSeconds !== null ? `, ${outbox.data.lagSeconds}s lag` : ""}
+          {outbox.data.failing ? <> · <Badge tone="bad">{outbox.data.failing} failing</Badge></> : null}
+        </span>
+      ) : null}
+      {schedules.data?.enabled ? (
+        <span>
+          {next ? <>next tick: <code>{next.name}</code> at {next.tick.replace(".000Z", "Z")}</> : "scheduler on, no schedules"}
+          {late ? <> · <Badge tone="warn">{late} late</Badge></> : null}
+        </span>
       ) : null}
     </div>
   );
