@@ -19,6 +19,8 @@ export type { JfastConfig } from "./config/load-config.js";
 export { Worker } from "./worker/worker.js";
 export type { QueueProvider } from "./queue/queue-provider.js";
 export type { Outbox } from "./outbox/outbox.js";
+export type { OutboxHealth } from "./outbox/outbox-health.js";
+export type { DeadOutboxRow } from "./outbox/outbox-rows.js";
 export type { DatabaseProvider } from "./database/database-provider.js";
 export { claimOnce } from "./inbox/inbox.js";
 export { createLogger } from "./observability/logger.js";

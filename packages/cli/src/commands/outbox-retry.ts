@@ -1,0 +1,33 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { outboxSelection, withOutbox } from "../outbox-access.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "outbox retry",
+  summary: "give dead outbox rows back to the relay with their attempts reset",
+  description: `
+Puts dead outbox rows back to pending, due at once, with attempts reset to 0; the relays of the running
+processes (and of this command, while it runs) send them again. Their error history is kept, so they count
+as failing in /ready until delivered. Fix the cause first (the queue or broker reachable, the events plugin
+on): a row that is still undeliverable dies again at its first attempt.
+
+Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);
+2 usage error.`,
+  flags: {
+    all: { type: "boolean", description: "retry every dead row" },
+    root: ROOT_FLAG,
+  },
+  positionals: [{ name: "id", variadic: true, description: "ids of dead rows, as printed by `jfast outbox dead`" }],
+  examples: ["jfast outbox retry job:jfast.jobs:0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast outbox retry --all"],
+  docs: "docs/outbox.md#dead-rows",
+  async run({ flags, positionals, io }) {
+    const params = outboxSelection(flags.all, positionals, "retry");
+    return withOutbox(resolveRoot(flags.root, io.cwd), async (outbox) => {
+      const { retried, missing } = await outbox.retryDead(params);
+      for (const id of retried) io.out(`retried ${id}\n`);
+      if (retried.length === 0 && missing.length === 0) io.out("no dead outbox rows to retry\n");
+      for (const id of missing) io.err(`jfast: ${id} is not a dead outbox row\n`);
+      return missing.length > 0 ? 1 : 0;
+    });
+  },
+});
