@@ -239,7 +239,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           service: config.service.name,
           brokers: { brokers: config.events.brokers, from: config.events.brokersFrom },
           consumerGroup: config.events.consumerGroup,
-          handlers: eventHandlers,
+          handlers: telemetry ? eventHandlers.map((h) => telemetry.wrapEventHandler(h)) : eventHandlers,
           context,
           logger,
         });

@@ -6,6 +6,7 @@ import type { TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { EventHandlerDefinition } from "../kafka/on.js";
 import { TRACEPARENT } from "./trace-id.js";
 
 /** Options a program (tests, a host with its own SDK set-up) passes to createJfast; not read from jfast.toml. */
@@ -24,6 +25,8 @@ export interface Telemetry {
   instrumentOutbox(outbox: Outbox, queueName: string | null): void;
   /** `process <task>` around each attempt, child of the job's publish span; jobs enqueued inside inherit it. */
   wrapExecute(execute: Execute, queueName: string): Execute;
+  /** `process <topic>` around each `on` handler call, child of the message's traceparent (its publish span). */
+  wrapEventHandler(definition: EventHandlerDefinition): EventHandlerDefinition;
   /** Exports what has ended (on jfast.stop()); the provider stays usable for a later start(). */
   flush(): Promise<void>;
 }
@@ -162,6 +165,33 @@ export async function createTelemetry(params: {
           parentContext(job.trace),
         );
         return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, signal)));
+      };
+    },
+    wrapEventHandler(definition) {
+      const handler = definition.handler;
+      return {
+        ...definition,
+        handler: (event, tools) => {
+          // The consumer runs each handler with the event's tenant, request and trace restored.
+          const span = tracer.startSpan(
+            `process ${tools.topic}`,
+            {
+              kind: SpanKind.CONSUMER,
+              attributes: {
+                "messaging.system": "kafka",
+                "messaging.operation": "process",
+                "messaging.operation.type": "process",
+                "messaging.destination.name": tools.topic,
+                "messaging.message.id": event.id,
+                "messaging.destination.partition.id": String(tools.partition),
+                "messaging.kafka.offset": tools.offset,
+                "jfast.event.type": event.type,
+              },
+            },
+            parentContext(event.trace ?? currentTrace()),
+          );
+          return ending([span], async () => withTrace({ traceparent: traceparentOf(span), tracestate: event.trace?.tracestate }, () => handler(event, tools)));
+        },
       };
     },
     async flush() {
