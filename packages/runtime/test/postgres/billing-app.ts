@@ -27,6 +27,7 @@ export async function startBillingApp(options: { schema: string; url?: string; r
   } catch (error) {
     await jfast?.stop().catch(() => undefined);
     await fixture.remove();
+    if (options.dropSchemaOnStop !== false) await dropSchema(options.schema).catch(() => undefined);
     throw error;
   }
   const app = jfast;

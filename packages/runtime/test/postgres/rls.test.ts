@@ -5,7 +5,7 @@ import { Job } from "../../src/core/job.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { seen, startBillingApp, type BillingApp } from "./billing-app.js";
-import { eventually, PG_HOST, PG_PORT, uniqueSchema, withAdmin } from "./pg-test-env.js";
+import { dropSchema, eventually, PG_HOST, PG_PORT, uniqueSchema, withAdmin } from "./pg-test-env.js";
 
 /**
  * Row-level security with `rls = true`. Superusers (and table owners) bypass RLS, so the app connects as a
@@ -14,10 +14,14 @@ import { eventually, PG_HOST, PG_PORT, uniqueSchema, withAdmin } from "./pg-test
 describe("postgres: row-level security", () => {
   let app: BillingApp | null = null;
   let role: string | null = null;
+  let schema: string | null = null;
 
   afterEach(async () => {
     await app?.stop();
     app = null;
+    // Dropped by app.stop(); also when the app never started.
+    if (schema) await dropSchema(schema);
+    schema = null;
     if (role) {
       const name = role;
       await withAdmin(async (c) => {
@@ -29,7 +33,7 @@ describe("postgres: row-level security", () => {
   });
 
   async function start(): Promise<BillingApp> {
-    const schema = uniqueSchema("rls");
+    schema = uniqueSchema("rls");
     const name = `jfast_rls_${randomBytes(4).toString("hex")}`;
     role = name;
     await withAdmin((c) =>
