@@ -1,0 +1,163 @@
+/** One backend's chaos run: faults while the jobs drain, then the checks, then malformed input and a too-large payload. */
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import pg from "pg";
+import { createJfast, Job, type Jfast, type QueueProvider } from "@jfast/runtime";
+import { dropAmqpQueues, dropRedisKeys } from "../lib/cleanup.js";
+import { services, sleep } from "../lib/subject.js";
+import { restartRabbitMq, restartRedis } from "./brokers.js";
+import { injectMalformed } from "./inject.js";
+import type { BackendOutcome, FaultOutcome } from "./reliability.js";
+import { createServiceRoot, MAX_PAYLOAD_BYTES, type ChaosBackend } from "./service.js";
+import { WorkerProcess } from "./workers.js";
+
+const DRAIN_TIMEOUT_MS = Number(process.env.CHAOS_TIMEOUT_MS ?? 90_000);
+const random = (min: number, max: number) => min + Math.random() * (max - min);
+
+export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number }): Promise<BackendOutcome> {
+  const { backend, jobs, kills } = params;
+  const id = randomBytes(4).toString("hex");
+  const schema = `jfast_chaos_${id}`;
+  const queueName = `chaos.${id}`;
+  const root = await createServiceRoot({ backend, schema, queue: queueName });
+  const db = new pg.Client({ connectionString: services.postgres });
+  await db.connect();
+  const problems: string[] = [];
+  const faults: FaultOutcome[] = [];
+  let jfast: Jfast | null = null;
+  const workers = [new WorkerProcess(root, "worker A"), new WorkerProcess(root, "worker B")];
+  // Both workers crashed on their own: nothing will drain, stop waiting (the crash is reported).
+  const hopeless = () => workers.every((w) => !w.alive && w.crashes.length > 0);
+  const effects = async () => {
+    const { rows } = await db.query(`SELECT count(*)::int AS total, count(DISTINCT n)::int AS distinct FROM ${schema}.chaos_effects WHERE n >= 0`);
+    return rows[0] as { total: number; distinct: number };
+  };
+  /** ms from `since` until the effect count grows past `base` (work resumed), or null. */
+  const resumedAfter = async (base: number, since: number, limitMs = 60_000): Promise<number | null> => {
+    while (Date.now() - since < limitMs && !hopeless()) {
+      if ((await effects()).distinct > base) return Date.now() - since;
+      await sleep(25);
+    }
+    return null;
+  };
+  try {
+    // The parent is a service instance without a worker: it migrates, enqueues and inspects.
+    jfast = await createJfast({ root, env: {} });
+    await jfast.start();
+    await db.query(`CREATE TABLE ${schema}.chaos_effects (n integer NOT NULL, pid integer NOT NULL, at timestamptz NOT NULL DEFAULT now())`);
+    const queue = jfast.require<QueueProvider>("queue");
+    for (let i = 0; i < jobs; i += 500) {
+      await queue.enqueue(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => new Job({ task: "chaos.effect", payload: { n: i + k } })));
+    }
+    for (const w of workers) w.start();
+    const t0 = Date.now();
+
+    // Kills of worker A at random moments while the backlog drains; the broker restart near the middle.
+    const restartAt = Math.max(1, Math.floor(kills / 2));
+    const killTimes: number[] = [];
+    for (let k = 0; k < kills; k++) {
+      const target = ((k + 1) / (kills + 2)) * jobs;
+      while ((await effects()).distinct < target && Date.now() - t0 < DRAIN_TIMEOUT_MS && !hopeless()) await sleep(random(10, 60));
+      await sleep(random(0, 150));
+      const victim = workers[k % 2 === 0 ? 0 : 1]!;
+      const before = (await effects()).distinct;
+      const at = Date.now();
+      victim.kill9();
+      killTimes.push(at);
+      await sleep(random(100, 600));
+      victim.start();
+      const recovery = await resumedAfter(before, at);
+      faults.push({ fault: "kill -9 worker", detail: `${victim.name} at ${before}/${jobs} effects`, recoveryMs: recovery });
+      if (k + 1 === restartAt) await restartBroker(backend, faults, effects, resumedAfter, jobs);
+    }
+    if (kills === 0) await restartBroker(backend, faults, effects, resumedAfter, jobs);
+
+    // Drain: every job's effect, or the timeout.
+    while ((await effects()).distinct < jobs && Date.now() - t0 < DRAIN_TIMEOUT_MS && !hopeless()) await sleep(100);
+    const drainedMs = Date.now() - t0;
+    const { total, distinct } = await effects();
+    // Give stragglers (a redelivery racing the last commit) a moment to show a duplicate, if there is one.
+    await sleep(1500);
+    const after = await effects();
+    const depths = await queue.depths();
+    const lost = jobs - after.distinct;
+    const duplicated = after.total - after.distinct;
+    const stuck = depths.ready + depths.scheduled + depths.running;
+    if (lost > 0) problems.push(`${lost} jobs never recorded their effect within ${DRAIN_TIMEOUT_MS} ms`);
+    if (duplicated > 0) problems.push(`${duplicated} effects recorded more than once`);
+    if (stuck > 0) problems.push(`${stuck} jobs still queued or running after the drain: ${JSON.stringify(depths)}`);
+    if (depths.dead > 0) problems.push(`${depths.dead} unexpected dead letters: ${JSON.stringify((await queue.backend.listDead({ limit: 3 })).map((d) => d.lastError))}`);
+    void total;
+    void distinct;
+
+    // Malformed input, straight into the backend, plus a valid job for a task nobody declared.
+    const injected = await injectMalformed(backend, queueName);
+    await queue.enqueue(new Job({ task: "chaos.no_such_task", payload: {} }));
+    injected.push({ kind: "unknown task", id: null });
+    // A real job after the garbage: the workers must still be working.
+    await queue.enqueue(new Job({ task: "chaos.effect", payload: { n: jobs } }));
+    const malformedT0 = Date.now();
+    let dead = await queue.backend.listDead({ limit: 50 });
+    while ((dead.length < injected.length || (await effects()).distinct < jobs + 1) && Date.now() - malformedT0 < 30_000 && !hopeless()) {
+      await sleep(100);
+      dead = await queue.backend.listDead({ limit: 50 });
+    }
+    const reasons = dead.map((d) => d.lastError?.reason ?? d.lastError?.message ?? "(no reason)");
+    if (dead.length !== injected.length) problems.push(`${injected.length} malformed messages injected, ${dead.length} dead letters`);
+    if (dead.some((d) => !d.lastError?.reason && !d.lastError?.message)) problems.push("a dead letter carries no reason");
+    if ((await effects()).distinct < jobs + 1) problems.push("a real job enqueued after the malformed ones did not run");
+    for (const w of workers) if (!w.alive) problems.push(`${w.name} is not running after the malformed messages`);
+    faults.push({
+      fault: "malformed messages",
+      detail: `${injected.map((i) => i.kind).join("; ")} → dead-lettered with: ${[...new Set(reasons)].join("; ")}`,
+      recoveryMs: null,
+    });
+
+    // A payload over the configured limit is refused at enqueue, before the backend sees it.
+    const refused = await queue
+      .enqueue(new Job({ task: "chaos.effect", payload: { n: -2, blob: "x".repeat(MAX_PAYLOAD_BYTES) } }))
+      .then(() => null, (error: unknown) => error as { code?: string; message: string });
+    if (refused?.code !== "PAYLOAD_TOO_LARGE") problems.push(`an oversized payload was not refused with PAYLOAD_TOO_LARGE (${refused?.message ?? "accepted"})`);
+    faults.push({ fault: "payload over max_payload_bytes", detail: refused ? `refused: ${refused.code}` : "ACCEPTED", recoveryMs: null });
+
+    for (const w of workers) problems.push(...w.crashes);
+    return { backend, faults, lost, duplicated, stuck, unexpectedDead: depths.dead, drainedMs, problems };
+  } catch (error) {
+    problems.push(`the run itself failed: ${(error as Error).stack ?? error}`);
+    return { backend, faults, lost: NaN, duplicated: NaN, stuck: NaN, unexpectedDead: NaN, drainedMs: NaN, problems };
+  } finally {
+    for (const w of workers) await w.stop().catch(() => undefined);
+    await jfast?.stop().catch(() => undefined);
+    await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    await db.end();
+    if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`).catch(() => undefined);
+    if (backend === "rabbitmq") await dropAmqpQueues([queueName, `${queueName}.dead`]).catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function restartBroker(
+  backend: ChaosBackend,
+  faults: FaultOutcome[],
+  effects: () => Promise<{ distinct: number }>,
+  resumedAfter: (base: number, since: number) => Promise<number | null>,
+  jobs: number,
+): Promise<void> {
+  const before = (await effects()).distinct;
+  const at = Date.now();
+  if (backend === "redis") await restartRedis(500);
+  else if (backend === "rabbitmq") await restartRabbitMq(500);
+  else {
+    // Restarting the PostgreSQL server would cut every other suite sharing it (and the effects table lives
+    // there too); it is left to runs on a dedicated machine.
+    faults.push({ fault: "broker restart", detail: "skipped: the PostgreSQL server is shared", recoveryMs: null });
+    return;
+  }
+  const upAt = Date.now();
+  const resumed = await resumedAfter(before, upAt, );
+  faults.push({
+    fault: "broker restart",
+    detail: `${backend === "redis" ? "redis-server SHUTDOWN SAVE + start" : "rabbitmqctl stop_app + start_app"} at ${before}/${jobs} effects, down ${((upAt - at) / 1000).toFixed(1)} s`,
+    recoveryMs: resumed,
+  });
+}
