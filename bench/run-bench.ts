@@ -27,7 +27,11 @@ async function main(): Promise<void> {
   for (let round = 1; round <= RUNS; round++) {
     for (const subject of subjects) {
       const t0 = Date.now();
-      const { stdout } = await run("npx", ["tsx", "run-subject.ts", subject], { maxBuffer: 16 << 20, env: process.env });
+      const { stdout } = await run(process.execPath, ["--import", "tsx", "run-subject.ts", subject], {
+        cwd: new URL(".", import.meta.url).pathname,
+        maxBuffer: 16 << 20,
+        env: process.env,
+      });
       const line = stdout.split("\n").find((l) => l.startsWith("BENCH "));
       if (!line) throw new Error(`${subject} printed no result:\n${stdout}`);
       results.push(JSON.parse(line.slice(6)) as RunResult);

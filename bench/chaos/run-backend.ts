@@ -154,7 +154,8 @@ async function restartBroker(
     return;
   }
   const upAt = Date.now();
-  const resumed = await resumedAfter(before, upAt, );
+  // Counted from the broker being back: effects committed meanwhile were jobs already in hand.
+  const resumed = await resumedAfter((await effects()).distinct, upAt);
   faults.push({
     fault: "broker restart",
     detail: `${backend === "redis" ? "redis-server SHUTDOWN SAVE + start" : "rabbitmqctl stop_app + start_app"} at ${before}/${jobs} effects, down ${((upAt - at) / 1000).toFixed(1)} s`,

@@ -8,7 +8,8 @@ export class WorkerProcess {
   private child: ChildProcess | null = null;
   /** Exits that nobody asked for (a crash), with their code and the tail of stderr. */
   readonly crashes: string[] = [];
-  private expectExit = false;
+  /** Processes we killed or stopped ourselves: their exit is not a crash (it may arrive after a restart). */
+  private readonly expected = new WeakSet<ChildProcess>();
   private stderr = "";
 
   constructor(
@@ -17,7 +18,6 @@ export class WorkerProcess {
   ) {}
 
   start(): void {
-    this.expectExit = false;
     this.stderr = "";
     const child = spawn(process.execPath, [BIN, "worker", "--root", this.root, "--concurrency", "8", "--grace", "2"], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -25,7 +25,7 @@ export class WorkerProcess {
     });
     child.stderr!.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
     child.on("exit", (code, signal) => {
-      if (!this.expectExit) this.crashes.push(`${this.name} exited by itself (code ${code}, signal ${signal}): ${this.stderr.trim().slice(-600)}`);
+      if (!this.expected.has(child)) this.crashes.push(`${this.name} exited by itself (code ${code}, signal ${signal}): ${this.stderr.trim().slice(-600)}`);
       if (this.child === child) this.child = null;
     });
     this.child = child;
@@ -37,7 +37,7 @@ export class WorkerProcess {
 
   kill9(): void {
     if (!this.child) return;
-    this.expectExit = true;
+    this.expected.add(this.child);
     this.child.kill("SIGKILL");
     this.child = null;
   }
@@ -46,7 +46,8 @@ export class WorkerProcess {
   async stop(): Promise<void> {
     const child = this.child;
     if (!child) return;
-    this.expectExit = true;
+    this.expected.add(child);
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), 8000);

@@ -42,7 +42,9 @@ export async function redisCeiling(): Promise<string> {
     const out: string[] = [];
     for (const pipeline of ["1", "16"]) {
       const { stdout } = await run("redis-benchmark", ["-h", url.hostname, "-p", url.port || "6379", "-n", "100000", "-t", "lpush,rpop", "-P", pipeline, "-q"]);
-      out.push(`P${pipeline}: ${stdout.replace(/\r/g, "").split("\n").filter((l) => /requests per second/.test(l)).map((l) => l.trim().replace(/\s+p50=.*$/, "")).join(", ")}`);
+      // -q still prints progress lines ending in \r; the result lines are the ones ending "requests per second".
+      const results = stdout.split(/[\r\n]+/).filter((l) => /requests per second/.test(l) && !/rps=/.test(l));
+      out.push(`P${pipeline}: ${results.map((l) => l.trim().replace(/\s+p50=.*$/, "").replace(/,$/, "")).join(", ")}`);
     }
     return `redis-benchmark ${out.join("; ")}`;
   } catch (error) {
