@@ -60,14 +60,16 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
       while ((await effects()).distinct < target && Date.now() - t0 < DRAIN_TIMEOUT_MS && !hopeless()) await sleep(random(10, 60));
       await sleep(random(0, 150));
       const victim = workers[k % 2 === 0 ? 0 : 1]!;
+      const other = workers[k % 2 === 0 ? 1 : 0]!;
       const before = (await effects()).distinct;
       const at = Date.now();
+      const otherAge = (at - other.startedAt) / 1000;
       victim.kill9();
       killTimes.push(at);
       await sleep(random(100, 600));
       victim.start();
       const recovery = await resumedAfter(before, at);
-      faults.push({ fault: "kill -9 worker", detail: `${victim.name} at ${before}/${jobs} effects`, recoveryMs: recovery });
+      faults.push({ fault: "kill -9 worker", detail: `${victim.name} at ${before}/${jobs} effects; the other worker started ${otherAge.toFixed(1)} s before`, recoveryMs: recovery });
       if (k + 1 === restartAt) await restartBroker(backend, faults, effects, resumedAfter, jobs);
     }
     if (kills === 0) await restartBroker(backend, faults, effects, resumedAfter, jobs);

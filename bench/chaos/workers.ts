@@ -11,6 +11,8 @@ export class WorkerProcess {
   /** Processes we killed or stopped ourselves: their exit is not a crash (it may arrive after a restart). */
   private readonly expected = new WeakSet<ChildProcess>();
   private stderr = "";
+  /** When the current process was spawned (a fresh one needs seconds to load the service before it claims). */
+  startedAt = 0;
 
   constructor(
     private readonly root: string,
@@ -19,6 +21,7 @@ export class WorkerProcess {
 
   start(): void {
     this.stderr = "";
+    this.startedAt = Date.now();
     const child = spawn(process.execPath, [BIN, "worker", "--root", this.root, "--concurrency", "8", "--grace", "2"], {
       stdio: ["ignore", "ignore", "pipe"],
       env: process.env,

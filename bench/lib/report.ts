@@ -68,6 +68,11 @@ export function renderReport(params: {
     `the median of ${env.runs} runs, (min–max) in brackets; every run is a fresh process, and its peak RSS covers the`,
     "enqueuing and the worker together.",
     "",
+    "To rerun (services as in docker/: PostgreSQL, Redis, RabbitMQ on their default ports, or DATABASE_URL, REDIS_URL,",
+    "AMQP_URL): `npm ci && npm run bench`. `BENCH_JOBS` (default 20000), `BENCH_RUNS` (3), `BENCH_PICKUPS` (200),",
+    "`BENCH_DEAD` (100000), `BENCH_ONLY=jfast-redis,bullmq` (a subset), `BENCH_CEILINGS=0` (skip pgbench and",
+    "redis-benchmark). One subject by hand: `cd bench && npx tsx run-subject.ts jfast-postgres`.",
+    "",
   ];
   for (const group of GROUPS) {
     const present = [group.jfast, ...group.peers].filter((s) => results.some((r) => r.subject === s));
