@@ -64,7 +64,7 @@ export interface Jfast {
   withRequest<T>(context: RequestContext, fn: () => T): T;
   middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
   /** Builds a worker for this app (what `jfast worker` runs). */
-  createWorker(options?: { concurrency?: number; workerId?: string }): Worker;
+  createWorker(options?: { concurrency?: number; workerId?: string; prefetch?: number }): Worker;
   /** The app context handlers receive as `ctx`. */
   readonly context: AppContext;
 }
@@ -297,6 +297,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         execute,
         logger,
         concurrency: workerOptions.concurrency ?? config.queue.concurrency,
+        // RabbitMQ already pushes ahead (its prefetch is the concurrency); the others claim in batches.
+        prefetch: queue.backend.kind === "rabbitmq" ? 0 : (workerOptions.prefetch ?? workerOptions.concurrency ?? config.queue.concurrency),
         leaseMs: config.queue.visibilityTimeoutMs,
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
