@@ -59,7 +59,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
   });
   const pickup = new Histogram({
     name: "jfast_job_pickup_latency_seconds",
-    help: "Time from when a job became available to when a worker claimed it, by task.",
+    help: "Time from when a job became available to when a worker started it (claim and any local prefetch buffer included), by task.",
     labelNames: ["task"],
     buckets: PICKUP_BUCKETS,
     registers: [registry],
