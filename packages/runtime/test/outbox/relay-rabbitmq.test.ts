@@ -70,7 +70,7 @@ describe("outbox relay to the RabbitMQ queue", () => {
     expect(second.inserted).toEqual([]);
     expect((await backend.depths()).ready).toBe(2);
     app.worker();
-    await eventually("both subscribers ran", () => runs().filter((r) => r.subject === event.id).length === 2);
+    await eventually("both subscribers ran", async () => runs().filter((r) => r.subject === event.id).length === 2);
     await sleep(500);
     expect(runs().filter((r) => r.subject === event.id).map((r) => r.handler).sort()).toEqual(["alert", "audit"]);
     expect(await backend.depths()).toMatchObject({ ready: 0, running: 0, dead: 0 });
@@ -89,7 +89,7 @@ describe("outbox relay to the RabbitMQ queue", () => {
       });
       expect(degraded).toMatchObject({ pending: 1, failing: 1 });
       // Long enough for the backend to give up its own wait (10 s) at least once: a failed send, then a retry.
-      await eventually("a failed send logged with its cause", () => app.logs.some((l) => String(l.msg).includes("failed; its rows are retried")), 30_000);
+      await eventually("a failed send logged with its cause", async () => app.logs.some((l) => String(l.msg).includes("failed; its rows are retried")), 30_000);
     } finally {
       await broker!.startApp();
     }
@@ -100,7 +100,7 @@ describe("outbox relay to the RabbitMQ queue", () => {
     expect(failed).toMatchObject({ level: "warn", rows: [row!.id], error: { class: "BackendError", message: expect.stringContaining("unreachable") } });
     expect(await eventually("one message", async () => ((await backend.depths()).ready === 1 ? true : null), 20_000)).toBe(true);
     app.worker();
-    await eventually("the job ran", () => runs().some((r) => r.subject === "q20"));
+    await eventually("the job ran", async () => runs().some((r) => r.subject === "q20"));
     await sleep(1000);
     expect(runs().filter((r) => r.subject === "q20")).toHaveLength(1);
     expect((await outbox.health()).status).toBe("ok");
