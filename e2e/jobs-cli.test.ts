@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createPgService, type PgService } from "./support/pg-service.js";
+import { createTestService, type TestService } from "./support/test-service.js";
 import { eventually } from "./support/processes.js";
 
-let service: PgService | null = null;
+let service: TestService | null = null;
 afterEach(async () => {
   await service?.remove();
   service = null;
@@ -10,7 +10,7 @@ afterEach(async () => {
 
 describe("jfast jobs dead / retry / discard against the same PostgreSQL as a worker", () => {
   it("lists dead letters newest death first, retries by id and --all, reports unknown ids with exit 1", async () => {
-    service = await createPgService();
+    service = await createTestService();
     const worker = await service.worker();
     // Three jobs that die on their only attempt, one after the other, so their times of death are ordered.
     const ids: string[] = [];
@@ -58,7 +58,7 @@ describe("jfast jobs dead / retry / discard against the same PostgreSQL as a wor
   });
 
   it("discards dead letters by id; --all needs --yes", async () => {
-    service = await createPgService();
+    service = await createTestService();
     const worker = await service.worker();
     const id = await service.enqueue("e2e.charge", ["--payload", '{"card":"x"}', "--max-attempts", "1"]);
     await eventually(async () => ((await service!.show(id)).state === "dead" ? true : undefined), { what: "the job to die" });
@@ -74,7 +74,7 @@ describe("jfast jobs dead / retry / discard against the same PostgreSQL as a wor
   });
 
   it("refuses to enqueue a task the service does not declare", async () => {
-    service = await createPgService();
+    service = await createTestService();
     const result = await service.jfast(["jobs", "enqueue", "e2e.nope"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('this service declares no task named "e2e.nope"');

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createPgService, type PgService } from "./support/pg-service.js";
+import { createTestService, type TestService } from "./support/test-service.js";
 import { eventually } from "./support/processes.js";
 
 // A real `jfast worker` process on the real PostgreSQL, in a schema of its own. Jobs go in through
 // `jfast jobs enqueue`, come out through `jfast jobs show`; the tasks log what each attempt saw.
 
-let service: PgService | null = null;
+let service: TestService | null = null;
 afterEach(async () => {
   await service?.remove();
   service = null;
 });
 
-async function started(svc: PgService, id: string, attempt?: number) {
+async function started(svc: TestService, id: string, attempt?: number) {
   return eventually(
     async () => (await svc.events()).find((e) => e.id === id && e.event === "start" && (attempt === undefined || e.attempt === attempt)),
     { what: `job ${id} to start${attempt ? ` attempt ${attempt}` : ""}`, timeoutMs: 60_000 },
@@ -20,7 +20,7 @@ async function started(svc: PgService, id: string, attempt?: number) {
 
 describe("jfast worker on PostgreSQL, as a process", () => {
   it("SIGTERM: the short job finishes, the long one goes back with its attempt returned, exit 0 within the grace", async () => {
-    service = await createPgService();
+    service = await createTestService();
     const worker = await service.worker(["--concurrency", "2", "--grace", "8"]);
     const long = await service.enqueue("e2e.long");
     const short = await service.enqueue("e2e.short", ["--payload", '{"ms":3000}', "--tenant", "acme"]);
@@ -45,7 +45,7 @@ describe("jfast worker on PostgreSQL, as a process", () => {
   });
 
   it("a second SIGTERM stops waiting at once and still releases the running job", async () => {
-    service = await createPgService();
+    service = await createTestService();
     const worker = await service.worker(["--grace", "300"]);
     const long = await service.enqueue("e2e.long");
     await started(service, long);
@@ -62,7 +62,7 @@ describe("jfast worker on PostgreSQL, as a process", () => {
   });
 
   it("kill -9 mid-job: the job runs again after its lease expires, and the lost attempt is recorded", async () => {
-    service = await createPgService({ visibilityTimeout: 2 });
+    service = await createTestService({ visibilityTimeout: 2 });
     const first = await service.worker();
     const job = await service.enqueue("e2e.short", ["--payload", '{"ms":6000}']);
     await started(service, job, 1);
@@ -86,7 +86,7 @@ describe("jfast worker on PostgreSQL, as a process", () => {
   });
 
   it("a poison pill under a supervisor that restarts the worker ends dead with \"worker lost\" after max_attempts", async () => {
-    service = await createPgService({ visibilityTimeout: 2, maxAttempts: 3 });
+    service = await createTestService({ visibilityTimeout: 2, maxAttempts: 3 });
     const pill = await service.enqueue("e2e.pill");
     let restarts = 0;
     let state = "";
