@@ -2,7 +2,7 @@
 export interface FaultOutcome {
   fault: string;
   detail: string;
-  /** ms from the fault (or the broker being back) until the next effect committed; null when not applicable. */
+  /** ms from the fault (or the broker being back) until the next effect committed; null when nothing was left to do, Infinity when not seen within 60 s. */
   recoveryMs: number | null;
 }
 
@@ -39,7 +39,7 @@ export function renderReliability(params: { outcomes: BackendOutcome[]; jobs: nu
   ];
   for (const o of params.outcomes) {
     for (const f of o.faults) {
-      const rec = f.recoveryMs === null ? "—" : `${(f.recoveryMs / 1000).toFixed(2)} s`;
+      const rec = f.recoveryMs === null ? "—" : f.recoveryMs === Infinity ? "**> 60 s**" : `${(f.recoveryMs / 1000).toFixed(2)} s`;
       lines.push(`| ${o.backend} | ${f.fault} | ${f.detail.replace(/\|/g, "\\|")} | ${o.lost} | ${o.duplicated} | ${o.stuck} | ${o.unexpectedDead} | ${rec} |`);
     }
   }

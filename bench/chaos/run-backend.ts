@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import pg from "pg";
 import { createJfast, Job, type Jfast, type QueueProvider } from "@jfast/runtime";
-import { dropAmqpQueues, dropRedisKeys } from "../lib/cleanup.js";
+import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { services, sleep } from "../lib/subject.js";
 import { restartRabbitMq, restartRedis } from "./brokers.js";
 import { injectMalformed } from "./inject.js";
@@ -32,13 +32,13 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
     const { rows } = await db.query(`SELECT count(*)::int AS total, count(DISTINCT n)::int AS distinct FROM ${schema}.chaos_effects WHERE n >= 0`);
     return rows[0] as { total: number; distinct: number };
   };
-  /** ms from `since` until the effect count grows past `base` (work resumed), or null. */
+  /** ms from `since` until the effect count grows past `base` (work resumed); Infinity if not within the limit; null if nothing was left. */
   const resumedAfter = async (base: number, since: number, limitMs = 60_000): Promise<number | null> => {
     while (Date.now() - since < limitMs && !hopeless()) {
       if ((await effects()).distinct > base) return Date.now() - since;
       await sleep(25);
     }
-    return null;
+    return (await effects()).distinct >= jobs ? null : Infinity;
   };
   try {
     // The parent is a service instance without a worker: it migrates, enqueues and inspects.
@@ -133,7 +133,7 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
     await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
     await db.end();
     if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`).catch(() => undefined);
-    if (backend === "rabbitmq") await dropAmqpQueues([queueName, `${queueName}.dead`]).catch(() => undefined);
+    if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName).catch(() => undefined);
     await rm(root, { recursive: true, force: true });
   }
 }

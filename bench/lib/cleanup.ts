@@ -27,3 +27,19 @@ export async function dropAmqpQueues(names: string[]): Promise<void> {
     await connection.close();
   }
 }
+
+/** A jfast RabbitMQ queue: its work and dead queues and every level of its delay cascade (queue and exchange). */
+export async function dropJfastAmqpQueue(queue: string, levels = 64): Promise<void> {
+  const connection = await amqp.connect(services.amqp);
+  try {
+    const channel = await connection.createChannel();
+    for (const name of [queue, `${queue}.dead`]) await channel.deleteQueue(name);
+    for (let level = 0; level < levels; level++) {
+      await channel.deleteQueue(`${queue}.delay.${level}`);
+      await channel.deleteExchange(`${queue}.delay.${level}`);
+    }
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
+}

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { createJfast, Job, task, type Jfast, type QueueProvider, type Worker } from "@jfast/runtime";
-import { dropAmqpQueues, dropRedisKeys } from "../lib/cleanup.js";
+import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 
 export type JfastBackend = "postgres" | "redis" | "rabbitmq";
@@ -92,7 +92,7 @@ export function jfastSubject(backend: JfastBackend): Subject {
         await admin.end();
       }
       if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`);
-      if (backend === "rabbitmq") await dropAmqpQueues([queueName, `${queueName}.dead`]);
+      if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName);
       if (root) await rm(root, { recursive: true, force: true });
     },
   };
