@@ -35,7 +35,9 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
   /** ms from `since` until the effect count grows past `base` (work resumed); Infinity if not within the limit; null if nothing was left. */
   const resumedAfter = async (base: number, since: number, limitMs = 60_000): Promise<number | null> => {
     while (Date.now() - since < limitMs && !hopeless()) {
-      if ((await effects()).distinct > base) return Date.now() - since;
+      const { distinct } = await effects();
+      if (distinct > base) return Date.now() - since;
+      if (distinct >= jobs) return null;
       await sleep(25);
     }
     return (await effects()).distinct >= jobs ? null : Infinity;
