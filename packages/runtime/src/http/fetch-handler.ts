@@ -45,7 +45,8 @@ export function createFetchHandler(params: {
           service: config.service.name,
           backend: queue.backend.kind,
           queue: queue.name,
-          depths,
+          // `delayed` names the same count as `scheduled` (delayed jobs and retries waiting out their backoff).
+          depths: { ...depths, delayed: depths.scheduled },
           tasks: registry.names(),
         });
       } catch (error) {

@@ -39,7 +39,7 @@ describe("rabbitmq: built from jfast.toml", () => {
     const job = new Job({ task: "app.probe", delayMs: 800 });
     await jfast.require<QueueProvider>("queue").enqueue(job);
     const stats = (await (await jfast.fetch(new Request("http://app/queue/stats"))).json()) as Record<string, unknown>;
-    expect(stats).toMatchObject({ backend: "rabbitmq", queue, depths: { ready: 0, scheduled: 1, running: 0, dead: 0 } });
+    expect(stats).toMatchObject({ backend: "rabbitmq", queue, depths: { ready: 0, scheduled: 1, delayed: 1, running: 0, dead: 0 } });
 
     jfast.createWorker({ concurrency: 2 }).start();
     const deadline = Date.now() + 15_000;
