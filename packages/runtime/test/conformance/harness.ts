@@ -23,7 +23,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 15000): Promise<T> {
+export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

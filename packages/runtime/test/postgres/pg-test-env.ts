@@ -90,22 +90,5 @@ export async function copyFixture(name: string): Promise<{ root: string; remove(
   return { root, remove: () => rm(root, { recursive: true, force: true }) };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await sleep(25);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-}
+// One polling helper for every service-backed suite.
+export { eventually, sleep } from "../conformance/harness.js";
