@@ -59,6 +59,8 @@ export class Worker {
   private readonly options: WorkerOptions;
   private readonly running = new Map<string, Running>();
   private readonly buffer: Job[] = [];
+  /** Outcomes handed to the backend and not yet written. */
+  private readonly outcomes = new Set<Promise<void>>();
   private readonly loopAbort = new AbortController();
   private slotFreed: Deferred = createDeferred();
   private loop: Promise<void> | null = null;
@@ -136,6 +138,8 @@ export class Worker {
         this.options.logger.error("could not release running jobs at shutdown; they return when their lease expires", { error });
       }
     }
+    // Outcomes of jobs that finished are written before the backend may close.
+    await Promise.all([...this.outcomes]);
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
 
@@ -266,18 +270,25 @@ export class Worker {
     }
   }
 
-  /** Records an outcome unless shutdown already released the job. A failure to record is logged: the lease brings it back. */
-  private async settle(entry: Running, record: () => Promise<void>): Promise<void> {
-    if (entry.cancelled) return;
-    try {
-      await record();
-    } catch (error) {
-      this.options.logger.error("could not record the job's outcome; it runs again after its lease expires", {
-        error,
-        job_id: entry.job.id,
-      });
-    }
+  /**
+   * Hands an outcome to the backend without holding the slot: the next job starts while this one's outcome
+   * is written (PostgreSQL batches them). Until it is written the job stays leased, so a crash in between
+   * only means it runs again. Shutdown waits for every outcome in flight. A failure to record is logged.
+   */
+  private settle(entry: Running, record: () => Promise<void>): Promise<void> {
+    if (entry.cancelled) return Promise.resolve();
+    const written: Promise<void> = record()
+      .catch((error: unknown) => {
+        this.options.logger.error("could not record the job's outcome; it runs again after its lease expires", {
+          error,
+          job_id: entry.job.id,
+        });
+      })
+      .finally(() => this.outcomes.delete(written));
+    this.outcomes.add(written);
+    return Promise.resolve();
   }
+
 
   private async extendLeases(): Promise<void> {
     const ids = [
