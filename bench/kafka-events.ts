@@ -17,6 +17,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createJfast, createLogger, Event, on, type EventsBus, type Jfast } from "../packages/runtime/src/index.js";
+import { percentile } from "./lib/stats.js";
 
 const BROKERS = process.env.KAFKA_BROKERS ?? "127.0.0.1:9092";
 const EVENTS = Number(process.env.EVENTS ?? 20_000);
@@ -50,9 +51,6 @@ async function service(name: string, handlers: ReturnType<typeof on>[]): Promise
   return { jfast, root };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 const billing = await service("billing", []);
 const events = billing.jfast.require<EventsBus>("events");

@@ -17,6 +17,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { createJfast, Job, task, type Jfast, type QueueProvider } from "../packages/runtime/src/index.js";
+import { percentile } from "./lib/stats.js";
 
 const URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PICKUPS = Number(process.env.PICKUPS ?? 300);
@@ -33,9 +34,6 @@ const noop = task("bench.noop", async () => {
   done++;
 });
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 function summary(values: number[]): string {
   const s = [...values].sort((a, b) => a - b);
   return `p50 ${percentile(s, 50).toFixed(2)} ms, p99 ${percentile(s, 99).toFixed(2)} ms, max ${s.at(-1)!.toFixed(2)} ms (n=${s.length})`;

@@ -17,6 +17,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import amqp from "amqplib";
 import { createJfast, Job, task, type Jfast, type QueueProvider } from "../packages/runtime/src/index.js";
+import { percentile } from "./lib/stats.js";
 
 const URL = process.env.AMQP_URL ?? "amqp://guest:guest@127.0.0.1:5672";
 const PICKUPS = Number(process.env.PICKUPS ?? 200);
@@ -38,9 +39,6 @@ const noop = task("bench.noop", async () => {
   done++;
 });
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 function summary(values: number[]): string {
   const s = [...values].sort((a, b) => a - b);
   return `min ${s[0]!.toFixed(1)} ms, p50 ${percentile(s, 50).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms (n=${s.length})`;
