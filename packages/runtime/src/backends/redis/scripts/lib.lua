@@ -146,3 +146,33 @@ local function heartbeat(worker, ttl_ms)
   redis.call('SET', WORKER_PREFIX .. worker, NOW, 'PX', ttl_ms)
   redis.call('ZADD', WORKERS, NOW, worker)
 end
+
+-- Selects dead letters for retry-dead and discard-dead (ARGV 6 mode "ids" | "all", 7 batch size, 8.. ids)
+-- and calls act(jkey, id) on each real one. Returns { acted, missing }. An entry of the dead set without its
+-- job is dropped and reported missing, so "all" always makes progress.
+local function for_each_dead(act)
+  local acted, missing = {}, {}
+  local ids = {}
+  if ARGV[6] == 'all' then
+    ids = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[7]) - 1)
+  else
+    for i = 8, #ARGV do
+      ids[#ids + 1] = ARGV[i]
+    end
+  end
+  for _, id in ipairs(ids) do
+    local jkey = job_key(id)
+    local listed = redis.call('ZSCORE', DEAD, id)
+    if listed and redis.call('HGET', jkey, 'state') == 'dead' then
+      redis.call('ZREM', DEAD, id)
+      act(jkey, id)
+      acted[#acted + 1] = id
+    else
+      if listed then
+        redis.call('ZREM', DEAD, id)
+      end
+      missing[#missing + 1] = id
+    end
+  end
+  return { acted, missing }
+end
