@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
-import type { SpanExporter } from "@opentelemetry/sdk-trace";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Event } from "../core/event.js";
 import type { Job, TraceContext } from "../core/job.js";
 import type { TaskDefinition } from "../core/task.js";
@@ -62,15 +62,15 @@ export async function createTelemetry(params: {
   options: TelemetryOptions | undefined;
 }): Promise<Telemetry | null> {
   if (!params.endpoint && !params.options?.spanExporter) return null;
-  const { TracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace");
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
   const { resourceFromAttributes } = await import("@opentelemetry/resources");
   const spanProcessors = [];
   if (params.endpoint) {
     const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
-    spanProcessors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: params.endpoint }) }));
+    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: params.endpoint })));
   }
-  if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor({ exporter: params.options.spanExporter }));
-  const provider = new TracerProvider({ resource: resourceFromAttributes({ "service.name": params.serviceName }), spanProcessors });
+  if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor(params.options.spanExporter));
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": params.serviceName }), spanProcessors });
   const tracer = provider.getTracer("jfast");
 
   function publishJobs(queueName: string, jobs: Job[]): Span[] {

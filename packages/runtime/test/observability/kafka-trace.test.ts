@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { InMemorySpanExporter } from "@opentelemetry/sdk-trace";
+import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { currentContext } from "../../src/context/context.js";
 import { Event } from "../../src/core/event.js";

@@ -1,4 +1,4 @@
-import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace";
+import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace";
+import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
