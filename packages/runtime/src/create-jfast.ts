@@ -199,6 +199,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
 
   const jfast: Jfast = {
     config,
+      depthsByTask: () => queue?.backend.depthsByTask() ?? null,
+      tasks: () => registry.all().map((t) => t.name),
     logger,
     tasks: registry,
     warnings: registry.warnings,

@@ -42,6 +42,13 @@ export interface QueueBackend {
   /** Deletes dead letters for good. */
   discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }>;
   depths(): Promise<Depths>;
+  /**
+   * Depths per task, optionally of one tenant's jobs. `exact: false` when the backend counted a bounded sample
+   * and scaled it, or counted one tenant's dead letters among the newest only. A backend that cannot count per
+   * task (RabbitMQ: a queue holds every task's messages and cannot be read without taking them) throws
+   * NotSupportedError.
+   */
+  depthsByTask(params?: { tenantId?: string | undefined }): Promise<TaskDepths>;
   getJob(params: { id: string }): Promise<JobInfo | null>;
 }
 
@@ -73,6 +80,12 @@ export interface Depths {
   scheduled: number;
   running: number;
   dead: number;
+}
+
+export interface TaskDepths {
+  /** Keyed by task name; a task with no job in any of the four states is absent. */
+  tasks: Record<string, Depths>;
+  exact: boolean;
 }
 
 export interface DeadJob {

@@ -47,6 +47,16 @@ export const jfastQueueCounters = pgTable("jfast_queue_counters", {
   dead: bigint("dead", { mode: "number" }).notNull().default(0),
 });
 
+export const jfastTaskCounters = pgTable(
+  "jfast_task_counters",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    dead: bigint("dead", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task] })],
+);
+
 export const jfastInbox = pgTable(
   "jfast_inbox",
   {
@@ -122,6 +132,7 @@ export const jfastMigrations = pgTable("jfast_migrations", {
 export const jfastTables = {
   jfast_jobs: jfastJobs,
   jfast_queue_counters: jfastQueueCounters,
+  jfast_task_counters: jfastTaskCounters,
   jfast_inbox: jfastInbox,
   jfast_outbox: jfastOutbox,
   jfast_schedules: jfastSchedules,

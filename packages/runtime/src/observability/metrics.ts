@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Job } from "../core/job.js";
-import type { Depths } from "../core/queue-backend.js";
+import type { Depths, TaskDepths } from "../core/queue-backend.js";
 import type { EventsHealth } from "../kafka/events-bus.js";
 import type { OutboxHealth } from "../outbox/outbox-health.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
@@ -20,6 +20,10 @@ export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome
 export interface MetricSources {
   backend: () => string | null;
   depths: () => Promise<Depths> | null;
+  /** Per task; rejects with code NOT_SUPPORTED where the backend cannot count per task (RabbitMQ). */
+  depthsByTask: () => Promise<TaskDepths> | null;
+  /** Registered task names: each gets its depth series, zeros included, before its first job. */
+  tasks: () => readonly string[];
   outbox: () => Promise<OutboxHealth> | null;
   scheduler: () => SchedulerStatus | null;
   events: () => Promise<EventsHealth> | null;
@@ -31,6 +35,8 @@ export interface JfastMetrics extends AttemptObserver {
   render(): Promise<string>;
   readonly contentType: string;
 }
+
+const ZERO_DEPTHS: Depths = { ready: 0, scheduled: 0, running: 0, dead: 0 };
 
 /** Handler durations from a millisecond callback to a long batch job. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -67,17 +73,25 @@ export function createMetrics(params: { service: string; queue: string; sources:
 
   new Gauge({
     name: "jfast_queue_depth",
-    help: "Jobs in the queue by state (ready, scheduled, running, dead), read from the backend at scrape time.",
-    labelNames: ["queue", "backend", "state"],
+    help: "Jobs in the queue by task and state (ready, scheduled, running, dead), read from the backend at scrape time; task is empty where the backend counts only totals (RabbitMQ).",
+    labelNames: ["queue", "backend", "task", "state"],
     registers: [registry],
     async collect() {
-      const pending = sources.depths();
+      const pending = sources.depthsByTask();
       if (!pending) return;
-      this.reset();
-      const depths = await pending;
       const backend = sources.backend() ?? "unknown";
-      for (const state of ["ready", "scheduled", "running", "dead"] as const) {
-        this.set({ queue: params.queue, backend, state }, depths[state]);
+      const byTask = await pending.catch(async (error: unknown) => {
+        if ((error as { code?: unknown }).code !== "NOT_SUPPORTED") throw error;
+        const totals = await sources.depths();
+        return totals ? { tasks: { "": totals }, exact: true } : null;
+      });
+      this.reset();
+      if (!byTask) return;
+      const tasks = { ...(byTask.tasks[""] ? {} : Object.fromEntries(sources.tasks().map((t) => [t, ZERO_DEPTHS]))), ...byTask.tasks };
+      for (const [task, depths] of Object.entries(tasks)) {
+        for (const state of ["ready", "scheduled", "running", "dead"] as const) {
+          this.set({ queue: params.queue, backend, task, state }, depths[state]);
+        }
       }
     },
   });

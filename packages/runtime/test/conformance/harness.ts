@@ -8,6 +8,8 @@ export interface BackendFactory {
   /** Capabilities that are genuinely different per backend (never used to skip the contract). */
   /** Lease granularity: rabbitmq and redis round to whole units; the suite waits this much past a lease. */
   leaseSlackMs?: number;
+  /** False where depthsByTask answers NOT_SUPPORTED (RabbitMQ); the suite then checks that typed answer. */
+  perTaskDepths?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

@@ -228,6 +228,43 @@ export function describeProtocol(factory: BackendFactory): void {
       expect(await backend.depths()).toEqual({ ready: 1, scheduled: 1, running: 1, dead: 1 });
     });
 
+    it("reports depths per task, and per tenant", async () => {
+      const running = makeJob({ task: "conf.c", tenantId: "acme" });
+      const doomed = makeJob({ task: "conf.d" });
+      await backend.enqueue({ jobs: [running, doomed] });
+      const claimed = await eventually("both claimed", async () => {
+        const got = await backend.claim({ workerId: WORKER, limit: 2, leaseMs: 60_000 });
+        return got.length === 2 ? got : null;
+      });
+      await backend.kill({ workerId: WORKER, job: claimed.find((j) => j.id === doomed.id)!, error: errorToAttempt(new Error("dead"), 1) });
+      await backend.enqueue({
+        jobs: [makeJob({ task: "conf.a", tenantId: "acme" }), makeJob({ task: "conf.a" }), makeJob({ task: "conf.b", tenantId: "acme", delayMs: 60_000 })],
+      });
+      if (factory.perTaskDepths === false) {
+        await expect(backend.depthsByTask()).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
+        return;
+      }
+      const all = await backend.depthsByTask();
+      expect(all).toEqual({
+        exact: true,
+        tasks: {
+          "conf.a": { ready: 2, scheduled: 0, running: 0, dead: 0 },
+          "conf.b": { ready: 0, scheduled: 1, running: 0, dead: 0 },
+          "conf.c": { ready: 0, scheduled: 0, running: 1, dead: 0 },
+          "conf.d": { ready: 0, scheduled: 0, running: 0, dead: 1 },
+        },
+      });
+      const acme = await backend.depthsByTask({ tenantId: "acme" });
+      expect(acme.tasks).toEqual({
+        "conf.a": { ready: 1, scheduled: 0, running: 0, dead: 0 },
+        "conf.b": { ready: 0, scheduled: 1, running: 0, dead: 0 },
+        "conf.c": { ready: 0, scheduled: 0, running: 1, dead: 0 },
+      });
+      // The dead letter leaves its task's count when it is retried.
+      await backend.retryDead({ ids: [doomed.id] });
+      expect((await backend.depthsByTask()).tasks["conf.d"]).toEqual({ ready: 1, scheduled: 0, running: 0, dead: 0 });
+    });
+
     it("wakes a waiting worker when a job is enqueued", async () => {
       const controller = new AbortController();
       const started = Date.now();

@@ -7,6 +7,7 @@ const rabbitmq: BackendFactory = {
   name: "rabbitmq",
   // A lease that runs out is handed back to the broker, which redelivers it; allow that round trip.
   leaseSlackMs: 100,
+  perTaskDepths: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);

@@ -85,7 +85,8 @@ describe("GET /metrics", () => {
         ...Array.from({ length: 2 }, (_, i) => new Job({ task: "work.broken", payload: { i } })),
       ]);
       const before = parse(await (await jfast.fetch(new Request("http://x/metrics"))).text());
-      expect(value(before, "jfast_queue_depth", { state: "ready", backend: kind })).toBe(7);
+      expect(value(before, "jfast_queue_depth", { state: "ready", backend: kind, task: "work.ok" })).toBe(5);
+      expect(value(before, "jfast_queue_depth", { state: "ready", backend: kind, task: "work.broken" })).toBe(2);
 
       const worker = jfast.createWorker({ concurrency: 4 });
       worker.start();
@@ -109,8 +110,8 @@ describe("GET /metrics", () => {
       // One pickup per claim: 5 + 2 × 2 attempts.
       expect(value(samples, "jfast_job_pickup_latency_seconds_count", { task: "work.ok" })).toBe(5);
       expect(value(samples, "jfast_job_pickup_latency_seconds_count", { task: "work.broken" })).toBe(4);
-      expect(value(samples, "jfast_queue_depth", { state: "dead", backend: kind })).toBe(2);
-      expect(value(samples, "jfast_queue_depth", { state: "ready", backend: kind })).toBe(0);
+      expect(value(samples, "jfast_queue_depth", { state: "dead", backend: kind, task: "work.broken" })).toBe(2);
+      expect(value(samples, "jfast_queue_depth", { state: "ready", backend: kind, task: "work.ok" })).toBe(0);
     });
   }
 

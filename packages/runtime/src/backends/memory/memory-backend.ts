@@ -10,6 +10,7 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type TaskDepths,
 } from "../../core/queue-backend.js";
 
 interface Entry {
@@ -191,6 +192,22 @@ export class MemoryBackend implements QueueBackend {
       else if (e.state === JobState.dead) depths.dead++;
     }
     return depths;
+  }
+
+  async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
+    const now = Date.now();
+    const tasks: Record<string, Depths> = {};
+    for (const e of this.entries.values()) {
+      if (e.state === JobState.completed) continue;
+      if (params.tenantId !== undefined && e.json.tenantId !== params.tenantId) continue;
+      const depths = (tasks[e.json.task] ??= { ready: 0, scheduled: 0, running: 0, dead: 0 });
+      if (e.state === JobState.ready) {
+        if (Date.parse(e.json.availableAt) <= now) depths.ready++;
+        else depths.scheduled++;
+      } else if (e.state === JobState.running) depths.running++;
+      else depths.dead++;
+    }
+    return { tasks, exact: true };
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

@@ -19,6 +19,7 @@ export const SQL = {
   release: loadSql("release"),
   nextDue: loadSql("next-due"),
   depths: loadSql("depths"),
+  depthsByTask: loadSql("depths-by-task"),
   listDead: loadSql("list-dead"),
   retryDead: loadSql("retry-dead"),
   retryDeadAll: loadSql("retry-dead-all"),

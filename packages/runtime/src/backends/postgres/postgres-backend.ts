@@ -10,6 +10,7 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type TaskDepths,
 } from "../../core/queue-backend.js";
 import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
@@ -22,6 +23,8 @@ const DOCS = "docs/postgres.md";
 
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
+/** Dead rows read at most to count one tenant's dead letters per task (no counter is kept per tenant). */
+const TENANT_DEAD_READ = 10_000;
 
 /** What the backend logs through; structurally the runtime's Logger (backends import core and errors only). */
 export interface BackendLogger {
@@ -215,6 +218,25 @@ export class PostgresBackend implements QueueBackend {
       running: Number(row?.running ?? 0),
       dead: Number(row?.dead ?? 0),
     };
+  }
+
+  async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
+    const rows = await this.run("depthsByTask", () =>
+      this.db.query<{ task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; dead_more: boolean | null }>(
+        SQL.depthsByTask,
+        [this.queue, params.tenantId ?? null, TENANT_DEAD_READ],
+      ),
+    );
+    const tasks: Record<string, Depths> = {};
+    let exact = true;
+    for (const row of rows) {
+      if (row.task === null) {
+        exact = row.dead_more !== true;
+        continue;
+      }
+      tasks[row.task] = { ready: Number(row.ready), scheduled: Number(row.scheduled), running: Number(row.running), dead: Number(row.dead) };
+    }
+    return { tasks, exact };
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

@@ -11,6 +11,7 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type TaskDepths,
 } from "../../core/queue-backend.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
@@ -228,6 +229,17 @@ export class RabbitMqBackend implements QueueBackend {
     });
     if (this.consumer.isConsuming) await this.consumer.barrier();
     return { ready: counts.ready + this.consumer.bufferedCount, scheduled: counts.scheduled, running: this.consumer.heldCount, dead: counts.dead };
+  }
+
+  /**
+   * Not counted per task: the work queue and the delay cascade hold every task's messages, and the broker reports
+   * only a queue's total; counting per task would mean taking every message out. depths() has the totals.
+   */
+  async depthsByTask(): Promise<TaskDepths> {
+    throw new NotSupportedError("RabbitMQ does not count messages per task: a queue holds every task's messages and reports only its total", {
+      hint: "the queue's totals are in depths() (/queue/stats); for per-task depths use the postgres or redis backend",
+      docs: `${DOCS}#limits`,
+    });
   }
 
   /**

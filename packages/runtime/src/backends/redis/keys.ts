@@ -16,6 +16,9 @@
  *   <p>{q}:processing:<worker>   LIST  ids the worker claimed and has not settled yet
  *   <p>{q}:worker:<worker>       STRING heartbeat, expires after the worker TTL unless refreshed
  *   <p>{q}:wake                  pub/sub channel: "a job was scheduled for <ms>", so blocked waiters re-plan
+ *   <p>{q}:paused                HASH  task → JSON { at, by }: tasks no worker may start (docs/worker.md#pausing-a-task)
+ *   <p>{q}:parked:<task>         LIST  ids of a paused task's jobs the claim set aside, oldest on the right; back
+ *                                      on the ready list when the task resumes
  */
 export interface QueueKeys {
   /** The common stem `<prefix>{<queue>}`; every key below starts with it. */
@@ -26,15 +29,18 @@ export interface QueueKeys {
   readonly dead: string;
   readonly completed: string;
   readonly workers: string;
+  readonly paused: string;
   /** Pub/sub channel (not a key) announcing newly scheduled jobs to idle workers. */
   readonly wakeChannel: string;
   /** Prefixes the scripts append a job id or a worker id to. */
   readonly jobPrefix: string;
   readonly processingPrefix: string;
   readonly workerPrefix: string;
+  readonly parkedPrefix: string;
   job(id: string): string;
   processing(workerId: string): string;
   worker(workerId: string): string;
+  parked(task: string): string;
   /** The keys every script receives, in the order lib.lua reads them. */
   readonly scriptKeys: readonly string[];
   /** A SCAN pattern matching every key of this queue (tests and tooling; never used on a hot path). */
@@ -56,13 +62,16 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     dead: `${stem}:dead`,
     completed: `${stem}:completed`,
     workers: `${stem}:workers`,
+    paused: `${stem}:paused`,
     wakeChannel: `${stem}:wake`,
     jobPrefix: `${stem}:job:`,
     processingPrefix: `${stem}:processing:`,
     workerPrefix: `${stem}:worker:`,
+    parkedPrefix: `${stem}:parked:`,
     job: (id: string) => `${stem}:job:${id}`,
     processing: (workerId: string) => `${stem}:processing:${workerId}`,
     worker: (workerId: string) => `${stem}:worker:${workerId}`,
+    parked: (task: string) => `${stem}:parked:${task}`,
     pattern: `${escapeGlob(stem)}:*`,
   };
   return {

@@ -10,6 +10,7 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type TaskDepths,
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
 import { BackendError } from "../../errors/jfast-error.js";
@@ -44,6 +45,8 @@ type Row = [id: string, ...fields: StoredFields];
 const MAX_WORKERS_PER_SWEEP = 100;
 const DEAD_BATCH = 500;
 const MIN_REDIS = [6, 2] as const;
+/** Jobs read per structure to count depths per task; larger structures are estimated from this many. */
+const TASK_SAMPLE = 1000;
 
 /**
  * The Redis queue. Layout in keys.ts, every state change one Lua script in scripts/ (atomic, so a crash
@@ -287,6 +290,30 @@ export class RedisBackend implements QueueBackend {
     const [ready = 0, dueScheduled = 0, scheduled = 0, running = 0, dead = 0] = values;
     // A delayed job whose time has come counts as ready even before a claim promotes it.
     return { ready: ready + dueScheduled, scheduled, running, dead };
+  }
+
+  /**
+   * Per task from a sample of at most TASK_SAMPLE jobs per structure (depths-by-task.lua), scaled to the
+   * structure's size: exact while every structure is that small, an estimate beyond.
+   */
+  async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
+    const rows = (await this.script("depths-by-task", "count depths per task", [
+      TASK_SAMPLE,
+      params.tenantId ?? "",
+      this.keys.paused,
+      this.keys.parkedPrefix,
+    ])) as Array<[keyof Depths, number, number, number, Array<string | number>]>;
+    const tasks: Record<string, Depths> = {};
+    let exact = true;
+    for (const [state, size, read, jobs, flat] of rows) {
+      if (read < size) exact = false;
+      const scale = jobs > 0 && read < size ? size / jobs : 1;
+      for (let i = 0; i < flat.length; i += 2) {
+        const depths = (tasks[String(flat[i])] ??= { ready: 0, scheduled: 0, running: 0, dead: 0 });
+        depths[state] += Math.round(Number(flat[i + 1]) * scale);
+      }
+    }
+    return { tasks, exact };
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

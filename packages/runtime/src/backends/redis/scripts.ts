@@ -21,6 +21,7 @@ export const SCRIPT_NAMES = [
   "retry-dead",
   "discard-dead",
   "list-dead",
+  "depths-by-task",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

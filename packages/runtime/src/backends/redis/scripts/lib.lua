@@ -28,6 +28,16 @@ local function append_error(jkey, err_json)
   redis.call('HSET', jkey, 'errors', errs)
 end
 
+-- The task of a stored job, read from its JSON without decoding the payload: the JSON is written by
+-- JSON.stringify(job.toJSON()), whose first two keys are "id" and "task". A quote inside the id is escaped,
+-- so the first `"task":"` is the task key. nil for text that is not a job.
+local function task_of(json)
+  if not json then
+    return nil
+  end
+  return string.match(json, '"task":"([^"]*)"')
+end
+
 local function owned_by(jkey, worker)
   local f = redis.call('HMGET', jkey, 'state', 'owner')
   return f[1] == 'running' and f[2] == worker
