@@ -81,6 +81,14 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     for (const declared of schedulesOf(module)) registry.schedule(declared.task, declared.options);
   }
   eventHandlers.push(...(options.handlers ?? []));
+  if (eventHandlers.length > 0 && !config.events && config.disabledPlugins.has("events")) {
+    // Turned off for this process on purpose (a machine without Kafka): the service runs, its handlers wait.
+    logger.warn(`the events plugin is off (JFAST_DISABLE_PLUGINS): ${eventHandlers.length} on(...) handler(s) consume nothing in this process`, {
+      topics: [...new Set(eventHandlers.map((h) => h.topic))],
+      docs: "docs/kafka.md#turning-kafka-off",
+    });
+    eventHandlers.length = 0;
+  }
   if (eventHandlers.length > 0 && !config.events) {
     throw new ConfigError(`on("${eventHandlers[0]!.topic}") handlers need the events plugin (Kafka)`, {
       code: "CONFIG_PLUGIN_MISSING",
@@ -241,6 +249,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           service: config.service.name,
           brokers: { brokers: config.events.brokers, from: config.events.brokersFrom },
           consumerGroup: config.events.consumerGroup,
+          topicPrefix: config.events.topicPrefix,
           handlers: telemetry ? eventHandlers.map((h) => telemetry.wrapEventHandler(h)) : eventHandlers,
           context,
           logger,

@@ -52,6 +52,8 @@ export function createAdmin(params: {
         return typeof scheduler.status === "function" ? scheduleSourceFrom(scheduler as { status(): SchedulerStatus }) : ({} as ScheduleSource);
       },
       contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
+      events,
+      disabledPlugins: [...config.disabledPlugins],
       audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
       redactFields: config.admin.redact,
       logger,

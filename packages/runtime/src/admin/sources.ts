@@ -1,5 +1,6 @@
 import type { TaskRegistry } from "../core/registry.js";
 import type { ReadinessReport } from "../http/readiness.js";
+import type { EventsStatus } from "../kafka/events-bus.js";
 import type { Logger } from "../observability/logger.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
@@ -21,6 +22,10 @@ export interface AdminSources {
   readiness(): Promise<ReadinessReport>;
   scheduler(): ScheduleSource | null;
   contracts(): ContractsSource | null;
+  /** The Kafka events plugin once started in this process; null when it is off or not started. */
+  events(): { status(): Promise<EventsStatus> } | null;
+  /** Plugins jfast.toml enables that JFAST_DISABLE_PLUGINS turns off in this process. */
+  disabledPlugins: readonly string[];
   audit: AuditLog;
   /** Payload fields named in `[admin] redact` are replaced before anything leaves the service. */
   redactFields: readonly string[];

@@ -48,6 +48,8 @@ export interface JfastConfig {
   file: string;
   service: { name: string; basePort: number; environment: "development" | "production" | "test" };
   plugins: ReadonlySet<PluginName>;
+  /** Plugins jfast.toml enables that JFAST_DISABLE_PLUGINS turns off in this process (they are not in `plugins`). */
+  disabledPlugins: ReadonlySet<PluginName>;
   /** The port to listen on: `PORT`, else `[service] base_port`. */
   port: number;
   database: DatabaseConfig | null;
@@ -65,7 +67,9 @@ const DOCS = "docs/configuration.md";
 
 /**
  * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
- * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT picks the port; JFAST_ENV / NODE_ENV the environment.
+ * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT picks the port; JFAST_ENV / NODE_ENV the environment;
+ * JFAST_DISABLE_PLUGINS turns enabled plugins off, JFAST_QUEUE_NAME and KAFKA_TOPIC_PREFIX move a service's
+ * queue and topics into a namespace of their own.
  */
 export async function loadConfig(params: { root: string; env?: NodeJS.ProcessEnv; overrides?: ConfigOverrides }): Promise<JfastConfig> {
   const file = path.join(params.root, "jfast.toml");
@@ -110,9 +114,11 @@ export function resolveConfig(params: {
   const raw = parsed.data;
   const { env } = params;
   const enabled = new Set<PluginName>(raw.plugins.enabled);
+  const disabled = disabledPlugins(env);
+  for (const name of disabled) enabled.delete(name);
 
   for (const section of Object.keys(raw.plugin) as PluginName[]) {
-    if (raw.plugin[section] !== undefined && !enabled.has(section)) {
+    if (raw.plugin[section] !== undefined && !enabled.has(section) && !disabled.has(section)) {
       throw new ConfigError(`${params.file}: [plugin.${section}] is configured but the "${section}" plugin is not enabled`, {
         code: "CONFIG_PLUGIN_MISSING",
         hint: `add "${section}" to [plugins] enabled, or remove the [plugin.${section}] section`,
@@ -181,6 +187,7 @@ export function resolveConfig(params: {
     file: params.file,
     service: { name: raw.service.name, basePort: raw.service.base_port, environment },
     plugins: enabled,
+    disabledPlugins: new Set([...disabled].filter((name) => raw.plugins.enabled.includes(name))),
     port,
     database: databaseRaw && {
       url: env.DATABASE_URL || databaseRaw.url || null,
@@ -192,7 +199,7 @@ export function resolveConfig(params: {
     queue: queueRaw && {
       backend: queueRaw.backend,
       url: queueUrl,
-      name: queueRaw.name,
+      name: queueName(queueRaw.name, env),
       maxAttempts: queueRaw.max_attempts,
       visibilityTimeoutMs: Math.round(queueRaw.visibility_timeout * 1000),
       backoffBaseMs: Math.round(queueRaw.backoff_base * 1000),
@@ -223,8 +230,10 @@ export interface EventsConfig {
   brokers: string[];
   /** Where `brokers` came from, so a connection error can say which setting to fix. */
   brokersFrom: "KAFKA_BROKERS" | "bootstrap_servers" | "default";
-  /** The group `on` handlers consume in; one per service (default: the service name). */
+  /** The group `on` handlers consume in; one per service (default: the service name), after `topicPrefix`. */
   consumerGroup: string;
+  /** Put before every topic this service publishes to or consumes, and before its group ("" for none). */
+  topicPrefix: string;
   /** The port compose publishes for Kafka and the broker advertises to the host (default base_port + 2). */
   hostPort: number;
   advertisedHost: string;
@@ -255,14 +264,53 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
       });
     }
   }
+  const topicPrefix = env.KAFKA_TOPIC_PREFIX?.trim() || section.topic_prefix || "";
+  if (!/^[a-zA-Z0-9._-]*$/.test(topicPrefix) || topicPrefix.length > 200) {
+    throw new ConfigError(`KAFKA_TOPIC_PREFIX="${topicPrefix}" cannot start a Kafka topic name`, {
+      hint: `use letters, digits, ".", "_" and "-" (at most 200), e.g. KAFKA_TOPIC_PREFIX=staging.`,
+      docs: "docs/kafka.md#topic-prefix",
+    });
+  }
   return {
     brokers,
     brokersFrom: from,
-    consumerGroup: section.consumer_group?.trim() || raw.service.name,
+    consumerGroup: topicPrefix + (section.consumer_group?.trim() || raw.service.name),
+    topicPrefix,
     hostPort,
     advertisedHost: section.advertised_host?.trim() || "localhost",
     image: section.image?.trim() || DEFAULT_KAFKA_IMAGE,
   };
+}
+
+/**
+ * JFAST_DISABLE_PLUGINS="events,telemetry": plugins turned off in this process whatever jfast.toml enables (a
+ * laptop without Kafka runs the service without its events plugin). Their [plugin.x] sections are ignored.
+ */
+function disabledPlugins(env: NodeJS.ProcessEnv): Set<PluginName> {
+  const names = (env.JFAST_DISABLE_PLUGINS ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(PLUGIN_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigError(`JFAST_DISABLE_PLUGINS names ${unknown.map((n) => `"${n}"`).join(", ")}, which ${unknown.length > 1 ? "are not plugins" : "is not a plugin"}`, {
+      code: "CONFIG_INVALID",
+      hint: `list plugin names separated by commas (known plugins are ${PLUGIN_NAMES.join(", ")}), e.g. JFAST_DISABLE_PLUGINS=events`,
+      docs: "docs/configuration.md#environment-variables",
+    });
+  }
+  return new Set(names as PluginName[]);
+}
+
+/** JFAST_QUEUE_NAME, else [plugin.queue] name: the Redis key prefix, RabbitMQ queue or table rows of the queue. */
+function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
+  const name = env.JFAST_QUEUE_NAME?.trim();
+  if (!name) return fromFile;
+  if (!/^[a-zA-Z0-9_.-]+$/.test(name)) {
+    throw new ConfigError(`JFAST_QUEUE_NAME="${name}" is not a queue name`, {
+      code: "CONFIG_INVALID",
+      hint: `use letters, digits, ".", "_" and "-", e.g. JFAST_QUEUE_NAME=billing.preview`,
+      docs: "docs/configuration.md#plugin-queue",
+    });
+  }
+  return name;
 }
 
 export interface AdminConfig {

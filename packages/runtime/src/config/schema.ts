@@ -68,6 +68,8 @@ export const configSchema = z.strictObject({
         .strictObject({
           bootstrap_servers: z.string().optional(),
           consumer_group: z.string().optional(),
+          /** Put before every topic and the consumer group: several environments (or test runs) on one cluster. */
+          topic_prefix: z.string().regex(/^[a-zA-Z0-9._-]*$/, "letters, digits, \".\", \"_\" and \"-\" only, e.g. \"staging.\"").optional(),
           host_port: z.number().int().optional(),
           advertised_host: z.string().optional(),
           image: z.string().optional(),

@@ -17,6 +17,7 @@ describe("[plugin.events]", () => {
       brokers: ["localhost:8102"],
       brokersFrom: "default",
       consumerGroup: "billing",
+      topicPrefix: "",
       hostPort: 8102,
       advertisedHost: "localhost",
       image: DEFAULT_KAFKA_IMAGE,
@@ -41,6 +42,16 @@ describe("[plugin.events]", () => {
       advertisedHost: "kafka.local",
       image: "bitnamilegacy/kafka:3.9",
     });
+  });
+
+  it("puts topic_prefix (KAFKA_TOPIC_PREFIX over it) before the consumer group", () => {
+    expect(resolve({ topic_prefix: "staging." })).toMatchObject({ topicPrefix: "staging.", consumerGroup: "staging.billing" });
+    expect(resolve({ topic_prefix: "staging.", consumer_group: "billing-v2" }, { KAFKA_TOPIC_PREFIX: "pr-42." })).toMatchObject({
+      topicPrefix: "pr-42.",
+      consumerGroup: "pr-42.billing-v2",
+    });
+    expect(() => resolve({}, { KAFKA_TOPIC_PREFIX: "a b" })).toThrow(/KAFKA_TOPIC_PREFIX="a b" cannot start a Kafka topic name/);
+    expect(() => resolve({ topic_prefix: "a/b" })).toThrow(/\[plugin.events\] topic_prefix/);
   });
 
   it("rejects an address that is not host:port, naming where it came from", () => {

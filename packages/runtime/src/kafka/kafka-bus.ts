@@ -5,7 +5,7 @@ import type { AppContext } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import { createEventConsumer, type EventConsumer } from "./event-consumer.js";
-import type { EventsBus, EventsHealth, PartitionLag } from "./events-bus.js";
+import type { BlockedPartition, EventsBus, EventsHealth, EventsStatus, PartitionLag } from "./events-bus.js";
 import { KafkaErrorCode, kafkaUnavailable, publishFailed, rootMessage, topicMissing, type BrokerSource } from "./kafka-errors.js";
 import { validateTopic, type EventHandlerDefinition } from "./on.js";
 import { encodeEvent } from "./wire.js";
@@ -20,7 +20,10 @@ export interface KafkaBus extends EventsBus {
 export interface KafkaBusParams {
   service: string;
   brokers: BrokerSource;
+  /** The group, already prefixed (load-config puts `topicPrefix` before it). */
   consumerGroup: string;
+  /** Put before every topic published to and consumed ("" for none). */
+  topicPrefix?: string;
   handlers: readonly EventHandlerDefinition[];
   context: AppContext;
   logger: Logger;
@@ -28,6 +31,12 @@ export interface KafkaBusParams {
 
 /** How long start-up waits for the topics of `on` handlers to have partition leaders. */
 const TOPIC_WAIT_MS = 15_000;
+/**
+ * How long one read of committed and end offsets is reused. /ready, /metrics and the admin API all ask for
+ * lag; however often they are polled (a dashboard per operator, a scraper per replica), the broker sees at
+ * most one pair of offset requests per topic in this interval.
+ */
+const LAG_CACHE_MS = 2000;
 
 /**
  * Connects the producer (and, when this service declares `on` handlers, the consumer) or fails start-up with
@@ -58,7 +67,10 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
   const admin: Admin = kafka.admin({ retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 500 } });
 
   let consumer: EventConsumer | null = null;
-  const topics = [...new Set(params.handlers.map((h) => h.topic))].sort();
+  const prefix = params.topicPrefix ?? "";
+  // Handlers see the topic as Kafka names it (with the prefix), like health and the admin API do.
+  const handlers = params.handlers.map((h) => (prefix ? { ...h, topic: prefix + h.topic } : h));
+  const topics = [...new Set(handlers.map((h) => h.topic))].sort();
   try {
     await producer.connect();
     await admin.connect();
@@ -70,7 +82,7 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
   if (topics.length > 0) {
     try {
       await ensureTopics(admin, topics);
-      consumer = createEventConsumer({ kafka, groupId: params.consumerGroup, handlers: params.handlers, context: params.context, logger });
+      consumer = createEventConsumer({ kafka, groupId: params.consumerGroup, handlers, context: params.context, logger });
       await consumer.start();
     } catch (cause) {
       await Promise.allSettled([consumer?.stop(), producer.disconnect(), admin.disconnect()]);
@@ -80,7 +92,19 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
     logger.info(`consuming ${topics.join(", ")} as group "${params.consumerGroup}"`, { consumer_group: params.consumerGroup, topics });
   }
 
-  async function lagOf(): Promise<PartitionLag[]> {
+  // One read at a time, reused for LAG_CACHE_MS (a failure too: a broker that is gone is not asked again at once).
+  let lagRead: { at: number; result: Promise<PartitionLag[]> } | null = null;
+  let lastLag: { at: number; lag: PartitionLag[] } | null = null;
+  function cachedLag(): Promise<PartitionLag[]> {
+    const now = Date.now();
+    if (lagRead && now - lagRead.at < LAG_CACHE_MS) return lagRead.result;
+    const result = readLag();
+    lagRead = { at: now, result };
+    result.then((lag) => (lastLag = { at: Date.now(), lag }), () => undefined);
+    return result;
+  }
+
+  async function readLag(): Promise<PartitionLag[]> {
     if (topics.length === 0) {
       await admin.describeCluster();
       return [];
@@ -102,7 +126,8 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
   return {
     consumerGroup: params.consumerGroup,
     brokers: source.brokers,
-    handlers: () => params.handlers.map((h) => ({ topic: h.topic, name: h.name ?? h.topic })),
+    topicPrefix: prefix,
+    handlers: () => handlers.map((h) => ({ topic: h.topic, name: h.name ?? h.topic })),
 
     async publish(topic, events) {
       const invalid = validateTopic(topic);
@@ -121,7 +146,7 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
       });
       if (messages.length === 0) return;
       try {
-        await producer.send({ topic, acks: -1, messages });
+        await producer.send({ topic: prefix + topic, acks: -1, messages });
       } catch (cause) {
         throw publishFailed(source, topic, cause);
       }
@@ -138,7 +163,7 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
       } as const;
       let lag: PartitionLag[];
       try {
-        lag = await lagOf();
+        lag = await cachedLag();
       } catch (error) {
         return { ...base, status: "unavailable", lag: [], error: `cannot reach Kafka at ${source.brokers.join(",")}: ${rootMessage(error)}` };
       }
@@ -157,10 +182,66 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
       return { ...base, status: "ok", lag };
     },
 
+    async status(): Promise<EventsStatus> {
+      const group = topics.length > 0 ? params.consumerGroup : null;
+      let lag: PartitionLag[] = [];
+      let error: string | null = null;
+      try {
+        lag = await cachedLag();
+      } catch (cause) {
+        error = `cannot reach Kafka at ${source.brokers.join(",")}: ${rootMessage(cause)}`;
+        lag = lastLag?.lag ?? [];
+      }
+      if (!error && consumer?.state() === "crashed") error = `the consumer stopped: ${consumer.lastError()}`;
+      return {
+        group,
+        error,
+        offsetsReadAt: lastLag ? new Date(lastLag.at).toISOString() : null,
+        partitions: partitionsOf(lag, consumer?.blocked.list() ?? []),
+      };
+    },
+
     async close() {
       await consumer?.stop();
       await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     },
+  };
+}
+
+/**
+ * Offsets per partition with the blocked message of each, if any. A blocked partition the offsets read does
+ * not list yet (its topic was read before the failure) is still shown: its failing offset is a fact.
+ */
+function partitionsOf(lag: readonly PartitionLag[], blocked: readonly BlockedPartition[]): EventsStatus["partitions"] {
+  const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  const byKey = new Map(blocked.map((b) => [key(b.topic, b.partition), b]));
+  const rows: EventsStatus["partitions"] = lag.map((l) => ({
+    topic: l.topic,
+    partition: l.partition,
+    committedOffset: l.committed,
+    endOffset: l.end,
+    lag: l.lag,
+    blocked: blockedView(byKey.get(key(l.topic, l.partition))),
+  }));
+  for (const b of blocked) {
+    if (lag.some((l) => l.topic === b.topic && l.partition === b.partition)) continue;
+    const end = (BigInt(b.offset) + 1n).toString();
+    rows.push({ topic: b.topic, partition: b.partition, committedOffset: null, endOffset: end, lag: 1, blocked: blockedView(b) });
+  }
+  return rows.sort((a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition);
+}
+
+function blockedView(entry: BlockedPartition | undefined): EventsStatus["partitions"][number]["blocked"] {
+  if (!entry) return null;
+  return {
+    offset: entry.offset,
+    error: `${entry.error.class}: ${entry.error.message}`,
+    since: entry.since,
+    attempts: entry.attempts,
+    eventId: entry.eventId,
+    eventType: entry.eventType,
+    handler: entry.handler,
+    nextRetryAt: entry.nextRetryAt,
   };
 }
 

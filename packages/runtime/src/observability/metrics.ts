@@ -137,14 +137,15 @@ export function createMetrics(params: { service: string; queue: string; sources:
   });
   new Gauge({
     name: "jfast_kafka_consumer_lag",
-    help: "Messages between the consumer group's committed offset and the partition end, by topic and partition.",
-    labelNames: ["topic", "partition"],
+    help: "Messages between the consumer group's committed offset and the partition end, by topic, partition and group.",
+    labelNames: ["topic", "partition", "group"],
     registers: [registry],
     async collect() {
       const pending = sources.events();
       if (!pending) return;
       this.reset();
-      for (const lag of (await pending).lag) this.set({ topic: lag.topic, partition: String(lag.partition) }, lag.lag);
+      const health = await pending;
+      for (const lag of health.lag) this.set({ topic: lag.topic, partition: String(lag.partition), group: health.consumerGroup }, lag.lag);
     },
   });
 

@@ -168,7 +168,15 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
     it("answers typed empty results for features that are not running, and the registry's contract graph", async () => {
       expect((await call(app.jfast, "schedules.list", { token: VIEWER })).data).toEqual({ enabled: false, described: false, schedules: [], error: null });
       expect((await call(app.jfast, "outbox.status", { token: VIEWER })).data).toMatchObject({ enabled: false, pending: null, lagSeconds: null });
-      expect((await call(app.jfast, "events.status", { token: VIEWER })).data).toEqual({ enabled: false, consumers: [], reported: false });
+      expect((await call(app.jfast, "events.status", { token: VIEWER })).data).toEqual({
+        enabled: false,
+        reported: false,
+        group: null,
+        error: null,
+        turnedOff: false,
+        offsetsReadAt: null,
+        partitions: [],
+      });
       const graph = (await call(app.jfast, "contracts.graph", { token: VIEWER })).data;
       expect(graph.source).toBe("registry");
       expect(graph.nodes).toEqual(

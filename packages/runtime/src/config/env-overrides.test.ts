@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../errors/jfast-error.js";
+import { resolveConfig } from "./load-config.js";
+
+const data = {
+  service: { name: "billing" },
+  plugins: { enabled: ["database", "queue", "outbox", "events"] },
+  plugin: { events: { bootstrap_servers: "127.0.0.1:9092" }, queue: { backend: "postgres", name: "billing.jobs" } },
+};
+
+function resolve(env: NodeJS.ProcessEnv) {
+  return resolveConfig({ root: "/srv/billing", file: "/srv/billing/jfast.toml", data, env });
+}
+
+describe("JFAST_DISABLE_PLUGINS", () => {
+  it("turns enabled plugins off in this process and ignores their sections", () => {
+    const config = resolve({ JFAST_DISABLE_PLUGINS: "events" });
+    expect(config.events).toBeNull();
+    expect([...config.plugins]).toEqual(["database", "queue", "outbox"]);
+    expect([...config.disabledPlugins]).toEqual(["events"]);
+  });
+
+  it("lists only plugins jfast.toml enabled as turned off, and accepts spaces", () => {
+    const config = resolve({ JFAST_DISABLE_PLUGINS: " telemetry , events " });
+    expect([...config.disabledPlugins]).toEqual(["events"]);
+  });
+
+  it("is empty by default", () => {
+    const config = resolve({});
+    expect(config.events).not.toBeNull();
+    expect(config.disabledPlugins.size).toBe(0);
+  });
+
+  it("refuses a name that is not a plugin, listing the known ones", () => {
+    let error: unknown;
+    try {
+      resolve({ JFAST_DISABLE_PLUGINS: "kafka" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ code: "CONFIG_INVALID" });
+    expect((error as Error).message).toContain('"kafka"');
+    expect((error as ConfigError).hint).toContain("events");
+  });
+
+  it("still applies the rules between plugins: a postgres queue without its database is refused", () => {
+    expect(() => resolve({ JFAST_DISABLE_PLUGINS: "database" })).toThrow(/needs the database plugin/);
+  });
+});
+
+describe("JFAST_QUEUE_NAME", () => {
+  it("overrides [plugin.queue] name", () => {
+    expect(resolve({}).queue!.name).toBe("billing.jobs");
+    expect(resolve({ JFAST_QUEUE_NAME: "billing.pr-42" }).queue!.name).toBe("billing.pr-42");
+  });
+
+  it("refuses a name the backends cannot use", () => {
+    expect(() => resolve({ JFAST_QUEUE_NAME: "a{b}" })).toThrow(/JFAST_QUEUE_NAME="a\{b\}" is not a queue name/);
+  });
+});
