@@ -250,11 +250,12 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           brokers: { brokers: config.events.brokers, from: config.events.brokersFrom },
           consumerGroup: config.events.consumerGroup,
           topicPrefix: config.events.topicPrefix,
-          handlers: telemetry ? eventHandlers.map((h) => telemetry.wrapEventHandler(h)) : eventHandlers,
+          handlers: telemetry ? eventHandlers.map((h) => telemetry.wrapEventHandler(h, { consumerGroup: config.events!.consumerGroup })) : eventHandlers,
           context,
           logger,
         });
-        providers.set("events", events);
+        // Services publish through a traced bus; the relay and the health checks use the plain one.
+        providers.set("events", telemetry ? telemetry.instrumentEvents(events) : events);
       }
       if (config.queue?.scheduler && queue) {
         const { startScheduler } = await import("./scheduler/start-scheduler.js");

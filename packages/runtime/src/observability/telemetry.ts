@@ -6,6 +6,7 @@ import type { TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { EventsBus } from "../kafka/events-bus.js";
 import type { EventHandlerDefinition } from "../kafka/on.js";
 import { TRACEPARENT } from "./trace-id.js";
 
@@ -25,8 +26,14 @@ export interface Telemetry {
   instrumentOutbox(outbox: Outbox, queueName: string | null): void;
   /** `process <task>` around each attempt, child of the job's publish span; jobs enqueued inside inherit it. */
   wrapExecute(execute: Execute, queueName: string): Execute;
+  /**
+   * The events provider services use: `publish <topic>` (kafka, producer) around each event of
+   * `events.publish(topic, events)`, whose traceparent the message carries (value and header). The relay
+   * keeps the plain bus: an outbox event already has its `publish` span from `outbox.publish`.
+   */
+  instrumentEvents<B extends EventsBus>(bus: B): B;
   /** `process <topic>` around each `on` handler call, child of the message's traceparent (its publish span). */
-  wrapEventHandler(definition: EventHandlerDefinition): EventHandlerDefinition;
+  wrapEventHandler(definition: EventHandlerDefinition, consumer?: { consumerGroup: string }): EventHandlerDefinition;
   /** Exports what has ended (on jfast.stop()); the provider stays usable for a later start(). */
   flush(): Promise<void>;
 }
@@ -82,6 +89,7 @@ export async function createTelemetry(params: {
           attributes: {
             "messaging.system": "jfast",
             "messaging.operation": "publish",
+            "messaging.operation.name": "publish",
             "messaging.operation.type": "send",
             "messaging.destination.name": queueName,
             "messaging.message.id": job.id,
@@ -131,6 +139,7 @@ export async function createTelemetry(params: {
             attributes: {
               "messaging.system": "jfast",
               "messaging.operation": "publish",
+              "messaging.operation.name": "publish",
               "messaging.operation.type": "send",
               "messaging.destination.name": topic,
               "messaging.message.id": event.id,
@@ -155,6 +164,7 @@ export async function createTelemetry(params: {
             attributes: {
               "messaging.system": "jfast",
               "messaging.operation": "process",
+              "messaging.operation.name": "process",
               "messaging.operation.type": "process",
               "messaging.destination.name": queueName,
               "messaging.message.id": job.id,
@@ -167,7 +177,49 @@ export async function createTelemetry(params: {
         return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, signal)));
       };
     },
-    wrapEventHandler(definition) {
+    instrumentEvents(bus) {
+      const publish = bus.publish.bind(bus);
+      const prefix = (bus as { topicPrefix?: string }).topicPrefix ?? "";
+      const [host, port] = (bus.brokers[0] ?? "").split(":");
+      const tracedPublish: EventsBus["publish"] = (topic, events) => {
+        const list = (Array.isArray(events) ? events : [events]) as readonly unknown[];
+        const spans: Span[] = [];
+        const traced = list.map((item) => {
+          // Anything but an event goes through untouched: the bus rejects it with its own error.
+          const json = typeof (item as Event | null)?.toJSON === "function" ? (item as Event).toJSON() : null;
+          if (!json || typeof json.id !== "string" || typeof json.type !== "string") return item;
+          const span = tracer.startSpan(
+            `publish ${topic}`,
+            {
+              kind: SpanKind.PRODUCER,
+              attributes: {
+                "messaging.system": "kafka",
+                "messaging.operation": "publish",
+                "messaging.operation.name": "publish",
+                "messaging.operation.type": "send",
+                "messaging.destination.name": prefix + topic,
+                "messaging.message.id": json.id,
+                ...(json.key ? { "messaging.kafka.message.key": json.key } : {}),
+                ...(list.length > 1 ? { "messaging.batch.message_count": list.length } : {}),
+                ...(host ? { "server.address": host } : {}),
+                ...(port ? { "server.port": Number(port) } : {}),
+                "jfast.event.type": json.type,
+              },
+            },
+            parentContext(json.trace ?? currentTrace()),
+          );
+          spans.push(span);
+          // The message (its value and its traceparent header) carries this span: the consumer's process
+          // span becomes its child. Events are frozen: a copy with the same id and data.
+          return Event.fromJSON({ ...json, trace: { traceparent: traceparentOf(span), ...(json.trace?.tracestate ? { tracestate: json.trace.tracestate } : {}) } });
+        });
+        return ending(spans, () => publish(topic, (Array.isArray(events) ? traced : traced[0]) as Event | readonly Event[]));
+      };
+      return new Proxy(bus, {
+        get: (target, property) => (property === "publish" ? tracedPublish : Reflect.get(target, property, target)),
+      });
+    },
+    wrapEventHandler(definition, consumer) {
       const handler = definition.handler;
       return {
         ...definition,
@@ -180,11 +232,14 @@ export async function createTelemetry(params: {
               attributes: {
                 "messaging.system": "kafka",
                 "messaging.operation": "process",
+                "messaging.operation.name": "process",
                 "messaging.operation.type": "process",
                 "messaging.destination.name": tools.topic,
                 "messaging.message.id": event.id,
                 "messaging.destination.partition.id": String(tools.partition),
-                "messaging.kafka.offset": tools.offset,
+                "messaging.kafka.offset": Number(tools.offset),
+                ...(event.key !== null ? { "messaging.kafka.message.key": event.key } : {}),
+                ...(consumer ? { "messaging.consumer.group.name": consumer.consumerGroup } : {}),
                 "jfast.event.type": event.type,
               },
             },
@@ -202,5 +257,6 @@ export async function createTelemetry(params: {
 
 function fail(span: Span, error: unknown): void {
   span.recordException(error instanceof Error ? error : String(error));
+  span.setAttribute("error.type", error instanceof Error ? error.name : typeof error);
   span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
 }
