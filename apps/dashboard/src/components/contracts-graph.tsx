@@ -1,89 +1,150 @@
 "use client";
+import "@xyflow/react/dist/style.css";
 import type { ContractEdge, ContractNode } from "@jfast/runtime/admin";
+import {
+  applyEdgeChanges,
+  applyNodeChanges,
+  Controls,
+  Handle,
+  MarkerType,
+  Position,
+  ReactFlow,
+  type Edge,
+  type EdgeChange,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+} from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { Loading } from "./empty-state";
+import { layoutGraph } from "./graph-layout";
 
 export interface GraphEdge extends ContractEdge {
   services: string[];
 }
 
-const WIDTH = 880;
-const ROW = 46;
-const NODE_W = 230;
-const NODE_H = 30;
-const LEFT_X = 150;
-const RIGHT_X = WIDTH - 150;
+export type GraphSelection = { kind: "edge" | "node"; id: string } | null;
+
 const EDGE_COLOR = { publishes: "var(--info)", subscribes: "var(--ok)", depends: "var(--muted)" } as const;
 
-/**
- * Modules on the left, events on the right; publishes and subscribes run between the columns, depends-on arcs
- * bend out to the left. Events are ordered by the average row of the modules they touch so lines cross less.
- */
-export function ContractsGraphView({ nodes, edges, selected, onSelect }: { nodes: ContractNode[]; edges: GraphEdge[]; selected: string | null; onSelect: (edgeId: string) => void }) {
-  const modules = nodes.filter((n) => n.kind === "module").sort((a, b) => a.label.localeCompare(b.label));
-  const moduleRow = new Map(modules.map((m, i) => [m.id, i]));
-  const events = nodes
-    .filter((n) => n.kind === "event")
-    .map((event) => {
-      const rows = edges.filter((e) => e.from === event.id || e.to === event.id).map((e) => moduleRow.get(e.from === event.id ? e.to : e.from) ?? 0);
-      return { event, weight: rows.length ? rows.reduce((a, b) => a + b, 0) / rows.length : 0 };
-    })
-    .sort((a, b) => a.weight - b.weight || a.event.label.localeCompare(b.event.label))
-    .map((e) => e.event);
-  const position = new Map<string, { x: number; y: number }>();
-  modules.forEach((m, i) => position.set(m.id, { x: LEFT_X, y: 30 + i * ROW }));
-  events.forEach((e, i) => position.set(e.id, { x: RIGHT_X, y: 30 + i * ROW }));
-  const height = Math.max(modules.length, events.length) * ROW + 30;
+type ContractNodeData = { label: string; kind: ContractNode["kind"]; bad: boolean };
 
+function ContractNodeView({ data }: NodeProps<Node<ContractNodeData>>) {
   return (
-    <svg className="graph" viewBox={`0 0 ${WIDTH} ${height}`} role="group" aria-label="Contracts graph">
-      <defs>
-        {Object.entries(EDGE_COLOR).map(([kind, color]) => (
-          <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M 0 0 L 10 5 L 0 10 z" fill={color} />
-          </marker>
-        ))}
-        <marker id="arrow-violation" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-          <path d="M 0 0 L 10 5 L 0 10 z" fill="var(--bad)" />
-        </marker>
-      </defs>
-      {edges.map((edge) => {
-        const from = position.get(edge.from);
-        const to = position.get(edge.to);
-        if (!from || !to) return null;
-        const bad = edge.violations.length > 0;
-        const color = bad ? "var(--bad)" : EDGE_COLOR[edge.kind];
-        let d: string;
-        if (edge.kind === "depends") {
-          const x = LEFT_X - NODE_W / 2;
-          const bend = x - 30 - Math.abs(to.y - from.y) / 4;
-          d = `M ${x} ${from.y} C ${bend} ${from.y}, ${bend} ${to.y}, ${x} ${to.y}`;
-        } else {
-          const x1 = from.x + (from.x < to.x ? NODE_W / 2 : -NODE_W / 2);
-          const x2 = to.x + (from.x < to.x ? -NODE_W / 2 : NODE_W / 2);
-          const mid = (x1 + x2) / 2;
-          // Publishes bow up and subscribes bow down, so a module that does both between the same rows shows two lines.
-          const bow = edge.kind === "publishes" ? -16 : 16;
-          d = `M ${x1} ${from.y} C ${mid} ${from.y + bow}, ${mid} ${to.y + bow}, ${x2} ${to.y}`;
-        }
-        return (
-          <g key={edge.id} data-edge={edge.id} data-kind={edge.kind} style={{ cursor: "pointer" }} onClick={() => onSelect(edge.id)} tabIndex={0} role="button" aria-label={`${edge.kind}: ${label(edge.from)} to ${label(edge.to)}${bad ? " (violation)" : ""}`} onKeyDown={(e) => (e.key === "Enter" || e.key === " ") && onSelect(edge.id)}>
-            <path d={d} fill="none" stroke="transparent" strokeWidth={12} />
-            <path d={d} fill="none" stroke={color} strokeWidth={selected === edge.id ? 3.5 : 2} strokeDasharray={edge.kind === "depends" ? "5 4" : undefined} markerEnd={`url(#arrow-${bad ? "violation" : edge.kind})`} />
-          </g>
-        );
-      })}
-      {[...modules, ...events].map((node) => {
-        const p = position.get(node.id)!;
-        return (
-          <g key={node.id} data-node={node.id}>
-            <rect x={p.x - NODE_W / 2} y={p.y - NODE_H / 2} width={NODE_W} height={NODE_H} rx={node.kind === "event" ? 15 : 6} fill={node.kind === "event" ? "var(--info-bg)" : "var(--surface-2)"} stroke="var(--border)" />
-            <text x={p.x} y={p.y + 4} textAnchor="middle">{node.label}</text>
-          </g>
-        );
-      })}
-    </svg>
+    <div className={`graph-node graph-node-${data.kind}${data.bad ? " graph-node-bad" : ""}`} title={data.label}>
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      {data.label}
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
   );
 }
 
-function label(id: string): string {
+const nodeTypes = { contract: ContractNodeView };
+
+/**
+ * The contracts graph, laid out by ELK and drawn by React Flow: modules and events as nodes; publishes (blue),
+ * subscribes (green) and depends-on (dashed) edges; violations in red. Every node and edge is a button: click
+ * it, or Tab to it and press Enter, to select it.
+ */
+export function ContractsGraphView({ nodes, edges, onSelect }: { nodes: ContractNode[]; edges: GraphEdge[]; onSelect: (selection: GraphSelection) => void }) {
+  // Re-layout only when the shape of the graph changes, not on every refetch.
+  const shape = useMemo(() => JSON.stringify([nodes.map((n) => n.id).sort(), edges.map((e) => `${e.id}:${e.violations.length}`).sort()]), [nodes, edges]);
+  const [flowNodes, setFlowNodes] = useState<Node<ContractNodeData>[] | null>(null);
+  const [flowEdges, setFlowEdges] = useState<Edge[]>([]);
+  const [layoutError, setLayoutError] = useState<string | null>(null);
+  const [height, setHeight] = useState(360);
+
+  useEffect(() => {
+    let cancelled = false;
+    const badNodes = new Set(edges.filter((e) => e.violations.length > 0).flatMap((e) => [e.from, e.to]));
+    layoutGraph(nodes, edges)
+      .then(({ positions, height: laidOut }) => {
+        if (cancelled) return;
+        // Tall enough for the graph at full size, within reason; the controls zoom and fit for larger ones.
+        setHeight(Math.min(640, Math.max(280, laidOut + 140)));
+        setFlowNodes(
+          nodes.map((n) => ({
+            id: n.id,
+            type: "contract",
+            position: positions.get(n.id) ?? { x: 0, y: 0 },
+            data: { label: n.label, kind: n.kind, bad: badNodes.has(n.id) },
+            ariaRole: "button",
+            ariaLabel: `${n.kind} ${n.label}${badNodes.has(n.id) ? " (violation)" : ""}`,
+            draggable: false,
+            connectable: false,
+            domAttributes: { "data-node": n.id } as never,
+          })),
+        );
+        setFlowEdges(
+          edges.map((e) => {
+            const bad = e.violations.length > 0;
+            const color = bad ? "var(--bad)" : EDGE_COLOR[e.kind];
+            return {
+              id: e.id,
+              source: e.from,
+              target: e.to,
+              ariaRole: "button",
+              ariaLabel: `${e.kind}: ${bare(e.from)} to ${bare(e.to)}${bad ? " (violation)" : ""}`,
+              style: { stroke: color, strokeWidth: bad ? 2.5 : 2, strokeDasharray: e.kind === "depends" ? "5 4" : undefined },
+              markerEnd: { type: MarkerType.ArrowClosed, color, width: 18, height: 18 },
+              animated: bad,
+              interactionWidth: 14,
+              domAttributes: { "data-edge": e.id, "data-kind": e.kind } as never,
+            } satisfies Edge;
+          }),
+        );
+        setLayoutError(null);
+      })
+      .catch((error: Error) => !cancelled && setLayoutError(error.message));
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `shape` stands for nodes and edges
+  }, [shape]);
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange<Node<ContractNodeData>>[]) => {
+      setFlowNodes((current) => (current ? applyNodeChanges(changes, current) : current));
+      const picked = changes.find((c) => c.type === "select" && c.selected);
+      if (picked && "id" in picked) onSelect({ kind: "node", id: picked.id });
+    },
+    [onSelect],
+  );
+  const onEdgesChange = useCallback(
+    (changes: EdgeChange[]) => {
+      setFlowEdges((current) => applyEdgeChanges(changes, current));
+      const picked = changes.find((c) => c.type === "select" && c.selected);
+      if (picked && "id" in picked) onSelect({ kind: "edge", id: picked.id });
+    },
+    [onSelect],
+  );
+
+  if (layoutError) return <p className="alert alert-bad" role="alert">Could not lay out the graph: {layoutError}</p>;
+  if (!flowNodes) return <Loading what="the graph layout" />;
+  return (
+    <div className="graph" role="group" aria-label="Contracts graph" style={{ height }}>
+      <ReactFlow
+        nodes={flowNodes}
+        edges={flowEdges}
+        nodeTypes={nodeTypes}
+        onNodesChange={onNodesChange}
+        onEdgesChange={onEdgesChange}
+        onEdgeClick={(_, edge) => onSelect({ kind: "edge", id: edge.id })}
+        onNodeClick={(_, node) => onSelect({ kind: "node", id: node.id })}
+        onPaneClick={() => onSelect(null)}
+        nodesConnectable={false}
+        nodesDraggable={false}
+        deleteKeyCode={null}
+        fitView
+        fitViewOptions={{ padding: 0.15 }}
+        minZoom={0.2}
+      >
+        <Controls showInteractive={false} />
+      </ReactFlow>
+    </div>
+  );
+}
+
+function bare(id: string): string {
   return id.replace(/^(module|event):/, "");
 }

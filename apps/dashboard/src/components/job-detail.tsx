@@ -2,6 +2,7 @@
 import type { AttemptError } from "@jfast/runtime/admin";
 import { useQuery } from "@tanstack/react-query";
 import { adminClient } from "~/trpc/client";
+import { useTraceUrl } from "~/trpc/provider";
 import { Badge } from "./badge";
 import { EmptyState, ErrorState, Loading } from "./empty-state";
 import { RelativeTime } from "./time";
@@ -32,6 +33,8 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         <dd>{job.tenantId ?? <span className="muted">none</span>}</dd>
         <dt>Request</dt>
         <dd>{job.requestId ?? <span className="muted">none</span>}</dd>
+        <dt>Trace</dt>
+        <dd><TraceLink traceId={job.traceId} /></dd>
         <dt>Created</dt>
         <dd><RelativeTime iso={job.createdAt} /></dd>
         <dt>{job.state === "dead" ? "Died" : "Available"}</dt>
@@ -52,6 +55,18 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : [...job.errors].reverse().map((error) => <Attempt key={`${error.attempt}-${error.at}`} error={error} />)}
       </div>
     </div>
+  );
+}
+
+/** The trace id, linked to the tracing UI when JFAST_DASHBOARD_TRACE_URL is set on the dashboard's server. */
+export function TraceLink({ traceId }: { traceId: string | null }) {
+  const template = useTraceUrl();
+  if (!traceId) return <span className="muted">none (the job was enqueued outside a traced request)</span>;
+  if (!template) return <code data-trace-id={traceId} title="set JFAST_DASHBOARD_TRACE_URL to link it to your tracing UI">{traceId}</code>;
+  return (
+    <a href={template.replaceAll("{traceId}", encodeURIComponent(traceId))} target="_blank" rel="noopener noreferrer" data-trace-id={traceId}>
+      <code>{traceId}</code> <span className="sr-only">(opens the trace in a new tab)</span>
+    </a>
   );
 }
 

@@ -2,13 +2,17 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import { LiveIndicator } from "./live-indicator";
+import { ThemeToggle } from "./theme-toggle";
 
 const PAGES = [
   { href: "/", label: "Overview" },
+  { href: "/queues", label: "Queues" },
   { href: "/dead-letters", label: "Dead letters" },
   { href: "/jobs", label: "Jobs" },
   { href: "/schedules", label: "Schedules" },
   { href: "/outbox", label: "Outbox" },
+  { href: "/events", label: "Events (Kafka)" },
   { href: "/contracts", label: "Contracts" },
   { href: "/audit", label: "Audit trail" },
 ] as const;
@@ -25,6 +29,8 @@ export function Shell({ children }: { children: ReactNode }) {
           </Link>
         ))}
         <div className="spacer" />
+        <LiveIndicator />
+        <ThemeToggle />
         <form action="/api/logout" method="post">
           <button className="button button-small" type="submit">
             Log out

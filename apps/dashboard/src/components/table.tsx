@@ -8,7 +8,7 @@ export interface Column<T> {
 }
 
 /** The one table every page uses: header row, one row per item, an empty state when there is nothing. */
-export function Table<T>({ columns, rows, rowKey, empty, label }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; empty?: ReactNode; label: string }) {
+export function Table<T>({ columns, rows, rowKey, rowClass, empty, label }: { columns: Column<T>[]; rows: T[]; rowKey: (row: T) => string; rowClass?: (row: T) => string | undefined; empty?: ReactNode; label: string }) {
   if (rows.length === 0 && empty) return <>{empty}</>;
   return (
     <div className="table-wrap">
@@ -24,7 +24,7 @@ export function Table<T>({ columns, rows, rowKey, empty, label }: { columns: Col
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={rowKey(row)} data-row={rowKey(row)}>
+            <tr key={rowKey(row)} data-row={rowKey(row)} className={rowClass?.(row)}>
               {columns.map((c) => (
                 <td key={c.key} className={c.numeric ? "num" : undefined}>
                   {c.cell(row)}

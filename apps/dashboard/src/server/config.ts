@@ -14,6 +14,8 @@ export interface DashboardConfig {
   password: string | null;
   /** Signs session cookies. */
   secret: string;
+  /** A link to a trace in the tracing UI, with `{traceId}` where the id goes; null shows the id without a link. */
+  traceUrl: string | null;
 }
 
 let cached: DashboardConfig | null = null;
@@ -47,8 +49,17 @@ export function dashboardConfig(): DashboardConfig {
     services: validateServices(services),
     password,
     secret: process.env.JFAST_DASHBOARD_SECRET || createHash("sha256").update(`jfast-dashboard:${password ?? ""}`).digest("hex"),
+    traceUrl: validateTraceUrl(process.env.JFAST_DASHBOARD_TRACE_URL),
   };
   return cached;
+}
+
+function validateTraceUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!/^https?:\/\//.test(value) || !value.includes("{traceId}")) {
+    throw new Error(`JFAST_DASHBOARD_TRACE_URL must be an http(s) URL with {traceId} where the id goes, e.g. http://127.0.0.1:16686/trace/{traceId} (docs/dashboard.md)`);
+  }
+  return value;
 }
 
 function validateServices(value: unknown): ServiceConfig[] {

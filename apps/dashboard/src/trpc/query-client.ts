@@ -1,13 +1,24 @@
 import { QueryClient } from "@tanstack/react-query";
 
-/** Live data: every admin view refetches on this interval (polling; see docs/dashboard.md). */
+/** Polling interval while server-sent events are not available (see docs/dashboard.md, "Live data"). */
 export const REFRESH_MS = 3000;
+/** With server-sent events live, views refetch when a push says their service changed; this is only a safety net. */
+export const SSE_SAFETY_REFRESH_MS = 30_000;
+
+export type LiveMode = "connecting" | "sse" | "polling";
+
+let liveMode: LiveMode = "connecting";
+
+/** Set by the live-updates provider; every query reads it when it arms its next refetch. */
+export function setLiveMode(mode: LiveMode): void {
+  liveMode = mode;
+}
 
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
       queries: {
-        refetchInterval: REFRESH_MS,
+        refetchInterval: () => (liveMode === "sse" ? SSE_SAFETY_REFRESH_MS : REFRESH_MS),
         staleTime: 1000,
         // A refused call (401/403/404) will not succeed by asking again; an outage might.
         retry: (failures, error) => failures < 2 && !/UNAUTHORIZED|FORBIDDEN|NOT_FOUND|BAD_REQUEST/.test(errorCode(error)),

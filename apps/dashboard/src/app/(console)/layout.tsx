@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { Shell } from "~/components/shell";
 import { hasSession } from "~/server/session";
 import { DashboardProvider } from "~/trpc/provider";
-import { serviceNames } from "~/trpc/server";
+import { dashboardConfig } from "~/server/config";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   if (!(await hasSession())) redirect("/login");
   return (
-    <DashboardProvider services={serviceNames()}>
+    <DashboardProvider services={dashboardConfig().services.map((s) => s.name)} traceUrl={dashboardConfig().traceUrl}>
       <Shell>{children}</Shell>
     </DashboardProvider>
   );

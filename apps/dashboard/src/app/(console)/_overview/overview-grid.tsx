@@ -5,7 +5,9 @@ import Link from "next/link";
 import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState } from "~/components/empty-state";
+import { Sparkline } from "~/components/sparkline";
 import { adminClient } from "~/trpc/client";
+import { contract, isMissingProcedure } from "~/trpc/contract";
 import { useServices } from "~/trpc/provider";
 
 export interface InitialOverview {
@@ -85,6 +87,7 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
           </Badge>
         ))}
       </div>
+      {data.queue.enabled ? <Throughput service={service} /> : null}
       <Extras service={service} plugins={data.plugins} />
       <div className="row muted">
         <span>{data.tasks.length} task{data.tasks.length === 1 ? "" : "s"}</span>·<span>{data.environment}</span>·<span>plugins: {data.plugins.join(", ") || "none"}</span>
@@ -96,7 +99,21 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
   );
 }
 
-/** Outbox lag and the next scheduled tick, on the services that run them. */
+const THROUGHPUT_MINUTES = 60;
+
+/** Jobs processed, failed and dead per minute over the last hour (stored by the service, so it survives restarts). */
+function Throughput({ service }: { service: string }) {
+  const query = useQuery({
+    queryKey: [service, "overview.throughput", THROUGHPUT_MINUTES],
+    queryFn: () => contract.throughput(service, { minutes: THROUGHPUT_MINUTES }),
+    refetchInterval: 60_000,
+  });
+  if (query.isPending) return <p className="muted">Loading throughput…</p>;
+  if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;
+  return <Sparkline points={query.data.points} minutes={THROUGHPUT_MINUTES} />;
+}
+
+/** Outbox backlog and the next scheduled tick, on the services that run them. */
 function Extras({ service, plugins }: { service: string; plugins: string[] }) {
   const outbox = useQuery({
     queryKey: [service, "outbox.status"],
@@ -104,24 +121,27 @@ function Extras({ service, plugins }: { service: string; plugins: string[] }) {
     enabled: plugins.includes("outbox"),
   });
   const schedules = useQuery({ queryKey: [service, "schedules.list", 1], queryFn: () => adminClient(service).schedules.list.query({ count: 1 }) });
-  const next = (schedules.data?.schedules ?? [])
-    .flatMap((s) => s.nextTicks.slice(0, 1).map((tick) => ({ tick, name: s.name })))
-    .sort((a, b) => a.tick.localeCompare(b.tick))[0];
-  const late = (schedules.data?.schedules ?? []).filter((s) => s.late).length;
+  const list = schedules.data?.schedules ?? [];
+  const next = list.flatMap((s) => s.nextTicks.slice(0, 1).map((tick) => ({ tick, name: s.name }))).sort((a, b) => a.tick.localeCompare(b.tick))[0];
+  const late = list.filter((s) => s.late).length;
+  const missed = list.reduce((n, s) => n + (("missedTicks" in s ? Number(s.missedTicks) : 0) || 0), 0);
   if (!outbox.data?.enabled && !schedules.data?.enabled) return null;
+  const show = (n: number | null) => (n === null ? <span className="muted" title="not reported by this service's outbox">—</span> : n);
   return (
-    <div className="row muted">
+    <div className="stack" style={{ gap: 8 }}>
       {outbox.data?.enabled ? (
-        <span>
-          outbox: {outbox.data.pending ?? "?"} pending{outbox.data.lagSeconds !== null ? `, ${outbox.data.lagSeconds}s lag` : ""}
-          {outbox.data.failing ? <> · <Badge tone="bad">{outbox.data.failing} failing</Badge></> : null}
-        </span>
+        <div className="stats" style={{ gridTemplateColumns: "repeat(3, 1fr)" }} aria-label={`outbox of ${service}`} role="group">
+          <Stat label="Outbox pending" value={show(outbox.data.pending)} />
+          <Stat label="Outbox lag (s)" value={show(outbox.data.lagSeconds)} />
+          <Stat label="Outbox failing" value={show(outbox.data.failing)} bad={(outbox.data.failing ?? 0) > 0} />
+        </div>
       ) : null}
       {schedules.data?.enabled ? (
-        <span>
+        <div className="row muted">
           {next ? <>next tick: <code>{next.name}</code> at {next.tick.replace(".000Z", "Z")}</> : "scheduler on, no schedules"}
-          {late ? <> · <Badge tone="warn">{late} late</Badge></> : null}
-        </span>
+          {late ? <Badge tone="warn">{late} late</Badge> : null}
+          {missed ? <Badge tone="bad">{missed} missed in 24 h</Badge> : null}
+        </div>
       ) : null}
     </div>
   );

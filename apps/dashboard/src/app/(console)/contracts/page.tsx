@@ -4,7 +4,7 @@ import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
 import { Card } from "~/components/card";
-import { ContractsGraphView, type GraphEdge } from "~/components/contracts-graph";
+import { ContractsGraphView, type GraphEdge, type GraphSelection } from "~/components/contracts-graph";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { adminClient } from "~/trpc/client";
 import { useServices } from "~/trpc/provider";
@@ -13,7 +13,7 @@ import { useServices } from "~/trpc/provider";
 export default function ContractsPage() {
   const services = useServices();
   const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "contracts.graph"], queryFn: () => adminClient(s).contracts.graph.query(), refetchInterval: 30_000 })) });
-  const [selected, setSelected] = useState<string | null>(null);
+  const [selected, setSelected] = useState<GraphSelection>(null);
   const nodes = new Map<string, ContractNode>();
   const edges = new Map<string, GraphEdge>();
   const violations: { service: string; violation: ContractViolation }[] = [];
@@ -30,7 +30,8 @@ export default function ContractsPage() {
     }
     for (const v of graph.violations) violations.push({ service: s, violation: v });
   });
-  const edge = selected ? edges.get(selected) : undefined;
+  const edge = selected?.kind === "edge" ? edges.get(selected.id) : undefined;
+  const node = selected?.kind === "node" ? nodes.get(selected.id) : undefined;
   return (
     <>
       <h1>Contracts</h1>
@@ -53,7 +54,7 @@ export default function ContractsPage() {
               <span style={{ color: "var(--muted)" }}>depends on</span>
               <span style={{ color: "var(--bad)" }}>violation</span>
             </div>
-            <ContractsGraphView nodes={[...nodes.values()]} edges={[...edges.values()]} selected={selected} onSelect={setSelected} />
+            <ContractsGraphView nodes={[...nodes.values()]} edges={[...edges.values()]} onSelect={setSelected} />
             {edge ? (
               <Card title="Edge" label="edge detail">
                 <p data-edge-detail={edge.id}>
@@ -63,8 +64,10 @@ export default function ContractsPage() {
                   <p key={v.code + v.message} className="error-text"><Badge tone="bad">{v.code}</Badge> {v.message}</p>
                 ))}
               </Card>
+            ) : node ? (
+              <NodeDetail node={node} edges={[...edges.values()].filter((e) => e.from === node.id || e.to === node.id)} />
             ) : (
-              <p className="muted">Select an edge to see where it comes from and what the checker says about it.</p>
+              <p className="muted">Select a module, an event or an edge (click it, or Tab to it and press Enter) to see its connections and what the checker says.</p>
             )}
             {violations.map(({ service, violation }) => (
               <p key={service + violation.code + violation.message} className="alert alert-bad"><Badge tone="bad">{violation.code}</Badge> {service}: {violation.message}</p>
@@ -73,5 +76,25 @@ export default function ContractsPage() {
         )}
       </div>
     </>
+  );
+}
+
+function NodeDetail({ node, edges }: { node: ContractNode; edges: GraphEdge[] }) {
+  const bad = edges.flatMap((e) => e.violations);
+  return (
+    <Card title={`${node.kind === "module" ? "Module" : "Event"} ${node.label}`} label="node detail">
+      <ul data-node-detail={node.id}>
+        {edges.map((e) => (
+          <li key={e.id}>
+            <code>{e.from.replace(/^\w+:/, "")}</code> <Badge tone={e.violations.length ? "bad" : "info"}>{e.kind}</Badge> <code>{e.to.replace(/^\w+:/, "")}</code>
+            <span className="muted"> · {e.services.join(", ")}</span>
+          </li>
+        ))}
+      </ul>
+      {edges.length === 0 ? <p className="muted">No edges: nothing publishes, subscribes or depends here.</p> : null}
+      {bad.map((v) => (
+        <p key={v.code + v.message} className="error-text"><Badge tone="bad">{v.code}</Badge> {v.message}</p>
+      ))}
+    </Card>
   );
 }

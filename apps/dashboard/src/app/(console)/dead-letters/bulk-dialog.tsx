@@ -1,9 +1,14 @@
 "use client";
 import type { DeadFilter } from "@jfast/runtime/admin";
 import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { Button } from "~/components/button";
 import { Drawer } from "~/components/drawer";
 import { adminClient } from "~/trpc/client";
+import { contract, errorMessageOf } from "~/trpc/contract";
+
+/** The service's default replay rate (deadLetters.retryMatching). */
+const DEFAULT_RATE = 100;
 
 export interface BulkAction {
   kind: "retry" | "discard";
@@ -23,19 +28,27 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
   });
   const allowed = action.services.filter((s) => roles[s] === "operator");
   const count = action.services.reduce((sum, s, i) => sum + (allowed.includes(s) ? (previews[i]?.data?.count ?? 0) : 0), 0);
+  const [rate, setRate] = useState(String(DEFAULT_RATE));
+  const rateValue = Number(rate);
+  const rateValid = Number.isInteger(rateValue) && rateValue >= 1 && rateValue <= 10_000;
   const run = useMutation({
     mutationFn: async () => {
       const done = await Promise.all(
         allowed.map(async (s) => {
-          const client = adminClient(s).deadLetters;
-          const result = action.kind === "retry" ? (await client.retryMatching.mutate({ filter: action.filter })).retried : (await client.discardMatching.mutate({ filter: action.filter })).discarded;
-          return result;
+          if (action.kind === "discard") return { count: (await adminClient(s).deadLetters.discardMatching.mutate({ filter: action.filter })).discarded, replay: false };
+          const started = await contract.retryMatching(s, { filter: action.filter, ratePerSecond: rateValue }).catch((error: unknown) =>
+            // An older runtime has no throttled replay and refuses the rate: retry as it can.
+            /ratePerSecond/.test(errorMessageOf(error)) ? contract.retryMatching(s, { filter: action.filter }) : Promise.reject(error),
+          );
+          // A service on an older runtime requeues at once and answers how many it requeued.
+          return "replayId" in started ? { count: started.total, replay: true } : { count: asCount((started as { retried: unknown }).retried), replay: false };
         }),
       );
-      return done.reduce((a, b) => a + b, 0);
+      return { count: done.reduce((a, b) => a + b.count, 0), replay: done.some((d) => d.replay) };
     },
-    onSuccess: (n) => {
-      onDone(`${action.kind === "retry" ? "Requeued" : "Discarded"} ${n} dead letter${n === 1 ? "" : "s"}.`);
+    onSuccess: ({ count, replay }) => {
+      const plural = count === 1 ? "" : "s";
+      onDone(replay ? `Replay started: ${count} dead letter${plural} at up to ${rateValue} per second. Progress is under Replays.` : `${action.kind === "retry" ? "Requeued" : "Discarded"} ${count} dead letter${plural}.`);
       onClose();
     },
     onSettled: () => Promise.all(action.services.map((s) => queryClient.invalidateQueries({ queryKey: [s] }))),
@@ -64,9 +77,16 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
           ))}
         </ul>
         {Object.keys(action.filter).length ? <p className="muted">Filter: <code>{JSON.stringify(action.filter)}</code></p> : null}
-        {run.isError ? <p className="alert alert-bad" role="alert">{run.error.message}</p> : null}
+        {action.kind === "retry" ? (
+          <label className="field" style={{ maxWidth: 260 }}>
+            Replay rate (jobs per second)
+            <input className="input" type="number" min={1} max={10000} step={1} value={rate} onChange={(e) => setRate(e.target.value)} aria-invalid={!rateValid} />
+            <span>{rateValid ? "The service requeues them at this pace, so the workers are not flooded." : "A whole number from 1 to 10000."}</span>
+          </label>
+        ) : null}
+        {run.isError ? <p className="alert alert-bad" role="alert">{errorMessageOf(run.error)}</p> : null}
         <div className="row">
-          <Button variant={action.kind === "retry" ? "primary" : "danger"} disabled={count === 0 || run.isPending || previews.some((p) => p.isPending)} onClick={() => run.mutate()}>
+          <Button variant={action.kind === "retry" ? "primary" : "danger"} disabled={count === 0 || run.isPending || previews.some((p) => p.isPending) || (action.kind === "retry" && !rateValid)} onClick={() => run.mutate()}>
             {verb} {count} dead letter{count === 1 ? "" : "s"}
           </Button>
           <Button onClick={onClose}>Cancel</Button>
@@ -74,4 +94,8 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
       </div>
     </Drawer>
   );
+}
+
+function asCount(value: unknown): number {
+  return Array.isArray(value) ? value.length : typeof value === "number" ? value : 0;
 }

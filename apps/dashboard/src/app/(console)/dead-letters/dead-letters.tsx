@@ -15,6 +15,7 @@ import { useRoles } from "~/trpc/hooks";
 import { useServices } from "~/trpc/provider";
 import { BulkDialog, type BulkAction } from "./bulk-dialog";
 import { ErrorGroups } from "./error-groups";
+import { Replays } from "./replays";
 
 interface Row {
   service: string;
@@ -100,6 +101,7 @@ export function DeadLetters({ initialService }: { initialService: string }) {
       {failures.map((f) => (
         <ErrorState key={f.service} title={`${f.service}:`} error={f.error} />
       ))}
+      <Replays services={selected} />
 
       {view === "groups" ? (
         <ErrorGroups services={selected} filter={cleanFilter} roles={roles} onShow={applyGroup} onBulk={setBulk} />

@@ -1,49 +1,112 @@
 "use client";
-import { useQueries } from "@tanstack/react-query";
+import type { JobView } from "@jfast/runtime/admin";
+import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
 import { Card } from "~/components/card";
-import { EmptyState } from "~/components/empty-state";
+import { Drawer } from "~/components/drawer";
+import { EmptyState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
+import { QueryError } from "~/components/query-error";
+import { Table } from "~/components/table";
+import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
+import { contract, isMissingProcedure, type JobSearchInput, type JobSearchView } from "~/trpc/contract";
 import { useServices } from "~/trpc/provider";
+import { EMPTY_DRAFT, SearchForm, toSearchInput, type SearchDraft } from "./search-form";
 
-/** Finds a job by id on every service at once (ids are unique; the one that knows it answers). */
-export function JobSearch({ initialId }: { initialId: string }) {
+const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad" } as const;
+
+/** Finds jobs on every service at once: by id, task, tenant, state, or a payload field's value. */
+export function JobSearch({ initial }: { initial: { id: string; tenant: string } }) {
   const services = useServices();
-  const [draft, setDraft] = useState(initialId);
-  const [id, setId] = useState(initialId);
-  const lookups = useQueries({
-    queries: services.map((s) => ({
-      queryKey: [s, "jobs.get", id],
-      queryFn: () => adminClient(s).jobs.get.query({ id }),
-      enabled: id !== "",
-    })),
-  });
-  const found = services.filter((_, i) => lookups[i]?.data?.job);
-  const pending = lookups.some((q) => q.isFetching && !q.data);
+  const start = { ...EMPTY_DRAFT, ...initial };
+  const first = toSearchInput(start);
+  const [input, setInput] = useState<JobSearchInput | null>("input" in first ? first.input : null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [open, setOpen] = useState<{ service: string; id: string } | null>(null);
+  const search = (draft: SearchDraft) => {
+    const parsed = toSearchInput(draft);
+    if ("error" in parsed) {
+      setProblem(draft === EMPTY_DRAFT ? null : parsed.error);
+      setInput(null);
+    } else {
+      setProblem(null);
+      setInput(parsed.input);
+    }
+  };
   return (
     <div className="stack">
-      <form className="row" role="search" onSubmit={(e) => { e.preventDefault(); setId(draft.trim()); }}>
-        <label className="field">
-          Job id
-          <input className="input" style={{ minWidth: 360 }} value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="a job id from a log line or the dead-letter table" />
-        </label>
-        <Button type="submit" variant="primary">Find</Button>
-      </form>
-      {id === "" ? (
-        <EmptyState title="Search by job id">Paste the id from a log line, a trace or a dead letter.</EmptyState>
-      ) : pending ? (
-        <p className="muted">Searching {services.length} service{services.length === 1 ? "" : "s"}…</p>
-      ) : found.length === 0 ? (
-        <EmptyState title="No job with this id">None of {services.join(", ")} knows {id}.</EmptyState>
+      <SearchForm initial={start} onSearch={search} />
+      {problem ? <p className="alert alert-bad" role="alert">{problem}</p> : null}
+      {!input ? (
+        <EmptyState title="Search jobs">By id (any state, any service), or by task, tenant, state and a payload field such as <code>customer.id</code>. Searches stay bounded: each service says what it looked through.</EmptyState>
       ) : (
-        found.map((s) => (
-          <Card key={s} title={s}>
-            <JobDetail service={s} id={id} />
-          </Card>
-        ))
+        services.map((s) => <ServiceResults key={s} service={s} input={input} onOpen={(id) => setOpen({ service: s, id })} />)
       )}
+      {open ? (
+        <Drawer title={`${open.service} · ${open.id}`} onClose={() => setOpen(null)}>
+          <JobDetail service={open.service} id={open.id} />
+        </Drawer>
+      ) : null}
     </div>
   );
+}
+
+function ServiceResults({ service, input, onOpen }: { service: string; input: JobSearchInput; onOpen: (id: string) => void }) {
+  const query = useInfiniteQuery({
+    queryKey: [service, "jobs.search", input],
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam }) => searchService(service, { ...input, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
+    getNextPageParam: (page) => page.nextCursor ?? undefined,
+    refetchInterval: false,
+  });
+  const items = query.data?.pages.flatMap((p) => p.items) ?? [];
+  const scope = query.data?.pages[0]?.scope;
+  return (
+    <Card title={service} label={`results of ${service}`} actions={scope ? <span className="muted" data-scope={service}>searched: {scope}</span> : null}>
+      {query.isPending ? (
+        <Loading what={`${service}'s jobs`} />
+      ) : query.isError ? (
+        <QueryError service={service} procedure="jobs.search" error={query.error} what="searches other than by id" />
+      ) : items.length === 0 ? (
+        <EmptyState title="No matching job">{service} has no job that matches.</EmptyState>
+      ) : (
+        <div className="stack">
+          <Table<JobView>
+            label={`Jobs found on ${service}`}
+            rows={items}
+            rowKey={(j) => j.id}
+            columns={[
+              { key: "id", header: "Id", cell: (j) => <code>{j.id}</code> },
+              { key: "task", header: "Task", cell: (j) => <code>{j.task}</code> },
+              { key: "state", header: "State", cell: (j) => <Badge tone={STATE_TONE[j.state]}>{j.state}</Badge> },
+              { key: "tenant", header: "Tenant", cell: (j) => j.tenantId ?? <span className="muted">—</span> },
+              { key: "attempts", header: "Attempts", numeric: true, cell: (j) => j.attempts },
+              { key: "when", header: "Created", cell: (j) => <RelativeTime iso={j.createdAt} /> },
+              { key: "open", header: <span className="sr-only">Actions</span>, cell: (j) => <Button small onClick={() => onOpen(j.id)} aria-label={`Details of ${j.id}`}>Details</Button> },
+            ]}
+          />
+          {query.hasNextPage ? (
+            <Button onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+              {query.isFetchingNextPage ? "Loading…" : `More from ${service}`}
+            </Button>
+          ) : null}
+        </div>
+      )}
+    </Card>
+  );
+}
+
+/** jobs.search; on a service whose runtime predates it, a search by id alone still works through jobs.get. */
+async function searchService(service: string, input: JobSearchInput): Promise<JobSearchView> {
+  try {
+    return await contract.jobsSearch(service, input);
+  } catch (error) {
+    const onlyId = input.id && Object.keys(input).every((k) => k === "id" || k === "limit" || k === "cursor");
+    if (!isMissingProcedure(error) || !onlyId) throw error;
+    const { job } = await adminClient(service).jobs.get.query({ id: input.id! });
+    return { items: job ? [job as JobView] : [], nextCursor: null, scope: "by id" };
+  }
 }

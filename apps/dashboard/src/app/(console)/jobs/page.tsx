@@ -2,12 +2,12 @@ import { JobSearch } from "./job-search";
 
 export const dynamic = "force-dynamic";
 
-export default async function JobsPage({ searchParams }: { searchParams: Promise<{ id?: string }> }) {
-  const { id } = await searchParams;
+export default async function JobsPage({ searchParams }: { searchParams: Promise<{ id?: string; tenant?: string }> }) {
+  const { id, tenant } = await searchParams;
   return (
     <>
       <h1>Jobs</h1>
-      <JobSearch initialId={id ?? ""} />
+      <JobSearch initial={{ id: id ?? "", tenant: tenant ?? "" }} />
     </>
   );
 }

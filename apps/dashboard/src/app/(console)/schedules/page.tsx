@@ -12,6 +12,7 @@ export default function SchedulesPage() {
   const services = useServices();
   const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "schedules.list"], queryFn: () => adminClient(s).schedules.list.query({ count: 3 }) })) });
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
   return (
     <>
       <h1>Schedules</h1>
@@ -33,10 +34,11 @@ export default function SchedulesPage() {
                     rowKey={(r) => r.name}
                     empty={<EmptyState title="No schedules declared" />}
                     columns={[
-                      { key: "name", header: "Schedule", cell: (r) => <><code>{r.name}</code>{r.late ? <> <Badge tone="warn">late</Badge></> : null}</> },
+                      { key: "name", header: "Schedule", cell: (r) => <code>{r.name}</code> },
+                      { key: "health", header: "Ticks", cell: (r) => <TickHealth late={r.late} missed={missedOf(r)} /> },
                       { key: "expr", header: "Expression", cell: (r) => <code>{r.expression}</code> },
                       { key: "zone", header: "Zone", cell: (r) => r.timezone },
-                      { key: "next", header: `Next ticks (UTC · ${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t}>{t.replace(".000Z", "Z")} · {new Date(t).toLocaleString()}</div>) },
+                      { key: "next", header: `Next ticks (UTC · ${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t} data-tick={t}><time dateTime={t}>{t.replace(".000Z", "Z")}</time> · {local.format(new Date(t))}</div>) },
                       { key: "last", header: "Last tick", cell: (r) => <RelativeTime iso={r.lastTickAt} /> },
                       { key: "error", header: "Last error", cell: (r) => (r.lastError ? <span className="error-text">{r.lastError}</span> : <span className="muted">—</span>) },
                     ]}
@@ -49,5 +51,20 @@ export default function SchedulesPage() {
         {services.length === 0 ? <EmptyState title="No services configured" /> : null}
       </div>
     </>
+  );
+}
+
+/** ScheduleView.missedTicks arrived with a later runtime; older services do not report it. */
+function missedOf(schedule: object): number | null {
+  return "missedTicks" in schedule && typeof schedule.missedTicks === "number" ? schedule.missedTicks : null;
+}
+
+function TickHealth({ late, missed }: { late: boolean; missed: number | null }) {
+  if (!late && !missed) return <Badge tone="ok">on time</Badge>;
+  return (
+    <span className="row">
+      {late ? <Badge tone="warn" title="a tick that should have fired by now was not claimed: the scheduler is behind or stopped">late</Badge> : null}
+      {missed ? <Badge tone="bad" title="ticks due in the last 24 hours that were never claimed">{missed} missed in 24 h</Badge> : null}
+    </span>
   );
 }

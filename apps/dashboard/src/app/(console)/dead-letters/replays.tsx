@@ -1,0 +1,60 @@
+"use client";
+import { useQueries } from "@tanstack/react-query";
+import { Card } from "~/components/card";
+import { Table } from "~/components/table";
+import { RelativeTime } from "~/components/time";
+import { contract, type ReplayView } from "~/trpc/contract";
+
+interface Row {
+  service: string;
+  replay: ReplayView;
+}
+
+/** Throttled bulk retries (deadLetters.replays): how far each has come; refreshed every second while one runs. */
+export function Replays({ services }: { services: string[] }) {
+  const queries = useQueries({
+    queries: services.map((s) => ({
+      queryKey: [s, "deadLetters.replays"],
+      queryFn: () => contract.replays(s),
+      retry: false,
+      refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : false),
+    })),
+  });
+  // A service without throttled replays (older runtime) simply has none to show.
+  const rows: Row[] = services.flatMap((s, i) => (queries[i]?.data ?? []).map((replay) => ({ service: s, replay }))).sort((a, b) => b.replay.startedAt.localeCompare(a.replay.startedAt));
+  if (rows.length === 0) return null;
+  return (
+    <Card title="Replays" label="replays">
+      <Table<Row>
+        label="Replays"
+        rows={rows.slice(0, 10)}
+        rowKey={(r) => `${r.service}/${r.replay.replayId}`}
+        columns={[
+          { key: "started", header: "Started", cell: (r) => <RelativeTime iso={r.replay.startedAt} /> },
+          { key: "service", header: "Service", cell: (r) => r.service },
+          { key: "by", header: "By", cell: (r) => r.replay.by },
+          { key: "filter", header: "Filter", cell: (r) => (r.replay.filter && Object.keys(r.replay.filter).length ? <code>{JSON.stringify(r.replay.filter)}</code> : <span className="muted">all</span>) },
+          { key: "rate", header: "Rate", numeric: true, cell: (r) => `${r.replay.ratePerSecond}/s` },
+          {
+            key: "progress",
+            header: "Progress",
+            cell: (r) => {
+              const { done, failed, total, finishedAt } = r.replay;
+              const pct = total ? Math.round(((done + failed) / total) * 100) : 100;
+              return (
+                <div style={{ minWidth: 180 }} data-replay={r.replay.replayId} data-replay-done={done} data-replay-total={total}>
+                  <div className={`progress${failed ? " progress-bad" : ""}`} role="progressbar" aria-label={`replay ${r.replay.replayId}`} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done + failed}>
+                    <div style={{ width: `${pct}%` }} />
+                  </div>
+                  <span className="muted">
+                    {done} of {total} requeued{failed ? `, ${failed} failed` : ""} · {finishedAt ? "finished" : "running"}
+                  </span>
+                </div>
+              );
+            },
+          },
+        ]}
+      />
+    </Card>
+  );
+}

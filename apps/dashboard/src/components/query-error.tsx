@@ -1,0 +1,14 @@
+import { isMissingProcedure } from "~/trpc/contract";
+import { EmptyState, ErrorState } from "./empty-state";
+
+/** A failed admin call: "not offered" when the service's runtime predates the procedure, else the error itself. */
+export function QueryError({ service, procedure, error, what }: { service: string; procedure: string; error: unknown; what: string }) {
+  if (isMissingProcedure(error)) {
+    return (
+      <EmptyState title={`Not offered by ${service}`}>
+        {service} runs a version of <code>@jfast/runtime</code> without <code>{procedure}</code>: upgrade it to see {what} (docs/admin-api.md).
+      </EmptyState>
+    );
+  }
+  return <ErrorState title={`${service}:`} error={error} />;
+}

@@ -1,0 +1,89 @@
+import type { OutboxView, OverviewView } from "@jfast/runtime/admin";
+import { dashboardConfig, type ServiceConfig } from "./config";
+import { serviceClient } from "~/trpc/server";
+
+/** How often the dashboard's server asks every service for its overview while at least one browser listens. */
+export const LIVE_POLL_MS = 2000;
+
+/** What one service looks like now, as pushed to browsers (only when it changed). */
+export interface LiveMessage {
+  service: string;
+  at: string;
+  overview: OverviewView | null;
+  outbox: OutboxView | null;
+  /** Set when the service did not answer; the browser then refetches and shows it as down. */
+  error: string | null;
+}
+
+type Listener = (message: LiveMessage) => void;
+
+interface Hub {
+  listeners: Set<Listener>;
+  latest: Map<string, { message: LiveMessage; fingerprint: string }>;
+  inFlight: Set<string>;
+  timer: ReturnType<typeof setInterval> | null;
+}
+
+// One hub per dashboard process, however many browsers listen: each service sees one overview call per interval.
+// Kept on globalThis so the development server's module reloads do not start a second poller.
+const hub: Hub = ((globalThis as { __jfastLiveHub?: Hub }).__jfastLiveHub ??= { listeners: new Set(), latest: new Map(), inFlight: new Set(), timer: null });
+
+/**
+ * Adds a listener: it gets the last known state of every service at once, then every change. The poller runs
+ * only while someone listens.
+ */
+export function subscribeLive(listener: Listener): () => void {
+  hub.listeners.add(listener);
+  for (const { message } of hub.latest.values()) listener(message);
+  if (!hub.timer) {
+    hub.timer = setInterval(tick, LIVE_POLL_MS);
+    tick();
+  }
+  return () => {
+    hub.listeners.delete(listener);
+    if (hub.listeners.size === 0 && hub.timer) {
+      clearInterval(hub.timer);
+      hub.timer = null;
+      hub.latest.clear();
+    }
+  };
+}
+
+function tick(): void {
+  for (const service of dashboardConfig().services) {
+    // A service slower than the interval (up to the 10 s timeout) is not asked again until it answered.
+    if (hub.inFlight.has(service.name)) continue;
+    hub.inFlight.add(service.name);
+    void poll(service).finally(() => hub.inFlight.delete(service.name));
+  }
+}
+
+async function poll(service: ServiceConfig): Promise<void> {
+  const client = serviceClient(service);
+  let message: LiveMessage;
+  try {
+    const overview = await client.overview.get.query();
+    const outbox = overview.plugins.includes("outbox") ? await client.outbox.status.query().catch(() => null) : null;
+    message = { service: service.name, at: new Date().toISOString(), overview, outbox, error: null };
+  } catch (error) {
+    message = { service: service.name, at: new Date().toISOString(), overview: null, outbox: null, error: (error as Error).message };
+  }
+  const fingerprint = fingerprintOf(message);
+  if (hub.latest.get(service.name)?.fingerprint === fingerprint) return;
+  hub.latest.set(service.name, { message, fingerprint });
+  for (const listener of hub.listeners) listener(message);
+}
+
+/** What counts as a change: depths, health, plugins and tasks, outbox backlog, reachability (not timestamps or latencies). */
+function fingerprintOf(message: LiveMessage): string {
+  const { overview, outbox, error } = message;
+  return JSON.stringify([
+    error,
+    overview?.queue,
+    overview?.readiness.status,
+    overview ? Object.entries(overview.readiness.checks).map(([name, check]) => [name, check.status]) : null,
+    overview?.plugins,
+    overview?.tasks.map((t) => t.name),
+    outbox ? [outbox.status, outbox.pending, outbox.failing] : null,
+  ]);
+}
