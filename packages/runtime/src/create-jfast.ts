@@ -309,8 +309,9 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         execute,
         logger,
         concurrency: workerOptions.concurrency ?? config.queue.concurrency,
-        // RabbitMQ already pushes ahead (its prefetch is the concurrency); the others claim in batches.
-        prefetch: queue.backend.kind === "rabbitmq" ? 0 : (workerOptions.prefetch ?? workerOptions.concurrency ?? config.queue.concurrency),
+        // RabbitMQ already pushes ahead (its prefetch is the concurrency); the others claim in batches, sized
+        // to the rate jobs finish at unless a fixed prefetch is given.
+        ...(queue.backend.kind === "rabbitmq" ? { prefetch: 0 } : workerOptions.prefetch !== undefined ? { prefetch: workerOptions.prefetch } : {}),
         leaseMs: config.queue.visibilityTimeoutMs,
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,

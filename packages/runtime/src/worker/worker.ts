@@ -30,6 +30,8 @@ export interface WorkerOptions {
    * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
    * batches instead of one round trip (and one commit) per finished job. 0 for backends whose broker already
    * pushes ahead (RabbitMQ's prefetch). Buffered jobs are released, attempt returned, on shutdown.
+   * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never fewer
+   * than `concurrency` nor more than PREFETCH_MAX jobs.
    */
   prefetch?: number;
 }
@@ -41,6 +43,13 @@ interface Running {
   cancelled: boolean;
   done: Promise<void>;
 }
+
+/** An adaptive buffer holds about this much work: enough to cover a claim's round trip many times over. */
+export const PREFETCH_HORIZON_MS = 100;
+/** ...and never more jobs than this, however short they are. */
+export const PREFETCH_MAX = 1000;
+/** The finishing rate is sampled over windows at least this long. */
+const RATE_WINDOW_MS = 20;
 
 class ShutdownAbort extends Error {
   constructor() {
@@ -69,6 +78,10 @@ export class Worker {
   private stopNowSignal: Deferred = createDeferred();
   private stopped: Promise<void> | null = null;
   private processed = 0;
+  /** Jobs finished per ms, sampled over RATE_WINDOW_MS windows (adaptive prefetch). */
+  private finishRate = 0;
+  private rateSampleAt = performance.now();
+  private rateSampleProcessed = 0;
 
   constructor(options: WorkerOptions) {
     this.options = options;
@@ -145,13 +158,14 @@ export class Worker {
 
   private async run(): Promise<void> {
     const { backend, concurrency, leaseMs, pollIntervalMs, logger } = this.options;
-    const prefetch = Math.max(0, this.options.prefetch ?? 0);
     let failures = 0;
     while (!this.stopping) {
       this.fillSlots();
+      const prefetch = this.prefetchTarget();
       const capacity = concurrency + prefetch - this.running.size - this.buffer.length;
-      // Claim when a slot waits with nothing buffered, or when the buffer ran low enough for a full batch.
-      const shouldClaim = capacity > 0 && (this.buffer.length === 0 || capacity >= Math.max(1, prefetch));
+      // Claim when a slot waits with nothing buffered, or once the buffer is down to half: the next batch is
+      // then on its way while the rest of this one runs, and slots never wait for a round trip.
+      const shouldClaim = capacity > 0 && (this.buffer.length === 0 || this.buffer.length * 2 <= prefetch);
       if (!shouldClaim) {
         await this.waitForSlot();
         continue;
@@ -189,6 +203,20 @@ export class Worker {
     }
   }
 
+  /** How many jobs the buffer should hold beyond the running ones (see WorkerOptions.prefetch). */
+  private prefetchTarget(): number {
+    const { prefetch, concurrency } = this.options;
+    if (prefetch !== undefined) return Math.max(0, prefetch);
+    const now = performance.now();
+    const elapsed = now - this.rateSampleAt;
+    if (elapsed >= RATE_WINDOW_MS) {
+      this.finishRate = (this.processed - this.rateSampleProcessed) / elapsed;
+      this.rateSampleAt = now;
+      this.rateSampleProcessed = this.processed;
+    }
+    return Math.min(PREFETCH_MAX, Math.max(concurrency, Math.ceil(this.finishRate * PREFETCH_HORIZON_MS)));
+  }
+
   private fillSlots(): void {
     while (this.buffer.length > 0 && this.running.size < this.options.concurrency && !this.stopping) {
       this.launch(this.buffer.shift()!);
@@ -207,6 +235,8 @@ export class Worker {
     entry.done = this.runOne(entry).finally(() => {
       this.running.delete(job.id);
       this.processed++;
+      // The next buffered job starts here and now, even while the loop awaits a claim.
+      this.fillSlots();
       this.slotFreed.resolve();
     });
   }
