@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
-import { currentTenantId, task } from "@jfast/runtime";
+import { currentTenantId, on, subscribe, task, type DatabaseProvider } from "@jfast/runtime";
 import { emailsSent, invoices } from "../../src/db/schema.js";
 import type { Mailer } from "../../src/mailer.js";
+import type { InvoicePaid } from "./pay.js";
 
 export interface SendInvoiceEmail {
   invoice_id: string;
@@ -43,3 +44,54 @@ export const sendEmail = task<SendInvoiceEmail>(
     await session.update(invoices).set({ status: "sent" }).where(eq(invoices.id, invoice.id));
   },
 );
+
+/**
+ * Thanks the customer once an invoice is paid. A local subscriber of billing's own `invoice.paid`: the
+ * outbox writes its job in the paying request's transaction, with or without Kafka. With a session, the
+ * event id is claimed in the inbox with the emails_sent row, so a redelivered job sends no second email.
+ */
+export const confirmPayment = subscribe("invoice.paid", { session: true }, async (event, { session, ctx, job }) => {
+  const paid = event.data as InvoicePaid;
+  await ctx.require<Mailer>("mailer").send({
+    to: paid.customer_email,
+    subject: `Payment received for invoice ${paid.invoice_id}`,
+    body: `Received: ${(paid.amount_cents / 100).toFixed(2)}`,
+  });
+  await session.insert(emailsSent).values({
+    tenantId: currentTenantId(),
+    invoiceId: paid.invoice_id,
+    recipient: paid.customer_email,
+    jobId: job.id,
+    attempt: job.attempts,
+  });
+});
+
+/** What the shipping service announces on its "shipments" topic (apps/shipping). */
+export interface ShipmentCreated {
+  shipment_id: string;
+  invoice_id: string;
+  tracking_code: string;
+}
+
+/**
+ * The shipping service created the shipment for a paid invoice: billing records it on the invoice. Runs
+ * with the tenant of the request that paid (it travels in the events). Setting the same values twice is
+ * harmless, which is what makes Kafka's at-least-once delivery safe here.
+ */
+export const recordShipment = on("shipments", async (event, { ctx }) => {
+  if (event.type !== "shipment.created") return;
+  const shipment = event.data as ShipmentCreated;
+  const updated = await ctx
+    .require<DatabaseProvider>("database")
+    .db.update(invoices)
+    .set({ shipmentId: shipment.shipment_id, trackingCode: shipment.tracking_code })
+    .where(and(eq(invoices.id, shipment.invoice_id), eq(invoices.tenantId, currentTenantId() ?? "")))
+    .returning({ id: invoices.id });
+  if (updated.length === 0) {
+    ctx.logger?.warn("shipment.created names an invoice billing does not have for this tenant; ignored", {
+      invoice_id: shipment.invoice_id,
+      shipment_id: shipment.shipment_id,
+      tenant_id: currentTenantId(),
+    });
+  }
+});

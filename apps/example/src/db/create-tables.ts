@@ -17,6 +17,10 @@ export async function createTables(database: DatabaseProvider): Promise<void> {
         status text NOT NULL DEFAULT 'draft',
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
+    // Added after the first release: a database created by an earlier version gains them here.
+    for (const column of ["paid_at timestamptz", "shipment_id text", "tracking_code text"]) {
+      await tx.query(`ALTER TABLE invoices ADD COLUMN IF NOT EXISTS ${column}`);
+    }
     await tx.query(`
       CREATE TABLE IF NOT EXISTS emails_sent (
         id serial PRIMARY KEY,

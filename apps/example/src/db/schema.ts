@@ -10,6 +10,10 @@ export const invoices = pgTable("invoices", {
   amountCents: integer("amount_cents").notNull(),
   status: text("status").notNull().default("draft"),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  paidAt: timestamp("paid_at", { withTimezone: true }),
+  /** Set when the shipping service announces the shipment for this invoice (shipment.created on Kafka). */
+  shipmentId: text("shipment_id"),
+  trackingCode: text("tracking_code"),
 });
 
 /** One row per invoice email actually sent, written in the same transaction as the task's other work. */

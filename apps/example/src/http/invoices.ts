@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { Job, currentTenantId, type DatabaseProvider, type Jfast, type Outbox } from "@jfast/runtime";
+import { payInvoice } from "../../modules/invoice/pay.js";
 import { emailsSent, invoices } from "../db/schema.js";
 
 export function invoiceRoutes(jfast: Jfast) {
@@ -48,6 +49,18 @@ export function invoiceRoutes(jfast: Jfast) {
     });
     if (!result) return c.json({ error: "no such invoice" }, 404);
     return c.json({ job_id: result.id, tenant_id: result.tenantId }, 202);
+  });
+
+  /**
+   * Records the payment. The status change and the `invoice.paid` event commit together (modules/invoice/pay.ts):
+   * billing emails a confirmation, and the shipping service hears it through Kafka and ships.
+   */
+  routes.post("/:id/pay", async (c) => {
+    const outcome = await database().transaction((tx) => payInvoice(tx, jfast.require<Outbox>("outbox"), c.req.param("id")));
+    if (!outcome.paid) {
+      return outcome.reason === "not_found" ? c.json({ error: "no such invoice" }, 404) : c.json({ error: "the invoice is already paid" }, 409);
+    }
+    return c.json({ status: "paid", event_id: outcome.eventId }, 202);
   });
 
   return routes;
