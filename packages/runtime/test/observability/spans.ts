@@ -133,6 +133,8 @@ export function renderTree(spans: FlatSpan[]): string {
       `${a["messaging.system"]}`,
       `dest=${a["messaging.destination.name"]}`,
       ...(a["jfast.task"] !== undefined ? [`task=${a["jfast.task"]}`] : []),
+      ...(a["jfast.attempt"] !== undefined ? [`attempt=${a["jfast.attempt"]}`] : []),
+      ...(span.status === "error" ? [`ERROR ${a["error.type"]}`] : []),
       `span=${span.spanId}`,
       `parent=${span.parentSpanId ?? "-"}`,
     ];

@@ -1,7 +1,8 @@
-// One trace across two processes: this test's process is the API (it writes a row and publishes order.placed
-// through the outbox in one transaction), and a real `jfast worker` process — the CLI binary, run on a copy
-// of the traced-shop service — runs the subscriber job and the mail job the subscriber enqueues. The worker
-// exports its spans with OTLP/HTTP (`[plugin.telemetry] endpoint`) to a collector this test runs.
+// One trace across two processes: this test's process is the API (in one transaction it writes a row,
+// publishes order.placed and enqueues payment.capture through the outbox), and a real `jfast worker` process
+// — the CLI binary, run on a copy of the traced-shop service — runs the subscriber job, the mail job the
+// subscriber enqueues, and both failing attempts of payment.capture. The worker exports its spans with
+// OTLP/HTTP (`[plugin.telemetry] endpoint`) to a collector this test runs; its log lines are read from stderr.
 import { spawn } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +12,7 @@ import { InMemorySpanExporter } from "@opentelemetry/sdk-trace-base";
 import { parse, stringify } from "smol-toml";
 import { afterEach, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
+import { Job } from "../../src/core/job.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
@@ -65,7 +67,7 @@ describe("one trace from the API process to a `jfast worker` process", () => {
   });
 
   for (const [backend, setup] of Object.entries(BACKENDS)) {
-    it(`on ${backend}: request → publish event → subscriber job → [jfast worker] process subscriber → mail job → process mail`, async () => {
+    it(`on ${backend}: request → publish event → subscriber job → [jfast worker] process subscriber → mail job → process mail; a failing job's attempts and logs`, async () => {
       const { queueName, queue, drop } = setup();
       stops.push(drop);
       const schema = uniqueSchema("xtrace");
@@ -83,12 +85,14 @@ describe("one trace from the API process to a `jfast worker` process", () => {
       expect(api.require<QueueProvider>("queue").backend.kind).toBe(backend);
       const database = api.require<DatabaseProvider>("database");
       const outbox = api.require<Outbox>("outbox");
-      const placed = await api.withRequest({ requestId: "req-8", traceparent: `00-${TRACE_ID}-${REQUEST_SPAN}-01` }, () =>
+      const { placed, capture } = await api.withRequest({ requestId: "req-8", tenantId: "acme", traceparent: `00-${TRACE_ID}-${REQUEST_SPAN}-01` }, () =>
         database.transaction(async (tx) => {
           await database.executorFor(tx).query(`INSERT INTO "${schema}".orders (id) VALUES ($1)`, ["o-2"]);
           const event = new Event({ type: "order.placed", data: { order_id: "o-2" }, key: "o-2" });
           await outbox.publish(tx, "orders", event);
-          return event;
+          const job = new Job({ task: "payment.capture", payload: { order_id: "o-2" } });
+          await outbox.enqueue(tx, job);
+          return { placed: event, capture: job };
         }),
       );
 
@@ -105,18 +109,23 @@ describe("one trace from the API process to a `jfast worker` process", () => {
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
+      let stderr = "";
       worker.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      worker.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      worker.stderr!.on("data", (chunk: Buffer) => ((output += chunk.toString()), (stderr += chunk.toString())));
       const exited = new Promise<number | null>((resolve) => worker.once("exit", (code) => resolve(code)));
       stops.push(async () => {
         if (worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
         await exited;
       });
       await eventually(
-        "the worker process to export the mail job's span",
+        "the worker process to export the mail job's span and both payment.capture attempts",
         async () => {
           if (worker.exitCode !== null) throw new Error(`jfast worker exited with ${worker.exitCode}:\n${output}`);
-          return collector.spans.some((s) => s.name === "process mail.send_receipt");
+          return (
+            collector.spans.some((s) => s.name === "process mail.send_receipt") &&
+            collector.spans.filter((s) => s.name === "process payment.capture").length === 2 &&
+            stderr.includes("dead-lettered")
+          );
         },
         60_000,
       ).catch((error: Error) => {
@@ -132,18 +141,25 @@ describe("one trace from the API process to a `jfast worker` process", () => {
       const tree = renderTree(all);
       console.log(`span tree (${backend}):\n${tree}`);
 
-      expect(local.map((s) => s.name).sort()).toEqual([`publish ${queueName}`, "publish orders"]);
-      expect(remote.map((s) => s.name).sort()).toEqual(["process mail.send_receipt", "process order.placed->order.notify", `publish ${queueName}`]);
+      expect(local.map((s) => s.name).sort()).toEqual([`publish ${queueName}`, `publish ${queueName}`, "publish orders"]);
+      expect(remote.map((s) => s.name).sort()).toEqual([
+        "process mail.send_receipt",
+        "process order.placed->order.notify",
+        "process payment.capture",
+        "process payment.capture",
+        `publish ${queueName}`,
+      ]);
       // One trace id, the request's, in both processes; both name the same service.
       expect(new Set(all.map((s) => s.traceId))).toEqual(new Set([TRACE_ID]));
       expect(new Set(all.map((s) => s.service))).toEqual(new Set(["shop"]));
-      const one = (name: string, where: FlatSpan[]) => {
-        const found = where.filter((s) => s.name === name);
-        expect(found, name).toHaveLength(1);
+      const one = (name: string, where: FlatSpan[], task?: string) => {
+        const found = where.filter((s) => s.name === name && (task === undefined || s.attributes["jfast.task"] === task));
+        expect(found, `${name} ${task ?? ""}`).toHaveLength(1);
         return found[0]!;
       };
       const publishEvent = one("publish orders", local);
-      const publishSubscriberJob = one(`publish ${queueName}`, local);
+      const publishSubscriberJob = one(`publish ${queueName}`, local, "order.placed->order.notify");
+      const publishCapture = one(`publish ${queueName}`, local, "payment.capture");
       const processSubscriber = one("process order.placed->order.notify", remote);
       const publishMailJob = one(`publish ${queueName}`, remote);
       const processMail = one("process mail.send_receipt", remote);
@@ -173,6 +189,31 @@ describe("one trace from the API process to a `jfast worker` process", () => {
       });
       expect(publishMailJob).toMatchObject({ kind: "producer", attributes: { "jfast.task": "mail.send_receipt", "messaging.destination.name": queueName } });
       expect(processMail).toMatchObject({ kind: "consumer", attributes: { "messaging.message.id": publishMailJob.attributes["messaging.message.id"] } });
+
+      // The failing job: enqueued in the request (its publish span a child of the request's span), each attempt
+      // in the worker a child of that publish span, ended as an error with the exception's class.
+      expect(publishCapture.parentSpanId).toBe(REQUEST_SPAN);
+      const attempts = remote.filter((s) => s.name === "process payment.capture").sort((a, b) => Number(a.attributes["jfast.attempt"]) - Number(b.attributes["jfast.attempt"]));
+      expect(attempts.map((s) => [s.parentSpanId, s.attributes["jfast.attempt"], s.status, s.attributes["error.type"], s.attributes["messaging.message.id"]])).toEqual([
+        [publishCapture.spanId, 1, "error", "CardDeclined", capture.id],
+        [publishCapture.spanId, 2, "error", "CardDeclined", capture.id],
+      ]);
+
+      // Its log lines, written by the worker process, carry the request that enqueued it.
+      const records = stderr
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Record<string, any>);
+      const failures = records.filter((r) => r.task === "payment.capture" && r.error);
+      expect(failures.map((r) => [r.level, r.msg, r.attempt])).toEqual([
+        ["warn", "job failed; will retry", 1],
+        ["error", "job failed for the last time; dead-lettered", 2],
+      ]);
+      for (const failure of [...failures, ...records.filter((r) => r.msg === "capturing the payment")]) {
+        expect(failure).toMatchObject({ service: "shop", request_id: "req-8", tenant_id: "acme", job_id: capture.id, task: "payment.capture" });
+      }
+      expect(failures[0]!.error).toMatchObject({ class: "CardDeclined", message: "the card for order o-2 was declined" });
+      expect(records.filter((r) => r.msg === "capturing the payment").map((r) => r.attempt)).toEqual([1, 2]);
     }, 120_000);
   }
 });
