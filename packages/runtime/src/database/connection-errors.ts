@@ -18,7 +18,18 @@ export function describeUrl(url: string): string {
  * wrong": 08 connection exception, 28 invalid authorization, 3D no such database, 53300 too many
  * connections, 57P01-57P03 shutdown / crash / cannot connect now.
  */
-function isConnectionError(error: unknown): boolean {
+/**
+ * The connection failure in an error or its causes (drizzle wraps the driver's error in a query error whose
+ * `cause` is the driver's), or null when the error is about something else.
+ */
+function connectionCause(error: unknown): Error | null {
+  for (let current = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
+    if (isConnectionFailure(current)) return current as Error;
+  }
+  return null;
+}
+
+function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   if (typeof code !== "string") {
     const message = (error as Error)?.message ?? "";
@@ -34,8 +45,10 @@ function isConnectionError(error: unknown): boolean {
  * RLS) pass through unchanged, because callers branch on their SQLSTATE.
  */
 export function translateConnectionError(error: unknown, url: string): unknown {
-  if (error instanceof JfastError || !isConnectionError(error)) return error;
-  const code = (error as { code?: string }).code;
+  if (error instanceof JfastError) return error;
+  const failure = connectionCause(error);
+  if (failure === null) return error;
+  const code = (failure as { code?: string }).code;
   const where = describeUrl(url);
   const hint =
     code?.startsWith("28")
@@ -45,7 +58,7 @@ export function translateConnectionError(error: unknown, url: string): unknown {
         : code === "53300"
           ? "the server has no free connections: lower [plugin.database] pool_size or raise max_connections"
           : "is PostgreSQL running and reachable there? Check DATABASE_URL / [plugin.database] url, or remove the url to use the embedded database";
-  return new BackendError(`cannot use PostgreSQL at ${where}: ${(error as Error).message || code}`, {
+  return new BackendError(`cannot use PostgreSQL at ${where}: ${failure.message || code}`, {
     code: "DATABASE_UNAVAILABLE",
     hint,
     docs: DOCS,

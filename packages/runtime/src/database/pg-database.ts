@@ -28,6 +28,12 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool; unhandled, it
   // would crash the process. The pool drops the connection and the next query opens a fresh one.
   pool.on("error", (error) => logger.warn("an idle database connection failed; it was discarded", { error }));
+  // A connection that dies while checked out (inside a transaction — a task session waiting on its handler —
+  // when the server restarts) emits 'error' on the client, where the pool listens only while it is idle.
+  // Unhandled, that event would kill the process. The statement in flight, or the next one, rejects on its own
+  // (the caller sees a DATABASE_UNAVAILABLE error and the job is retried), and the pool discards the client
+  // when it comes back, so the listener has nothing more to do.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const listener = new PgListener({ createClient: () => new pg.Client(connection), logger });
   const translate = (error: unknown) => translateConnectionError(error, url);
 
