@@ -49,8 +49,9 @@ export function renderReliability(params: { outcomes: BackendOutcome[]; jobs: nu
   }
   lines.push(
     "",
-    "Not covered by this run: a restart of the PostgreSQL server (it is shared with every other suite on CI;",
-    "`CHAOS_RESTART_POSTGRES` is not implemented yet), and network partitions (no proxy in between).",
+    "The PostgreSQL backend runs against a PostgreSQL server of the run's own (initdb in a temporary directory,",
+    "a free port), so that its restart is a real server restart without cutting the server other suites share;",
+    "its effects table lives there too. Not covered by this run: network partitions (no proxy in between).",
     "",
   );
   return lines.join("\n");

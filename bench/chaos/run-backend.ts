@@ -6,6 +6,7 @@ import { createJfast, Job, type Jfast, type QueueProvider } from "@jfast/runtime
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { services, sleep } from "../lib/subject.js";
 import { restartRabbitMq, restartRedis } from "./brokers.js";
+import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres.js";
 import { injectMalformed } from "./inject.js";
 import type { BackendOutcome, FaultOutcome } from "./reliability.js";
 import { createServiceRoot, MAX_PAYLOAD_BYTES, type ChaosBackend } from "./service.js";
@@ -19,9 +20,14 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_chaos_${id}`;
   const queueName = `chaos.${id}`;
-  const root = await createServiceRoot({ backend, schema, queue: queueName });
-  const db = new pg.Client({ connectionString: services.postgres });
-  await db.connect();
+  // The PostgreSQL backend gets a server of its own, so that its broker restart restarts a real server
+  // without cutting the one every other suite shares. The others record their effects in the shared one.
+  const privatePg: PrivatePostgres | null = backend === "postgres" ? await startPrivatePostgres() : null;
+  const postgresUrl = privatePg?.url ?? services.postgres;
+  const root = await createServiceRoot({ backend, schema, queue: queueName, postgresUrl });
+  // A pool, not one client: the connection does not survive the server's restart, the pool replaces it.
+  const db = new pg.Pool({ connectionString: postgresUrl, max: 2 });
+  db.on("error", () => undefined);
   const problems: string[] = [];
   const faults: FaultOutcome[] = [];
   let jfast: Jfast | null = null;
@@ -29,8 +35,16 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
   // Both workers crashed on their own: nothing will drain, stop waiting (the crash is reported).
   const hopeless = () => workers.every((w) => !w.alive && w.crashes.length > 0);
   const effects = async () => {
-    const { rows } = await db.query(`SELECT count(*)::int AS total, count(DISTINCT n)::int AS distinct FROM ${schema}.chaos_effects WHERE n >= 0`);
-    return rows[0] as { total: number; distinct: number };
+    // While the server restarts, the count waits for it (up to a minute) rather than failing the run.
+    for (let waited = 0; ; waited += 100) {
+      try {
+        const { rows } = await db.query(`SELECT count(*)::int AS total, count(DISTINCT n)::int AS distinct FROM ${schema}.chaos_effects WHERE n >= 0`);
+        return rows[0] as { total: number; distinct: number };
+      } catch (error) {
+        if (waited >= 60_000) throw error;
+        await sleep(100);
+      }
+    }
   };
   /** ms from `since` until the effect count grows past `base` (work resumed); Infinity if not within the limit; null if nothing was left. */
   const resumedAfter = async (base: number, since: number, limitMs = 60_000): Promise<number | null> => {
@@ -72,9 +86,9 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
       victim.start();
       const recovery = await resumedAfter(before, at);
       faults.push({ fault: "kill -9 worker", detail: `${victim.name} at ${before}/${jobs} effects; the other worker started ${otherAge.toFixed(1)} s before`, recoveryMs: recovery });
-      if (k + 1 === restartAt) await restartBroker(backend, faults, effects, resumedAfter, jobs);
+      if (k + 1 === restartAt) await restartBroker({ backend, privatePg, workers, faults, effects, resumedAfter, jobs });
     }
-    if (kills === 0) await restartBroker(backend, faults, effects, resumedAfter, jobs);
+    if (kills === 0) await restartBroker({ backend, privatePg, workers, faults, effects, resumedAfter, jobs });
 
     // Drain: every job's effect, or the timeout.
     while ((await effects()).distinct < jobs && Date.now() - t0 < DRAIN_TIMEOUT_MS && !hopeless()) await sleep(100);
@@ -133,36 +147,46 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
     for (const w of workers) await w.stop().catch(() => undefined);
     await jfast?.stop().catch(() => undefined);
     await db.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
-    await db.end();
+    await db.end().catch(() => undefined);
+    await privatePg?.destroy();
     if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`).catch(() => undefined);
     if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName).catch(() => undefined);
     await rm(root, { recursive: true, force: true });
   }
 }
 
-async function restartBroker(
-  backend: ChaosBackend,
-  faults: FaultOutcome[],
-  effects: () => Promise<{ distinct: number }>,
-  resumedAfter: (base: number, since: number) => Promise<number | null>,
-  jobs: number,
-): Promise<void> {
+const BROKER_RESTART: Record<ChaosBackend, string> = {
+  postgres: "PostgreSQL server stopped in immediate mode (crash recovery at start) + started",
+  redis: "redis-server SHUTDOWN SAVE + start",
+  rabbitmq: "rabbitmqctl stop_app + start_app",
+};
+
+async function restartBroker(params: {
+  backend: ChaosBackend;
+  privatePg: PrivatePostgres | null;
+  workers: WorkerProcess[];
+  faults: FaultOutcome[];
+  effects: () => Promise<{ distinct: number }>;
+  resumedAfter: (base: number, since: number) => Promise<number | null>;
+  jobs: number;
+}): Promise<void> {
+  const { backend, privatePg, workers, faults, effects, resumedAfter, jobs } = params;
+  const refusalsBefore = workers.map((w) => w.startRefusals.length);
   const before = (await effects()).distinct;
   const at = Date.now();
   if (backend === "redis") await restartRedis(500);
   else if (backend === "rabbitmq") await restartRabbitMq(500);
-  else {
-    // Restarting the PostgreSQL server would cut every other suite sharing it (and the effects table lives
-    // there too); it is left to runs on a dedicated machine.
-    faults.push({ fault: "broker restart", detail: "skipped: the PostgreSQL server is shared", recoveryMs: null });
-    return;
-  }
+  else await privatePg!.restart(500);
   const upAt = Date.now();
   // Counted from the broker being back: effects committed meanwhile were jobs already in hand.
   const resumed = await resumedAfter((await effects()).distinct, upAt);
+  // A worker that was starting when the broker went down refuses to start; its supervisor starts it again.
+  const refused = workers.filter((w, i) => w.startRefusals.length > refusalsBefore[i]!).map((w) => w.name);
   faults.push({
     fault: "broker restart",
-    detail: `${backend === "redis" ? "redis-server SHUTDOWN SAVE + start" : "rabbitmqctl stop_app + start_app"} at ${before}/${jobs} effects, down ${((upAt - at) / 1000).toFixed(1)} s`,
+    detail:
+      `${BROKER_RESTART[backend]} at ${before}/${jobs} effects, down ${((upAt - at) / 1000).toFixed(1)} s` +
+      (refused.length > 0 ? `; ${refused.join(" and ")}, starting at that moment, refused to start (broker unreachable) and was started again` : ""),
     recoveryMs: resumed,
   });
 }

@@ -12,7 +12,7 @@ export type ChaosBackend = "postgres" | "redis" | "rabbitmq";
 
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 
-export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string }): Promise<string> {
+export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string; postgresUrl: string }): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), `jfast-chaos-${params.backend}-`));
   const url = params.backend === "redis" ? services.redis : params.backend === "rabbitmq" ? services.amqp : null;
   await writeFile(
@@ -21,7 +21,7 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
       `[service]\nname = "chaos"`,
       `[plugins]\nenabled = ["observability", "database", "queue"]`,
       `[plugin.observability]\nlog_level = "error"`,
-      `[plugin.database]\nurl = "${services.postgres}"\nschema = "${params.schema}"\npool_size = 6`,
+      `[plugin.database]\nurl = "${params.postgresUrl}"\nschema = "${params.schema}"\npool_size = 6`,
       // A short visibility timeout so a killed worker's jobs come back within seconds; attempts enough for
       // several kills of the same job (each kill -9 mid-attempt spends one).
       `[plugin.queue]\nbackend = "${params.backend}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +

@@ -1,4 +1,11 @@
-/** `jfast worker` processes under test: spawned from the CLI's bin, killed with SIGKILL, restarted. */
+/**
+ * `jfast worker` processes under test: spawned from the CLI's bin, killed with SIGKILL, restarted.
+ *
+ * A worker that refuses to start because its broker is down at that moment (exit 1 before it logged
+ * "worker started": the restart of the broker landed on the start-up of a worker just restarted after a kill)
+ * is started again half a second later, as a supervisor (systemd, Kubernetes, compose `restart:`) would do; that
+ * is counted in `startRefusals`, not as a crash. An exit of a worker that was running is a crash.
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
@@ -11,6 +18,9 @@ export class WorkerProcess {
   /** Processes we killed or stopped ourselves: their exit is not a crash (it may arrive after a restart). */
   private readonly expected = new WeakSet<ChildProcess>();
   private stderr = "";
+  /** Start-ups refused while the broker was down, each followed by a supervisor-style restart. */
+  readonly startRefusals: string[] = [];
+  private stopped = false;
   /** When the current process was spawned (a fresh one needs seconds to load the service before it claims). */
   startedAt = 0;
 
@@ -21,15 +31,32 @@ export class WorkerProcess {
 
   start(): void {
     this.stderr = "";
+    this.stopped = false;
     this.startedAt = Date.now();
     const child = spawn(process.execPath, [BIN, "worker", "--root", this.root, "--concurrency", "8", "--grace", "2"], {
-      stdio: ["ignore", "ignore", "pipe"],
+      stdio: ["ignore", "pipe", "pipe"],
       env: process.env,
+    });
+    let running = false;
+    let stdoutTail = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      if (running) return;
+      stdoutTail = (stdoutTail + chunk.toString()).slice(-2000);
+      if (stdoutTail.includes('"msg":"worker started"')) running = true;
     });
     child.stderr!.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
     child.on("exit", (code, signal) => {
-      if (!this.expected.has(child)) this.crashes.push(`${this.name} exited by itself (code ${code}, signal ${signal}): ${this.stderr.trim().slice(-600)}`);
       if (this.child === child) this.child = null;
+      if (this.expected.has(child)) return;
+      const reason = this.stderr.trim().slice(-600);
+      if (!running && code === 1 && /cannot use|cannot reach|unreachable|ECONNREFUSED|UNAVAILABLE/i.test(reason)) {
+        this.startRefusals.push(reason.split("\n")[0] ?? reason);
+        setTimeout(() => {
+          if (!this.stopped && this.child === null) this.start();
+        }, 500);
+        return;
+      }
+      this.crashes.push(`${this.name} exited by itself (code ${code}, signal ${signal}${running ? ", while running" : ", during start-up"}): ${reason}`);
     });
     this.child = child;
   }
@@ -47,6 +74,7 @@ export class WorkerProcess {
 
   /** SIGTERM, then SIGKILL if it has not gone within the grace. */
   async stop(): Promise<void> {
+    this.stopped = true;
     const child = this.child;
     if (!child) return;
     this.expected.add(child);
