@@ -12,11 +12,13 @@ import type { BackendOutcome, FaultOutcome } from "./reliability.js";
 import { createServiceRoot, MAX_PAYLOAD_BYTES, type ChaosBackend } from "./service.js";
 import { WorkerProcess } from "./workers.js";
 
-const DRAIN_TIMEOUT_MS = Number(process.env.CHAOS_TIMEOUT_MS ?? 90_000);
+/** How long the backlog may take to drain: CHAOS_TIMEOUT_MS, else 90 s or 60 ms per job, whichever is longer. */
+const drainTimeoutMs = (jobs: number) => Number(process.env.CHAOS_TIMEOUT_MS ?? Math.max(90_000, jobs * 60));
 const random = (min: number, max: number) => min + Math.random() * (max - min);
 
 export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number }): Promise<BackendOutcome> {
   const { backend, jobs, kills } = params;
+  const DRAIN_TIMEOUT_MS = drainTimeoutMs(jobs);
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_chaos_${id}`;
   const queueName = `chaos.${id}`;

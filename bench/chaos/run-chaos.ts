@@ -1,10 +1,10 @@
 /**
- * `npm run chaos`: per backend, CHAOS_JOBS jobs (default 500) whose handler records its effect in PostgreSQL
+ * `npm run chaos`: per backend, CHAOS_JOBS jobs (default 5000; CI runs 500) whose handler records its effect in PostgreSQL
  * through an inbox key; two `jfast worker` processes, one killed with SIGKILL at random moments and restarted,
  * the broker restarted once mid-run; then malformed messages injected straight into the backend, and a payload
  * over the size limit. Writes RELIABILITY.md at the repository root from what it observed.
  *
- *   CHAOS_JOBS=5000 CHAOS_KILLS=6 CHAOS_BACKENDS=redis,rabbitmq npm run chaos
+ *   CHAOS_JOBS=500 CHAOS_KILLS=6 CHAOS_BACKENDS=redis,rabbitmq npm run chaos
  *
  * Exits 1 if any job was lost, ran its effect twice, got stuck, died unexpectedly, or a worker crashed.
  */
@@ -15,7 +15,7 @@ import { runBackend } from "./run-backend.js";
 import type { ChaosBackend } from "./service.js";
 
 const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq").split(",").filter(Boolean) as ChaosBackend[];
-const jobs = Number(process.env.CHAOS_JOBS ?? 500);
+const jobs = Number(process.env.CHAOS_JOBS ?? 5000);
 const kills = Number(process.env.CHAOS_KILLS ?? 4);
 
 const started = Date.now();
