@@ -1,25 +1,74 @@
 #!/usr/bin/env node
-// `npm run dev`: the example service (`jfast dev`: its API and a worker) and the dashboard pointed at it.
+// `npm run dev`: the two example services (`jfast dev`: each one's API and a worker) and the dashboard pointed
+// at both. billing (apps/example) needs nothing installed; shipping (apps/shipping) needs Redis, and the two
+// talk over Kafka. What is not running on this machine is turned off, with a line saying how to turn it on:
+//   no Kafka broker  billing runs without its events plugin (JFAST_DISABLE_PLUGINS=events), shipping too
+//   no Redis         shipping is not started
 // The admin token and the dashboard password are made up for this run and printed below, unless
-// JFAST_DASHBOARD_PASSWORD is set. Ctrl-C stops both. See docs/dashboard.md.
-//   node scripts/dev.mjs            dashboard with `next dev` (reloads on edits)
-//   node scripts/dev.mjs --prod     dashboard with `next start` (needs `npm run build -w @jfast/dashboard`)
+// JFAST_DASHBOARD_PASSWORD is set. Ctrl-C stops everything. See docs/dashboard.md and docs/kafka.md.
+//   node scripts/dev.mjs                 dashboard with `next dev` (reloads on edits)
+//   node scripts/dev.mjs --prod          dashboard with `next start` (needs `npm run build -w @jfast/dashboard`)
+//   node scripts/dev.mjs --no-dashboard  the services only
+// PORT and SHIPPING_PORT move the services, DASHBOARD_PORT the dashboard; KAFKA_BROKERS and REDIS_URL point
+// at other servers than 127.0.0.1:9092 and 127.0.0.1:6379.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const example = path.join(repo, "apps", "example");
+const billingDir = path.join(repo, "apps", "example");
+const shippingDir = path.join(repo, "apps", "shipping");
 const dashboardDir = path.join(repo, "apps", "dashboard");
+const jfastBin = path.join(repo, "packages", "cli", "bin", "jfast.js");
 const prod = process.argv.includes("--prod");
+const withDashboard = !process.argv.includes("--no-dashboard");
 
-const basePort = /^\s*base_port\s*=\s*(\d+)/m.exec(readFileSync(path.join(example, "jfast.toml"), "utf8"))?.[1] ?? "8000";
-const servicePort = process.env.PORT ?? basePort;
+const basePort = (dir, fallback) => /^\s*base_port\s*=\s*(\d+)/m.exec(readFileSync(path.join(dir, "jfast.toml"), "utf8"))?.[1] ?? fallback;
+const billingPort = process.env.PORT ?? basePort(billingDir, "8000");
+const shippingPort = process.env.SHIPPING_PORT ?? basePort(shippingDir, "8100");
 const dashboardPort = process.env.DASHBOARD_PORT ?? "3000";
 const token = randomBytes(18).toString("base64url");
 const password = process.env.JFAST_DASHBOARD_PASSWORD ?? randomBytes(9).toString("base64url");
+
+// The addresses both services' jfast.toml use ([plugin.events] host_port = 9092, [plugin.queue] url).
+const kafkaBrokers = process.env.KAFKA_BROKERS?.trim() || "127.0.0.1:9092";
+const redisUrl = process.env.REDIS_URL?.trim() || "redis://127.0.0.1:6379";
+
+/** True when something accepts TCP connections at host:port within a second. */
+function reachable(host, port) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port: Number(port) });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000);
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+    socket.once("timeout", () => done(false));
+  });
+}
+
+async function kafkaUp() {
+  const brokers = kafkaBrokers.split(",").map((b) => b.trim()).filter(Boolean);
+  const answers = await Promise.all(brokers.map((b) => reachable(b.slice(0, b.lastIndexOf(":")), b.slice(b.lastIndexOf(":") + 1))));
+  return answers.some(Boolean);
+}
+
+async function redisUp() {
+  try {
+    const url = new URL(redisUrl);
+    return await reachable(url.hostname || "127.0.0.1", url.port || "6379");
+  } catch {
+    return false;
+  }
+}
+
+const [kafka, redis] = await Promise.all([kafkaUp(), redisUp()]);
+const startShipping = redis;
 
 const children = [];
 function start(name, command, args, options) {
@@ -47,21 +96,52 @@ function stop(code = 0) {
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
-start("the example service", process.execPath, [path.join(repo, "packages", "cli", "bin", "jfast.js"), "dev"], {
-  cwd: example,
-  env: { ...process.env, PORT: servicePort, JFAST_ADMIN_TOKENS: `${process.env.JFAST_ADMIN_TOKENS ? `${process.env.JFAST_ADMIN_TOKENS},` : ""}dev:operator:${token}` },
-});
-start("the dashboard", process.execPath, [path.join(repo, "node_modules", "next", "dist", "bin", "next"), prod ? "start" : "dev", "-p", dashboardPort, "-H", "127.0.0.1"], {
-  cwd: dashboardDir,
-  env: {
-    ...process.env,
-    JFAST_DASHBOARD_SERVICES: process.env.JFAST_DASHBOARD_SERVICES ?? JSON.stringify([{ name: "billing", url: `http://127.0.0.1:${servicePort}`, token }]),
-    JFAST_DASHBOARD_PASSWORD: password,
-    NEXT_TELEMETRY_DISABLED: "1",
-  },
-});
+const adminTokens = `${process.env.JFAST_ADMIN_TOKENS ? `${process.env.JFAST_ADMIN_TOKENS},` : ""}dev:operator:${token}`;
+/** Kafka when a broker answers, else the events plugin turned off for this run (docs/kafka.md#turning-kafka-off). */
+function kafkaEnv() {
+  if (kafka) return { KAFKA_BROKERS: kafkaBrokers };
+  const disabled = [process.env.JFAST_DISABLE_PLUGINS, "events"].filter(Boolean).join(",");
+  return { JFAST_DISABLE_PLUGINS: disabled };
+}
 
-console.log(`
-[dev] example service   http://127.0.0.1:${servicePort}   (/ready, /queue/stats, admin API at /jfast/admin)
-[dev] dashboard         http://127.0.0.1:${dashboardPort}  password: ${password}
-`);
+start("billing (apps/example)", process.execPath, [jfastBin, "dev"], {
+  cwd: billingDir,
+  env: { ...process.env, ...kafkaEnv(), PORT: billingPort, JFAST_ADMIN_TOKENS: adminTokens },
+});
+if (startShipping) {
+  start("shipping (apps/shipping)", process.execPath, [jfastBin, "dev"], {
+    cwd: shippingDir,
+    env: { ...process.env, ...kafkaEnv(), PORT: shippingPort, REDIS_URL: redisUrl, JFAST_ADMIN_TOKENS: adminTokens },
+  });
+}
+
+const services = [{ name: "billing", url: `http://127.0.0.1:${billingPort}`, token }];
+if (startShipping) services.push({ name: "shipping", url: `http://127.0.0.1:${shippingPort}`, token });
+if (withDashboard) {
+  start("the dashboard", process.execPath, [path.join(repo, "node_modules", "next", "dist", "bin", "next"), prod ? "start" : "dev", "-p", dashboardPort, "-H", "127.0.0.1"], {
+    cwd: dashboardDir,
+    env: {
+      ...process.env,
+      JFAST_DASHBOARD_SERVICES: process.env.JFAST_DASHBOARD_SERVICES ?? JSON.stringify(services),
+      JFAST_DASHBOARD_PASSWORD: password,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  });
+}
+
+const lines = [`[dev] billing     http://127.0.0.1:${billingPort}   (/ready, /queue/stats, admin API at /jfast/admin)`];
+if (startShipping) lines.push(`[dev] shipping    http://127.0.0.1:${shippingPort}   (GET /shipments; jobs on Redis at ${redisUrl})`);
+lines.push(
+  withDashboard
+    ? `[dev] dashboard   http://127.0.0.1:${dashboardPort}   password: ${password}   services: ${services.map((s) => s.name).join(", ")}`
+    : `[dev] dashboard   not started (--no-dashboard); it would show: ${services.map((s) => s.name).join(", ")}`,
+);
+lines.push(
+  kafka
+    ? `[dev] kafka       ${kafkaBrokers}: paying an invoice in billing ships it in shipping`
+    : `[dev] kafka is off: no broker at ${kafkaBrokers}, so billing${startShipping ? " and shipping run" : " runs"} without the events plugin and paid invoices are not shipped. Turn it on: bash docker/kafka/start.sh, then restart npm run dev`,
+);
+if (!startShipping) {
+  lines.push(`[dev] shipping is off: it keeps its jobs in Redis and nothing answers at ${redisUrl}. Turn it on: start Redis (redis-server, or docker compose -f docker/compose.yml up -d redis), then restart npm run dev`);
+}
+console.log(`\n${lines.join("\n")}\n`);
