@@ -20,6 +20,7 @@ import { createOutbox, type Outbox } from "./outbox/outbox.js";
 import { createOutboxEventBus } from "./outbox/outbox-event-bus.js";
 import type { OutboxRelay } from "./outbox/relay.js";
 import { createQueueProvider, type QueueProvider } from "./queue/queue-provider.js";
+import { openQueueControl, type QueueControl } from "./queue/queue-control.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { collectSchedules } from "./scheduler/schedule.js";
 import type { Scheduler } from "./scheduler/scheduler.js";
@@ -141,6 +142,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   let relay: OutboxRelay | null = null;
   let events: KafkaBus | null = null;
   let scheduler: Scheduler | null = null;
+  let control: QueueControl | null = null;
   let started = false;
   const workers = new Set<Worker>();
 
@@ -225,12 +227,14 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       if (config.queue) {
         const backend = options.backend ?? (await buildBackend(config, database, logger));
         await backend.setup();
+        control = await openQueueControl({ backend, database, queue: config.queue.name, logger });
         queue = createQueueProvider({
           backend,
           name: config.queue.name,
           registry,
           defaultMaxAttempts: config.queue.maxAttempts,
           maxPayloadBytes: config.queue.maxPayloadBytes,
+          pauses: control.pauses,
         });
         telemetry?.instrumentQueue(queue);
         providers.set("queue", queue);
@@ -281,6 +285,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       workers.clear();
       await events?.close();
       events = null;
+      await control?.close();
+      control = null;
       await queue?.backend.close();
       await database?.close();
       for (const name of ["queue", "outbox", "database", "events", "scheduler"]) providers.delete(name);
@@ -317,6 +323,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         pollIntervalMs: config.queue.pollIntervalMs,
         defaultMaxAttempts: config.queue.maxAttempts,
         observer: metrics,
+        ...(queue.pauses ? { paused: queue.pauses } : {}),
         ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),
       });
       workers.add(worker);

@@ -1,5 +1,6 @@
 import type { AttemptError, Job, JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
+import type { PauseStore } from "./pause.js";
 
 /**
  * The seam every queue backend implements (memory, postgres, redis, rabbitmq). Backends are leaves: they
@@ -27,14 +28,17 @@ export interface QueueBackend {
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
   /** Records the final error and moves the job to dead letters. */
   kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void>;
-  /** Puts running jobs back at once and returns their attempt (graceful shutdown). */
-  release(params: { workerId: string; jobs: Job[] }): Promise<void>;
+  /**
+   * Puts running (or claimed, not started) jobs back and returns their attempt: graceful shutdown, and a paused
+   * task's jobs a backend could not filter at claim, handed back claimable again at `availableAt` (default now).
+   */
+  release(params: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void>;
   /**
    * Resolves when work may be available (a wake-up, a delayed job coming due) or after `timeoutMs`,
    * whichever is first, or when `signal` aborts. Never busy-waits. A wake-up is a hint, not a promise:
    * the caller claims afterwards and may find nothing.
    */
-  waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void>;
+  waitForWork(params: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void>;
   /** Dead letters, newest death first. */
   listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]>;
   /** Requeues dead jobs with attempts reset. Ids that are not dead letters come back in `missing`. */
@@ -50,6 +54,11 @@ export interface QueueBackend {
    */
   depthsByTask(params?: { tenantId?: string | undefined }): Promise<TaskDepths>;
   getJob(params: { id: string }): Promise<JobInfo | null>;
+  /**
+   * The backend's own store of paused tasks, when its claim reads that store itself (Redis). null: the service
+   * keeps paused tasks in its database, or in memory for the memory queue (core/pause.ts).
+   */
+  pauseStore(): PauseStore | null;
 }
 
 export const BackendKind = {
@@ -64,6 +73,12 @@ export interface ClaimParams {
   workerId: string;
   limit: number;
   leaseMs: number;
+  /**
+   * Tasks not to hand out (paused), as the worker last read them. A backend that can filter at claim leaves
+   * their jobs queued (memory, PostgreSQL); Redis reads its own paused set instead; RabbitMQ cannot filter and
+   * the worker releases what it should not run. Also passed to waitForWork, so paused jobs do not wake it.
+   */
+  pausedTasks?: readonly string[];
 }
 
 export interface EnqueueResult {

@@ -121,6 +121,17 @@ export const jfastAdminAudit = pgTable(
   (t) => [index("jfast_admin_audit_at_idx").on(t.at.desc(), t.id.desc())],
 );
 
+export const jfastPausedTasks = pgTable(
+  "jfast_paused_tasks",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    pausedAt: timestamptz("paused_at").notNull().defaultNow(),
+    pausedBy: text("paused_by"),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task] })],
+);
+
 export const jfastMigrations = pgTable("jfast_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
@@ -137,5 +148,6 @@ export const jfastTables = {
   jfast_outbox: jfastOutbox,
   jfast_schedules: jfastSchedules,
   jfast_admin_audit: jfastAdminAudit,
+  jfast_paused_tasks: jfastPausedTasks,
   jfast_migrations: jfastMigrations,
 } as const;

@@ -2,6 +2,7 @@ import { Job } from "../core/job.js";
 import type { Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { JfastError } from "../errors/jfast-error.js";
+import type { PausedTasks } from "./paused-tasks.js";
 
 /** `jfast.require("queue")`: enqueue outside any transaction (commits on its own). */
 export interface QueueProvider {
@@ -11,6 +12,8 @@ export interface QueueProvider {
   depths(): Promise<Depths>;
   /** Fills in what the caller left to configuration (max attempts). */
   prepare(job: Job): Job;
+  /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
+  readonly pauses: PausedTasks | null;
 }
 
 export function createQueueProvider(params: {
@@ -20,6 +23,7 @@ export function createQueueProvider(params: {
   defaultMaxAttempts: number;
   /** `[plugin.queue] max_payload_bytes`; no limit when absent. */
   maxPayloadBytes?: number;
+  pauses?: PausedTasks | null;
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const prepare = (job: Job): Job => {
@@ -33,6 +37,7 @@ export function createQueueProvider(params: {
   return {
     backend,
     name: params.name,
+    pauses: params.pauses ?? null,
     prepare,
     // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
     async enqueue(job) {

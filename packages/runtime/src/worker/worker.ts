@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffDelayMs } from "../core/backoff.js";
 import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
+import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
@@ -34,6 +35,8 @@ export interface WorkerOptions {
    * than `concurrency` nor more than PREFETCH_MAX jobs.
    */
   prefetch?: number;
+  /** Paused tasks (docs/worker.md#pausing-a-task): not claimed where the backend filters, else handed back. */
+  paused?: PausedTaskSet;
 }
 
 interface Running {
@@ -50,6 +53,11 @@ export const PREFETCH_HORIZON_MS = 100;
 export const PREFETCH_MAX = 1000;
 /** The finishing rate is sampled over windows at least this long. */
 const RATE_WINDOW_MS = 20;
+
+/** A paused task's job the backend handed out anyway comes back claimable after this long... */
+const HANDBACK_DELAY_MS = 2000;
+/** ...and the worker waits this long before claiming again, so a backlog of paused jobs is not spun through. */
+const HANDBACK_WAIT_MS = 500;
 
 class ShutdownAbort extends Error {
   constructor() {
@@ -78,6 +86,9 @@ export class Worker {
   private stopNowSignal: Deferred = createDeferred();
   private stopped: Promise<void> | null = null;
   private processed = 0;
+  /** The current idle wait; aborted by wake() when a paused task is resumed. */
+  private idleWait: AbortController | null = null;
+  private unsubscribeResume: (() => void) | null = null;
   /** Jobs finished per ms, sampled over RATE_WINDOW_MS windows (adaptive prefetch). */
   private finishRate = 0;
   private rateSampleAt = performance.now();
@@ -101,6 +112,7 @@ export class Worker {
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.heartbeat = setInterval(() => void this.extendLeases(), beat);
     this.heartbeat.unref();
+    this.unsubscribeResume = this.options.paused?.onResume(() => this.idleWait?.abort()) ?? null;
     this.loop = this.run();
   }
 
@@ -120,6 +132,7 @@ export class Worker {
 
   private async shutdown(graceMs: number): Promise<void> {
     this.stopping = true;
+    this.unsubscribeResume?.();
     this.loopAbort.abort();
     this.slotFreed.resolve();
     await this.loop;
@@ -172,7 +185,7 @@ export class Worker {
       }
       let claimed: Job[];
       try {
-        claimed = await backend.claim({ workerId: this.id, limit: capacity, leaseMs });
+        claimed = await backend.claim({ workerId: this.id, limit: capacity, leaseMs, pausedTasks: this.options.paused?.names() ?? [] });
         failures = 0;
       } catch (error) {
         failures++;
@@ -185,8 +198,10 @@ export class Worker {
         if (claimed.length > 0) await backend.release({ workerId: this.id, jobs: claimed }).catch(() => undefined);
         break;
       }
-      this.buffer.push(...claimed);
+      const runnable = this.setAsidePaused(claimed);
+      this.buffer.push(...runnable);
       this.fillSlots();
+      if (runnable.length < claimed.length) await sleep(HANDBACK_WAIT_MS, this.loopAbort.signal);
       if (claimed.length < capacity) {
         // The queue is drained for now: wait for a wake-up with a slot free, else for a slot.
         if (this.running.size >= concurrency) {
@@ -194,7 +209,7 @@ export class Worker {
           continue;
         }
         try {
-          await backend.waitForWork({ signal: this.loopAbort.signal, timeoutMs: pollIntervalMs });
+          await this.idle(pollIntervalMs);
         } catch (error) {
           logger.error("waiting for work failed", { error });
           await sleep(1000, this.loopAbort.signal);
@@ -218,9 +233,45 @@ export class Worker {
   }
 
   private fillSlots(): void {
+    if (this.options.paused?.size && this.buffer.length > 0) this.buffer.splice(0, this.buffer.length, ...this.setAsidePaused(this.buffer));
     while (this.buffer.length > 0 && this.running.size < this.options.concurrency && !this.stopping) {
       this.launch(this.buffer.shift()!);
     }
+  }
+
+  /** Waits for work like the backend says, also ending when a paused task is resumed (or on shutdown). */
+  private async idle(timeoutMs: number): Promise<void> {
+    const wait = new AbortController();
+    const stop = () => wait.abort();
+    this.loopAbort.signal.addEventListener("abort", stop, { once: true });
+    this.idleWait = wait;
+    try {
+      if (this.loopAbort.signal.aborted) return;
+      await this.options.backend.waitForWork({ signal: wait.signal, timeoutMs, pausedTasks: this.options.paused?.names() ?? [] });
+    } finally {
+      this.idleWait = null;
+      this.loopAbort.signal.removeEventListener("abort", stop);
+    }
+  }
+
+  /**
+   * Keeps the jobs whose task is not paused and hands the others back, attempt returned, claimable again in
+   * HANDBACK_DELAY_MS (a backend that cannot filter at claim, or a job claimed ahead just before its task was
+   * paused). Shutdown waits for the hand-back like for any outcome.
+   */
+  private setAsidePaused(jobs: Job[]): Job[] {
+    const paused = this.options.paused;
+    if (!paused?.size || jobs.length === 0) return jobs;
+    const back = jobs.filter((job) => paused.has(job.task));
+    if (back.length === 0) return jobs;
+    const written: Promise<void> = this.options.backend
+      .release({ workerId: this.id, jobs: back, availableAt: new Date(Date.now() + HANDBACK_DELAY_MS) })
+      .catch((error: unknown) => {
+        this.options.logger.error("could not hand back a paused task's jobs; they return when their lease expires", { error });
+      })
+      .finally(() => this.outcomes.delete(written));
+    this.outcomes.add(written);
+    return jobs.filter((job) => !paused.has(job.task));
   }
 
   private async waitForSlot(): Promise<void> {

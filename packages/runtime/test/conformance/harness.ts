@@ -1,10 +1,15 @@
 import { Job, type JobInit } from "../../src/core/job.js";
+import type { PauseStore } from "../../src/core/pause.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 
 /** How a backend's entry file plugs into the shared suite: a fresh, isolated backend per test. */
 export interface BackendFactory {
   name: string;
-  create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void> }>;
+  /**
+   * `pauses`: where the service would keep paused tasks for this backend (the database, the backend's own
+   * store); absent means the backend's own store, else memory.
+   */
+  create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void>; pauses?: PauseStore }>;
   /** Capabilities that are genuinely different per backend (never used to skip the contract). */
   /** Lease granularity: rabbitmq and redis round to whole units; the suite waits this much past a lease. */
   leaseSlackMs?: number;

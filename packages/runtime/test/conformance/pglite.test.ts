@@ -5,6 +5,7 @@ import { migrate } from "../../src/database/migrate.js";
 import { createPgliteDatabase, wrapPglite } from "../../src/database/pglite-database.js";
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 import type { BackendFactory } from "./harness.js";
 
 /**
@@ -42,6 +43,7 @@ const pglite: BackendFactory = {
     await backend.setup();
     return {
       backend,
+      pauses: createSqlPauseStore({ db, queue: "jfast.jobs" }),
       async cleanup() {
         await backend.close();
         await client.exec(`DROP SCHEMA ${schema} CASCADE`);

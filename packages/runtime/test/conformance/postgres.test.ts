@@ -2,13 +2,14 @@ import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import type { BackendFactory } from "./harness.js";
 import { openTestBackend } from "../postgres/pg-test-env.js";
+import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 
 /** The shared suite on the real PostgreSQL server, in a fresh schema per test. */
 const postgres: BackendFactory = {
   name: "postgres",
   async create() {
-    const { backend, cleanup } = await openTestBackend();
-    return { backend, cleanup };
+    const { backend, cleanup, database } = await openTestBackend();
+    return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };
   },
 };
 

@@ -5,6 +5,9 @@ import type { TaskDefinition } from "../../src/core/task.js";
 import { currentJob, currentTenantId } from "../../src/context/context.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { Worker } from "../../src/worker/worker.js";
+import type { PauseStore } from "../../src/core/pause.js";
+import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
+import { PausedTasks } from "../../src/queue/paused-tasks.js";
 import { eventually, makeJob, sleep, type BackendFactory } from "./harness.js";
 
 /** The worker on top of each backend: retries with backoff, exhaustion, unknown tasks, graceful shutdown. */
@@ -12,17 +15,30 @@ export function describeWorker(factory: BackendFactory): void {
   describe(`${factory.name}: worker`, () => {
     let backend: QueueBackend;
     let cleanup: () => Promise<void>;
+    let pauseStore: PauseStore;
     const workers: Worker[] = [];
+    const pausedSets: PausedTasks[] = [];
 
     beforeEach(async () => {
-      ({ backend, cleanup } = await factory.create());
+      let pauses: PauseStore | undefined;
+      ({ backend, cleanup, pauses } = await factory.create());
+      pauseStore = pauses ?? backend.pauseStore() ?? createMemoryPauseStore();
     });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
+      for (const set of pausedSets.splice(0)) set.stop();
       await cleanup();
     });
 
-    function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number } = {}): Worker {
+    /** What one process of the service reads paused tasks through (refreshed faster than in production). */
+    async function pausedTasks(): Promise<PausedTasks> {
+      const set = new PausedTasks({ store: pauseStore, logger: createLogger({ service: "conformance", level: "silent" }), refreshMs: 100 });
+      await set.start();
+      pausedSets.push(set);
+      return set;
+    }
+
+    function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number; paused?: PausedTasks } = {}): Worker {
       const byName = new Map(tasks.map((t) => [t.name, t]));
       const worker = new Worker({
         backend,
@@ -34,6 +50,7 @@ export function describeWorker(factory: BackendFactory): void {
         backoffBaseMs: 50,
         pollIntervalMs: 1000,
         defaultMaxAttempts: 3,
+        ...(options.paused ? { paused: options.paused } : {}),
       });
       worker.start();
       workers.push(worker);
@@ -114,6 +131,38 @@ export function describeWorker(factory: BackendFactory): void {
       startWorker([t]);
       await eventually("the handler", async () => seen.length === 1);
       expect(seen).toEqual([["acme", job.id]]);
+    });
+
+    it("leaves a paused task's jobs queued while other tasks run, and runs them after resume with attempts unchanged", async () => {
+      const ran: string[] = [];
+      const held = defineTask("conf.held", async (_p, { job }) => {
+        ran.push(`held:${job.attempts}`);
+      });
+      const free = defineTask("conf.free", async () => {
+        ran.push("free");
+      });
+      // Paused through one process's view of the store; the worker reads it through another's, as in production.
+      const operator = await pausedTasks();
+      const seenByWorker = await pausedTasks();
+      await operator.pause({ task: "conf.held", by: "conformance" });
+      await eventually("the pause seen by the worker's process", async () => seenByWorker.has("conf.held"));
+      const worker = startWorker([held, free], { paused: seenByWorker });
+      await backend.enqueue({ jobs: Array.from({ length: 6 }, (_, i) => makeJob({ task: i % 2 ? "conf.free" : "conf.held", maxAttempts: 2 })) });
+      await eventually("the other task's jobs", async () => ran.filter((r) => r === "free").length === 3);
+      // Long enough for a worker that ignored the pause to have run them several times over.
+      await sleep(1200);
+      expect(ran.filter((r) => r !== "free")).toEqual([]);
+      await eventually("the paused jobs still queued", async () => {
+        const d = await backend.depths();
+        return d.ready + d.scheduled === 3 && d.dead === 0;
+      });
+      expect(worker.activeJobs).toEqual([]);
+
+      await operator.resume({ task: "conf.held" });
+      await eventually("the paused jobs after resume", async () => ran.filter((r) => r !== "free").length === 3);
+      // No attempt was spent while paused: each ran as its first attempt, and nothing was dead-lettered.
+      expect(ran.filter((r) => r !== "free")).toEqual(["held:1", "held:1", "held:1"]);
+      expect((await backend.depths()).dead).toBe(0);
     });
 
     it("on stop, lets a short job finish and releases a long one with its attempt returned", async () => {

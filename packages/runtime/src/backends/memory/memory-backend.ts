@@ -58,13 +58,15 @@ export class MemoryBackend implements QueueBackend {
     return { inserted };
   }
 
-  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+  async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
     const now = Date.now();
+    const paused = new Set(pausedTasks);
     const candidates = [...this.entries.values()]
       .filter(
         (e) =>
-          (e.state === JobState.ready && Date.parse(e.json.availableAt) <= now) ||
-          (e.state === JobState.running && (e.lockedUntil ?? 0) < now),
+          !paused.has(e.json.task) &&
+          ((e.state === JobState.ready && Date.parse(e.json.availableAt) <= now) ||
+            (e.state === JobState.running && (e.lockedUntil ?? 0) < now)),
       )
       .sort((a, b) => Date.parse(a.json.availableAt) - Date.parse(b.json.availableAt) || a.seq - b.seq);
     const claimed: Job[] = [];
@@ -121,22 +123,22 @@ export class MemoryBackend implements QueueBackend {
     this.markDead(entry, Date.now());
   }
 
-  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+  async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
     for (const job of jobs) {
       const entry = this.owned(job.id, workerId);
       if (!entry) continue;
       entry.state = JobState.ready;
       entry.json.attempts = Math.max(0, entry.json.attempts - 1);
-      entry.json.availableAt = new Date().toISOString();
+      entry.json.availableAt = (availableAt ?? new Date()).toISOString();
       entry.lockedBy = null;
       entry.lockedUntil = null;
     }
     this.wake();
   }
 
-  waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+  waitForWork({ signal, timeoutMs, pausedTasks = [] }: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void> {
     if (signal.aborted || this.closed) return Promise.resolve();
-    const nextDue = this.nextDueIn();
+    const nextDue = this.nextDueIn(new Set(pausedTasks));
     const wait = Math.max(0, Math.min(timeoutMs, nextDue ?? timeoutMs));
     return new Promise((resolve) => {
       const done = () => {
@@ -222,6 +224,11 @@ export class MemoryBackend implements QueueBackend {
     };
   }
 
+  /** Kept by the service (core/pause.ts): a memory queue lives in one process. */
+  pauseStore(): null {
+    return null;
+  }
+
   private selectDead(params: RetryDeadParams): { found: Entry[]; missing: string[] } {
     if ("all" in params) return { found: [...this.entries.values()].filter((e) => e.state === JobState.dead), missing: [] };
     const found: Entry[] = [];
@@ -247,10 +254,11 @@ export class MemoryBackend implements QueueBackend {
     entry.lockedUntil = null;
   }
 
-  private nextDueIn(): number | null {
+  private nextDueIn(paused: ReadonlySet<string>): number | null {
     const now = Date.now();
     let next: number | null = null;
     for (const e of this.entries.values()) {
+      if (paused.has(e.json.task)) continue;
       let due: number | null = null;
       if (e.state === JobState.ready) due = Date.parse(e.json.availableAt);
       else if (e.state === JobState.running && e.lockedUntil !== null) due = e.lockedUntil + 1;

@@ -111,11 +111,11 @@ export class PostgresBackend implements QueueBackend {
     return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };
   }
 
-  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+  async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
     if (limit <= 0) return [];
     const lost = workerLostError(0);
     const rows = await this.run("claim", () =>
-      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost)]),
+      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks]),
     );
     rows.sort((a, b) => Date.parse(toIso(a.available_at)) - Date.parse(toIso(b.available_at)) || Number(a.seq) - Number(b.seq));
     return rows.map((row) => Job.fromJSON(rowToJson(row)));
@@ -140,9 +140,11 @@ export class PostgresBackend implements QueueBackend {
     await this.run("kill", () => this.db.query(SQL.kill, [params.job.id, params.workerId, jsonbText(params.error)]));
   }
 
-  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+  async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
     if (jobs.length === 0) return;
-    await this.run("release", () => this.db.query(SQL.release, [jobs.map((j) => j.id), workerId, this.channel]));
+    await this.run("release", () =>
+      this.db.query(SQL.release, [jobs.map((j) => j.id), workerId, this.channel, availableAt?.toISOString() ?? null]),
+    );
   }
 
   /**
@@ -152,7 +154,7 @@ export class PostgresBackend implements QueueBackend {
    * NOTIFY is a hint: it is not queued for a worker that is not listening at that moment, and it may wake
    * several workers for one job. The caller claims afterwards and may find nothing.
    */
-  async waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
+  async waitForWork({ signal, timeoutMs, pausedTasks = [] }: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void> {
     if (signal.aborted || this.closed) return;
     await this.ensureListening();
     // Read the table only after LISTEN is active: a job enqueued before is seen by this query, one
@@ -160,7 +162,7 @@ export class PostgresBackend implements QueueBackend {
     const seen = this.notifications;
     let dueInMs: number | null = null;
     try {
-      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue]));
+      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue, pausedTasks]));
       dueInMs = row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Number(row.due_in_ms);
     } catch (error) {
       this.logger?.warn("could not look up the next due job; waiting for the poll interval", { error });
@@ -254,6 +256,11 @@ export class PostgresBackend implements QueueBackend {
       lockedUntil: toIsoOrNull(row.locked_until),
       diedAt: toIsoOrNull(row.died_at),
     };
+  }
+
+  /** Kept in the database by the service (jfast_paused_tasks), which this backend's claim is told about. */
+  pauseStore(): null {
+    return null;
   }
 
   private ensureListening(): Promise<void> {

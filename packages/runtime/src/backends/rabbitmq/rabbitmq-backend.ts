@@ -183,10 +183,12 @@ export class RabbitMqBackend implements QueueBackend {
     await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
   }
 
-  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+  async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
     const deliveries = jobs.map((job) => this.consumer.take(workerId, job)).filter((d): d is Delivery => d !== null);
     // The message as it was published: its attempts never included this delivery, so the attempt is returned.
-    await this.putBack(deliveries, (d) => ({ ...d.json, availableAt: new Date().toISOString() }));
+    // A later time (a paused task's job handed back) goes through the delay cascade.
+    const at = availableAt && availableAt.getTime() > Date.now() ? availableAt : null;
+    await this.putBack(deliveries, (d) => ({ ...d.json, availableAt: (at ?? new Date()).toISOString() }), at?.getTime());
   }
 
   waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
@@ -229,6 +231,14 @@ export class RabbitMqBackend implements QueueBackend {
     });
     if (this.consumer.isConsuming) await this.consumer.barrier();
     return { ready: counts.ready + this.consumer.bufferedCount, scheduled: counts.scheduled, running: this.consumer.heldCount, dead: counts.dead };
+  }
+
+  /**
+   * None of its own: the service keeps paused tasks in its database (or refuses pausing without one). The
+   * consumer cannot skip a task's messages, so the worker hands them back through the delay cascade.
+   */
+  pauseStore(): null {
+    return null;
   }
 
   /**
@@ -288,7 +298,7 @@ export class RabbitMqBackend implements QueueBackend {
     return this.consumer.replace([delivery.json.id], [delivery], () => this.connection.publish("record the job's outcome", publications));
   }
 
-  private putBack(deliveries: Delivery[], json: (d: Delivery) => JobJSON): Promise<void> {
+  private putBack(deliveries: Delivery[], json: (d: Delivery) => JobJSON, dueMs?: number): Promise<void> {
     if (deliveries.length === 0) return Promise.resolve();
     return this.consumer.replace(
       deliveries.map((d) => d.json.id),
@@ -296,7 +306,9 @@ export class RabbitMqBackend implements QueueBackend {
       () =>
         this.connection.publish(
           "return jobs to the queue",
-          deliveries.map((d) => ({ exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) })),
+          deliveries.map((d) =>
+            dueMs === undefined ? { exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) } : this.route(json(d), dueMs),
+          ),
         ),
     );
   }

@@ -13,11 +13,13 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
+import type { PauseStore } from "../../core/pause.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { openConnection, waitUntilReady, type ConnectionRole } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
+import { createRedisPauseStore } from "./pause-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
 import { defineScripts, type ScriptName } from "./scripts.js";
 
@@ -77,6 +79,7 @@ export class RedisBackend implements QueueBackend {
   private closing: Promise<void> | null = null;
   /** The socket error behind "Connection is closed" (ECONNREFUSED, ENOTFOUND...), for a useful start-up error. */
   private lastConnectionError: Error | null = null;
+  private pauses: PauseStore | null = null;
 
   constructor(private readonly options: RedisBackendOptions) {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
@@ -168,6 +171,8 @@ export class RedisBackend implements QueueBackend {
       leaseMs,
       this.workerTtlMs,
       this.lostTail,
+      this.keys.paused,
+      this.keys.parkedPrefix,
       ...held,
     ])) as [Row[], Array<[string, string, string]>, string[]];
     for (const [kind, id, detail] of notes) {
@@ -225,9 +230,9 @@ export class RedisBackend implements QueueBackend {
     this.held.get(workerId)?.delete(job.id);
   }
 
-  async release({ workerId, jobs }: { workerId: string; jobs: Job[] }): Promise<void> {
+  async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
     if (jobs.length === 0) return;
-    await this.script("release", "release jobs", [workerId, ...jobs.map((j) => j.id)]);
+    await this.script("release", "release jobs", [workerId, availableAt?.getTime() ?? 0, ...jobs.map((j) => j.id)]);
     const held = this.held.get(workerId);
     for (const job of jobs) held?.delete(job.id);
   }
@@ -281,15 +286,19 @@ export class RedisBackend implements QueueBackend {
         .zcount(keys.scheduled, `(${now}`, "+inf")
         .zcard(keys.running)
         .zcard(keys.dead)
+        .hkeys(keys.paused)
         .exec(),
     );
-    const values = (results ?? []).map(([error, value]) => {
+    const pausedTasks = (results?.[5]?.[1] as string[] | undefined) ?? [];
+    // A paused task's jobs set aside by the claim are still waiting: ready.
+    const parked = pausedTasks.length === 0 ? [] : await this.guard("read depths", () => Promise.all(pausedTasks.map((task) => this.redis.llen(keys.parked(task)))));
+    const values = (results ?? []).slice(0, 5).map(([error, value]) => {
       if (error) throw translateRedisError(error, { operation: "read depths", url: this.options.url, queue: this.options.queue });
       return Number(value);
     });
     const [ready = 0, dueScheduled = 0, scheduled = 0, running = 0, dead = 0] = values;
     // A delayed job whose time has come counts as ready even before a claim promotes it.
-    return { ready: ready + dueScheduled, scheduled, running, dead };
+    return { ready: ready + dueScheduled + parked.reduce((sum, n) => sum + n, 0), scheduled, running, dead };
   }
 
   /**
@@ -328,6 +337,16 @@ export class RedisBackend implements QueueBackend {
       lockedUntil: state === JobState.running ? msToIso(hash.lease) : null,
       diedAt: state === JobState.dead ? msToIso(hash.died_at) : null,
     };
+  }
+
+  /** Paused tasks live in this queue's keys, where claim.lua reads them (pause-store.ts). */
+  pauseStore(): PauseStore {
+    this.pauses ??= createRedisPauseStore({
+      keys: this.keys,
+      guard: (operation, fn) => this.guard(operation, () => fn(this.redis)),
+      resume: (args) => this.script("resume", "resume a task", args),
+    });
+    return this.pauses;
   }
 
   /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */

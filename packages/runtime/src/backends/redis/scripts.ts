@@ -22,6 +22,7 @@ export const SCRIPT_NAMES = [
   "discard-dead",
   "list-dead",
   "depths-by-task",
+  "resume",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -8,13 +8,16 @@
 -- to dead letters in this same statement instead of being claimed (a poison pill that kills its worker
 -- every time ends there, never loops). FOR UPDATE SKIP LOCKED lets concurrent claimers pass each other:
 -- a row another claimer has locked is skipped, never waited for, never handed out twice.
--- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten)
+-- Jobs of paused tasks ($6) are left where they are: the condition is a filter on rows the index scan reads, so
+-- the partial indexes above still drive the claim (a long paused backlog at the head is read past, not used).
+-- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
+--         $6 paused tasks text[] (empty: none)
 -- result: the claimed rows (job columns + seq), in no particular order
 -- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey for the updates
 WITH expired AS (
   SELECT id, attempts, max_attempts, available_at, seq
   FROM jfast_jobs
-  WHERE queue = $1 AND state = 'running' AND locked_until < now()
+  WHERE queue = $1 AND state = 'running' AND locked_until < now() AND task <> ALL($6::text[])
   ORDER BY locked_until
   LIMIT $2
   FOR UPDATE SKIP LOCKED
@@ -30,7 +33,7 @@ lost_for_good AS (
 ready AS (
   SELECT id, available_at, seq
   FROM jfast_jobs
-  WHERE queue = $1 AND state = 'ready' AND available_at <= now()
+  WHERE queue = $1 AND state = 'ready' AND available_at <= now() AND task <> ALL($6::text[])
   ORDER BY available_at, seq
   LIMIT $2
   FOR UPDATE SKIP LOCKED

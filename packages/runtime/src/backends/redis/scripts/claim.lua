@@ -1,13 +1,18 @@
 -- claim: leases up to `limit` jobs to a worker and counts their attempt, in one step with the move into the
 -- worker's processing list, so a job is never in a processing list without a lease or vice versa.
+-- A paused task's job taken from the ready list is not claimed: it is parked on that task's parked list, its
+-- attempts untouched, until resume.lua puts it back (docs/worker.md#pausing-a-task).
 -- ARGV 6 worker id, 7 limit, 8 lease (ms), 9 worker heartbeat TTL (ms), 10 worker-lost error tail,
---      11.. ids the caller already holds for this worker (delivered and not yet settled)
+--      11 paused HASH, 12 parked LIST prefix,
+--      13.. ids the caller already holds for this worker (delivered and not yet settled)
 -- Returns { jobs, notes, processing }:
 --   jobs: { id, json, attempts, errors, available_at } each
 --   notes: { kind, id, detail } for ready-list entries set aside instead of delivered
 --   processing: the worker's processing list afterwards (the caller forgets held ids no longer in it)
 local worker, limit, lease_ms = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local ttl_ms, lost_tail = tonumber(ARGV[9]), ARGV[10]
+local paused, parked_prefix = ARGV[11], ARGV[12]
+local any_paused = redis.call('HLEN', paused) > 0
 local processing = PROCESSING_PREFIX .. worker
 heartbeat(worker, ttl_ms)
 promote_due(1000)
@@ -23,7 +28,7 @@ end
 -- Jobs already leased to this worker that the caller never received: the reply of an earlier claim was lost
 -- (connection dropped after Redis ran it). Hand them out again; their attempt was counted once and has not run.
 local held = {}
-for i = 11, #ARGV do
+for i = 13, #ARGV do
   held[ARGV[i]] = true
 end
 for _, id in ipairs(redis.call('LRANGE', processing, 0, -1)) do
@@ -58,10 +63,16 @@ while #jobs < limit and budget > 0 do
     redis.call('LREM', processing, 1, id)
     notes[#notes + 1] = { 'stale-reference', id, f[1] or '' }
   else
-    redis.call('HINCRBY', jkey, 'attempts', 1)
-    redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
-    redis.call('ZADD', RUNNING, deadline, id)
-    deliver(jkey, id)
+    local task = any_paused and task_of(f[2])
+    if task and redis.call('HEXISTS', paused, task) == 1 then
+      redis.call('LREM', processing, 1, id)
+      redis.call('LPUSH', parked_prefix .. task, id)
+    else
+      redis.call('HINCRBY', jkey, 'attempts', 1)
+      redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
+      redis.call('ZADD', RUNNING, deadline, id)
+      deliver(jkey, id)
+    end
   end
 end
 
