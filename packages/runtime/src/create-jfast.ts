@@ -201,6 +201,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     sources: {
       backend: () => queue?.backend.kind ?? null,
       depths: () => queue?.depths() ?? null,
+      depthsByTask: () => queue?.backend.depthsByTask() ?? null,
+      tasks: () => registry.all().map((t) => t.name),
       outbox: () => outbox?.health() ?? null,
       scheduler: () => scheduler?.status() ?? null,
       events: () => events?.health() ?? null,
@@ -209,8 +211,6 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
 
   const jfast: Jfast = {
     config,
-      depthsByTask: () => queue?.backend.depthsByTask() ?? null,
-      tasks: () => registry.all().map((t) => t.name),
     logger,
     tasks: registry,
     warnings: registry.warnings,
