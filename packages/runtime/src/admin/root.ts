@@ -5,6 +5,7 @@ import { eventsRouter } from "./routers/events.js";
 import { jobsRouter } from "./routers/jobs.js";
 import { outboxRouter } from "./routers/outbox.js";
 import { overviewRouter } from "./routers/overview.js";
+import { queuesRouter } from "./routers/queues.js";
 import { schedulesRouter } from "./routers/schedules.js";
 import { router } from "./trpc.js";
 
@@ -13,6 +14,7 @@ export const adminRouter = router({
   overview: overviewRouter,
   deadLetters: deadLettersRouter,
   jobs: jobsRouter,
+  queues: queuesRouter,
   schedules: schedulesRouter,
   outbox: outboxRouter,
   events: eventsRouter,

@@ -4,6 +4,7 @@ import path from "node:path";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { defineTask } from "../../src/core/define-task.js";
+import type { TaskDefinition } from "../../src/core/task.js";
 import { Job } from "../../src/core/job.js";
 import { createLogger } from "../../src/observability/logger.js";
 
@@ -41,8 +42,14 @@ export interface AdminBackendSetup {
 export const QUEUE_TUNING = `backoff_base = 0.01\npoll_interval = 0.05\nmax_attempts = 2\n`;
 
 /** A service with a failing task, the admin tokens set, and a worker. */
-export async function startAdminApp(params: { setup: () => Promise<AdminBackendSetup> }): Promise<AdminApp> {
-  const root = await mkdtemp(path.join(tmpdir(), "jfast-admin-"));
+export async function startAdminApp(params: {
+  setup: () => Promise<AdminBackendSetup>;
+  /** More tasks beside the failing ones (a test that needs jobs to succeed). */
+  tasks?: TaskDefinition[];
+  /** Reuse a service root (a restart of the same service); removed by close() only when created here. */
+  root?: string;
+}): Promise<AdminApp> {
+  const root = params.root ?? (await mkdtemp(path.join(tmpdir(), "jfast-admin-")));
   const setup = await params.setup();
   await writeFile(
     path.join(root, "jfast.toml"),
@@ -59,7 +66,7 @@ export async function startAdminApp(params: { setup: () => Promise<AdminBackendS
   const jfast = await createJfast({
     root,
     ...(setup.backend ? { backend: setup.backend } : {}),
-    tasks: [charge, other, subscriber],
+    tasks: [charge, other, subscriber, ...(params.tasks ?? [])],
     env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},alice:operator:${OPERATOR}` },
     logger: createLogger({ service: "billing", level: "silent" }),
   });
@@ -82,7 +89,7 @@ export async function startAdminApp(params: { setup: () => Promise<AdminBackendS
       await worker.stop({ graceMs: 0 });
       await jfast.stop();
       await cleanup();
-      await rm(root, { recursive: true, force: true });
+      if (!params.root) await rm(root, { recursive: true, force: true });
     },
   };
 }

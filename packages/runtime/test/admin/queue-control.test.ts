@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { defineTask } from "../../src/core/define-task.js";
+import { Job } from "../../src/core/job.js";
+import { PG_URL, dropSchema, uniqueSchema } from "../postgres/pg-test-env.js";
+import { OPERATOR, QUEUE_TUNING, VIEWER, call, eventually, startAdminApp, type AdminApp, type AdminBackendSetup } from "./admin-harness.js";
+
+/** The service's queue in a fresh PostgreSQL schema; `keep` leaves the schema for a restart of the same service. */
+function postgres(schema = uniqueSchema("admin"), keep = false): () => Promise<AdminBackendSetup> {
+  return async () => ({
+    plugins: ["database", "queue"],
+    sections: `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n[plugin.queue]\nbackend = "postgres"\n${QUEUE_TUNING}`,
+    cleanup: () => (keep ? Promise.resolve() : dropSchema(schema)),
+  });
+}
+
+describe("postgres: admin queues, pause and resume", () => {
+  const runs: Array<{ id: string; attempts: number }> = [];
+  const record = defineTask("billing.record", async (_payload: unknown, { job }) => {
+    runs.push({ id: job.id, attempts: job.attempts });
+  });
+  let app: AdminApp;
+  afterEach(async () => {
+    runs.length = 0;
+    await app?.close();
+  });
+
+  it("lists every registered task with its depths, zeros included, and per tenant", async () => {
+    app = await startAdminApp({ setup: postgres(), tasks: [record] });
+    await app.killCharges(2);
+    const queue = app.jfast.require("queue");
+    await queue.enqueue([
+      new Job({ task: "billing.record", tenantId: "acme", delayMs: 60_000 }),
+      new Job({ task: "billing.record", tenantId: "globex", delayMs: 60_000 }),
+    ]);
+    const { status, data } = await call(app.jfast, "queues.list", { token: VIEWER });
+    expect(status).toBe(200);
+    expect(data).toMatchObject({ enabled: true, countsAre: "exact", countsUnavailableReason: null, pauseSupported: true, pauseUnsupportedReason: null, pauseStore: "sql" });
+    const byTask = Object.fromEntries(data.tasks.map((t: { task: string }) => [t.task, t]));
+    expect(Object.keys(byTask)).toEqual(["billing.charge", "billing.record", "billing.send_receipt", "receipt.registered->alert.checkBudget"]);
+    expect(byTask["billing.charge"]).toEqual({ task: "billing.charge", module: null, ready: 0, scheduled: 0, running: 0, dead: 2, paused: false, pausedAt: null, pausedBy: null });
+    expect(byTask["billing.record"]).toMatchObject({ scheduled: 2, dead: 0 });
+    expect(byTask["billing.send_receipt"]).toMatchObject({ ready: 0, scheduled: 0, running: 0, dead: 0 });
+    expect(byTask["receipt.registered->alert.checkBudget"]).toMatchObject({ module: "alert" });
+
+    const acme = await call(app.jfast, "queues.list", { token: VIEWER, input: { tenant: "acme" } });
+    const acmeByTask = Object.fromEntries(acme.data.tasks.map((t: { task: string }) => [t.task, t]));
+    expect(acmeByTask["billing.record"]).toMatchObject({ scheduled: 1 });
+    expect(acmeByTask["billing.charge"]).toMatchObject({ dead: 0 });
+  });
+
+  it("a viewer cannot pause or resume: FORBIDDEN, nothing changes, nothing audited", async () => {
+    app = await startAdminApp({ setup: postgres(), tasks: [record] });
+    for (const procedure of ["queues.pause", "queues.resume"]) {
+      const answer = await call(app.jfast, procedure, { token: VIEWER, input: { task: "billing.record" }, mutation: true });
+      expect(answer.status).toBe(403);
+      expect(answer.error?.data.code).toBe("FORBIDDEN");
+    }
+    const { data } = await call(app.jfast, "queues.list", { token: VIEWER });
+    expect(data.tasks.every((t: { paused: boolean }) => !t.paused)).toBe(true);
+    expect((await call(app.jfast, "audit.list", { token: VIEWER })).data.entries).toEqual([]);
+  });
+
+  it("refuses an unknown task, naming the registered ones", async () => {
+    app = await startAdminApp({ setup: postgres(), tasks: [record] });
+    const answer = await call(app.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.nope" }, mutation: true });
+    expect(answer.status).toBe(400);
+    expect(answer.error?.data.code).toBe("BAD_REQUEST");
+    expect(answer.error?.message).toContain('no task named "billing.nope"');
+    expect(answer.error?.message).toContain("billing.record");
+    const bad = await call(app.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.record", extra: 1 }, mutation: true });
+    expect(bad.status).toBe(400);
+  });
+
+  it("pause keeps a task's jobs queued while others run; resume runs them with attempts unchanged; both audited", async () => {
+    app = await startAdminApp({ setup: postgres(), tasks: [record] });
+    const paused = await call(app.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.record" }, mutation: true });
+    expect(paused.status).toBe(200);
+    expect(paused.data).toMatchObject({ task: "billing.record", paused: true, pausedBy: "alice" });
+
+    const queue = app.jfast.require("queue");
+    const jobs = Array.from({ length: 3 }, (_, i) => new Job({ task: "billing.record", payload: { i } }));
+    await queue.enqueue(jobs);
+    // Another task keeps running meanwhile: its charges die as they always do.
+    await app.killCharges(1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(runs).toEqual([]);
+    const listed = await call(app.jfast, "queues.list", { token: VIEWER });
+    expect(listed.data.tasks.find((t: { task: string }) => t.task === "billing.record")).toMatchObject({
+      ready: 3,
+      running: 0,
+      paused: true,
+      pausedBy: "alice",
+    });
+
+    const resumed = await call(app.jfast, "queues.resume", { token: OPERATOR, input: { task: "billing.record" }, mutation: true });
+    expect(resumed.data).toEqual({ task: "billing.record", paused: false, wasPaused: true });
+    await eventually("the paused jobs to run", async () => runs.length === 3);
+    expect(runs.map((r) => r.attempts)).toEqual([1, 1, 1]);
+    expect(runs.map((r) => r.id).sort()).toEqual(jobs.map((j) => j.id).sort());
+
+    const audit = await call(app.jfast, "audit.list", { token: VIEWER });
+    expect(audit.data.entries.map((e: { action: string }) => e.action)).toEqual(["queues.resume", "queues.pause"]);
+    expect(audit.data.entries[1]).toMatchObject({ actor: "alice", role: "operator", filter: { task: "billing.record" }, outcome: { paused: true, pausedBy: "alice" } });
+    expect(audit.data.entries[0]).toMatchObject({ actor: "alice", outcome: { paused: false, wasPaused: true } });
+  });
+});
