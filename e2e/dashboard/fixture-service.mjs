@@ -1,8 +1,10 @@
 // An example-like service for the dashboard's browser tests, built only from @jfast/runtime's public API.
 // FIXTURE_ROOT holds its jfast.toml, contracts.toml and modules/ (written by the test); PORT is where it listens.
-//   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix
+//   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix (&invoice=X sets the
+//                                             invoice of a single job; every job carries a traceparent)
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
 // Everything else goes to jfast.routes(): /ready, /queue/stats and the admin API under /jfast/admin.
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { createJfast, Job } from "@jfast/runtime";
 
@@ -21,7 +23,18 @@ const server = http.createServer(async (req, res) => {
   if (req.method === "POST" && url.pathname === "/fail") {
     const count = Number(url.searchParams.get("count") ?? "1");
     const task = url.searchParams.get("task") ?? `${jfast.config.service.name}.charge`;
-    const jobs = Array.from({ length: count }, (_, i) => new Job({ task, payload: { invoice: `inv-${Date.now()}-${i}`, card_number: "4242424242424242" }, tenantId: "acme" }));
+    const invoice = url.searchParams.get("invoice");
+    const jobs = Array.from(
+      { length: count },
+      (_, i) =>
+        new Job({
+          task,
+          payload: { invoice: invoice ?? `inv-${Date.now()}-${i}`, card_number: "4242424242424242" },
+          tenantId: url.searchParams.get("tenant") ?? "acme",
+          // As if enqueued inside a traced request: the dashboard shows (and links) this trace id.
+          trace: { traceparent: `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01` },
+        }),
+    );
     await jfast.require("queue").enqueue(jobs);
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ ids: jobs.map((j) => j.id) }));

@@ -93,7 +93,7 @@ export async function startService(params: { name: string; backend: "memory" | "
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
-    `import { Event, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n`,
+    `import { Event, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n`,
   );
   await writeFile(
     path.join(root, "modules", "alert", "tasks.mjs"),
@@ -122,7 +122,7 @@ export async function startService(params: { name: string; backend: "memory" | "
 }
 
 /** `next start` of the built dashboard, pointed at the given services. */
-export async function startDashboard(params: { services: { name: string; url: string; token: string }[]; password: string }): Promise<Running> {
+export async function startDashboard(params: { services: { name: string; url: string; token: string }[]; password: string; traceUrl?: string }): Promise<Running> {
   if (!existsSync(path.join(DASHBOARD_DIR, ".next", "BUILD_ID"))) {
     throw new Error(`the dashboard is not built: run \`npm run build\` (or \`npm run build -w @jfast/dashboard\`) before the e2e suite`);
   }
@@ -136,6 +136,7 @@ export async function startDashboard(params: { services: { name: string; url: st
       ...process.env,
       JFAST_DASHBOARD_SERVICES: JSON.stringify(params.services),
       JFAST_DASHBOARD_PASSWORD: params.password,
+      ...(params.traceUrl ? { JFAST_DASHBOARD_TRACE_URL: params.traceUrl } : {}),
       NEXT_TELEMETRY_DISABLED: "1",
     },
     url: `http://127.0.0.1:${port}`,

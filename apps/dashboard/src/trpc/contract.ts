@@ -84,6 +84,10 @@ export interface EventsStatusView {
   reported: boolean;
   group: string | null;
   error: string | null;
+  /** JFAST_DISABLE_PLUGINS turned the plugin off in this process although jfast.toml enables it. */
+  turnedOff?: boolean;
+  /** When the offsets were read from the broker; null before the first read. */
+  offsetsReadAt?: string | null;
   partitions: PartitionView[];
 }
 

@@ -34,6 +34,8 @@ export default function EventsPage() {
                 <QueryError service={s} procedure="events.status" error={q.error} what="Kafka lag" />
               ) : !q.data.enabled ? (
                 <EmptyState title="Kafka events not enabled">{s} does not enable the events plugin (<code>[plugins] enabled = [&quot;events&quot;]</code> and <code>[plugin.events]</code>, docs/kafka.md).</EmptyState>
+              ) : q.data.turnedOff ? (
+                <EmptyState title="Turned off in this process">{s} enables the events plugin in jfast.toml, but <code>JFAST_DISABLE_PLUGINS</code> turned it off in the process answering the admin API (docs/kafka.md).</EmptyState>
               ) : !q.data.reported ? (
                 <EmptyState title="Not reported yet">The events plugin is on, but its consumer has not reported partitions yet (it may still be joining the group{q.data.error ? `; last error: ${q.data.error}` : ""}).</EmptyState>
               ) : (
@@ -57,6 +59,7 @@ function PartitionsView({ service, data }: { service: string; data: EventsStatus
         <Stat label="Total lag" value={lag} />
         <Stat label="Blocked" value={data.partitions.filter((p) => p.blocked).length} bad={data.partitions.some((p) => p.blocked)} />
       </div>
+      {data.offsetsReadAt ? <p className="muted">Offsets read from the broker <RelativeTime iso={data.offsetsReadAt} />.</p> : null}
       <Table<PartitionView>
         label={`Kafka partitions of ${service}`}
         rows={data.partitions}
