@@ -24,7 +24,7 @@ export async function withOutbox<T>(root: string, use: (outbox: Outbox, jfast: J
       docs: "docs/outbox.md#dead-rows",
     });
   }
-  const { jfast } = await openService({ root, entry: false, quiet: true });
+  const { jfast } = await openService({ root, entry: false, quiet: true, background: false });
   try {
     return await use(jfast.require<Outbox>("outbox"), jfast);
   } finally {

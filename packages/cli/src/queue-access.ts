@@ -7,7 +7,7 @@ import { openService } from "./service.js";
  * without a worker. `use` runs with the backend; the app is stopped afterwards whatever happens.
  */
 export async function withQueue<T>(root: string, use: (backend: QueueBackend, jfast: Jfast) => Promise<T>): Promise<T> {
-  const { jfast } = await openService({ root, entry: false, quiet: true });
+  const { jfast } = await openService({ root, entry: false, quiet: true, background: false });
   try {
     if (!jfast.config.queue) {
       throw new CliError(`the queue plugin is not enabled in ${jfast.config.file}`, {

@@ -98,7 +98,13 @@ export async function loadServiceEntry(root: string): Promise<ServiceEntry> {
  * providers. `entry: false` skips server.ts (inspection commands need only the queue). `quiet` keeps the
  * runtime's info logs off stderr for commands whose output is the point.
  */
-export async function openService(params: { root: string; entry: boolean; quiet?: boolean }): Promise<{ jfast: Jfast; entry: ServiceEntry | null }> {
+export async function openService(params: {
+  root: string;
+  entry: boolean;
+  quiet?: boolean;
+  /** false for inspection commands: no Kafka consumers, scheduler or outbox relay (see CreateJfastOptions). */
+  background?: boolean;
+}): Promise<{ jfast: Jfast; entry: ServiceEntry | null }> {
   await ensureTypeScriptLoader();
   const entry = params.entry ? await loadServiceEntry(params.root) : null;
   const providers = entry ? await entry.providers({ root: params.root }) : {};
@@ -107,7 +113,7 @@ export async function openService(params: { root: string; entry: boolean; quiet?
     const config = await loadConfig({ root: params.root });
     logger = createLogger({ service: config.service.name, level: config.logLevel === "error" || config.logLevel === "silent" ? config.logLevel : "warn" });
   }
-  const jfast = await createJfast({ root: params.root, providers, ...(logger ? { logger } : {}) });
+  const jfast = await createJfast({ root: params.root, providers, ...(logger ? { logger } : {}), ...(params.background === false ? { background: false } : {}) });
   try {
     await jfast.start();
     if (entry?.onStart) await entry.onStart(jfast);

@@ -45,6 +45,13 @@ export interface CreateJfastOptions {
   logger?: Logger;
   /** Telemetry hooks for programs and tests (a span exporter); jfast.toml's [plugin.telemetry] sets the OTLP endpoint. */
   telemetry?: TelemetryOptions;
+  /**
+   * Run the service's background machinery at start(): Kafka consumers of its `on` handlers, the scheduler,
+   * the outbox relay (default true). Tools that only inspect or repair (`jfast jobs …`, `jfast outbox …`) pass
+   * false: they use the database, the queue and the producer without joining the service's consumer group,
+   * claiming ticks or delivering outbox rows. See docs/embedding.md.
+   */
+  background?: boolean;
 }
 
 export interface Jfast {
@@ -209,6 +216,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     },
   });
 
+  const background = options.background !== false;
   const jfast: Jfast = {
     config,
     logger,
@@ -254,19 +262,23 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           brokers: { brokers: config.events.brokers, from: config.events.brokersFrom },
           consumerGroup: config.events.consumerGroup,
           topicPrefix: config.events.topicPrefix,
-          handlers: telemetry ? eventHandlers.map((h) => telemetry.wrapEventHandler(h, { consumerGroup: config.events!.consumerGroup })) : eventHandlers,
+          handlers: !background
+            ? []
+            : telemetry
+              ? eventHandlers.map((h) => telemetry.wrapEventHandler(h, { consumerGroup: config.events!.consumerGroup }))
+              : eventHandlers,
           context,
           logger,
         });
         // Services publish through a traced bus; the relay and the health checks use the plain one.
         providers.set("events", telemetry ? telemetry.instrumentEvents(events) : events);
       }
-      if (config.queue?.scheduler && queue) {
+      if (background && config.queue?.scheduler && queue) {
         const { startScheduler } = await import("./scheduler/start-scheduler.js");
         scheduler = await startScheduler({ config, registry, queue, database, logger });
         providers.set("scheduler", scheduler);
       }
-      if (outbox) {
+      if (outbox && background) {
         // Last: it delivers to the queue and the event bus, so both must be up. Runs in every process.
         const { startOutboxRelay } = await import("./outbox/start-relay.js");
         relay = await startOutboxRelay({ database: database!, config, logger, queue: () => queue, events: () => events });
