@@ -65,6 +65,32 @@ describe("postgres: query plans on a table full of finished rows", () => {
     expect(depths).toEqual({ ready: 0, scheduled: 0, running: 25, dead: 60_000 });
   });
 
+  it("updates a large batch through the primary key, not by hashing the table, on a live backlog", async () => {
+    // A worker with short jobs claims up to 1 000 at a time. On a table that is mostly the backlog itself, a
+    // join between the chosen ids and jfast_jobs made the planner read and hash every row on each claim.
+    const backlog = await openTestBackend({ queue: QUEUE });
+    try {
+      await backlog.database.sql.query(`
+        INSERT INTO jfast_jobs (id, queue, task, payload) SELECT 'ready-' || g, '${QUEUE}', 'bulk.ready', '{}' FROM generate_series(1, 20000) g;
+        ANALYZE jfast_jobs;
+      `);
+      for (const limit of [500, 1000]) {
+        const rows = await backlog.database.sql.query<{ "QUERY PLAN": string }>(`EXPLAIN ${SQL.claim}`, [
+          QUEUE, limit, "w1", 30_000, jsonbText(workerLostError(0)), [],
+        ]);
+        const text = rows.map((r) => r["QUERY PLAN"]).join("\n");
+        expect(text).toMatch(/Index Scan using jfast_jobs_pkey on jfast_jobs/);
+        expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
+        expect(text).not.toMatch(/Hash Join/);
+      }
+      const claimed = await backlog.backend.claim({ workerId: "w1", limit: 1000, leaseMs: 30_000 });
+      // Oldest first: enqueue order, as the ids were numbered.
+      expect(claimed.map((j) => j.id)).toEqual(Array.from({ length: 1000 }, (_, i) => `ready-${i + 1}`));
+    } finally {
+      await backlog.cleanup();
+    }
+  });
+
   it("finds the next due time and lists dead letters through their indexes", async () => {
     expect(await plan(SQL.nextDue, [QUEUE, ["bulk.paused"]])).not.toMatch(/Seq Scan on jfast_jobs/);
     const listDead = await plan(SQL.listDead, [QUEUE, 20, 0]);

@@ -2,15 +2,16 @@
  * Coalesces completions into one UPDATE per round trip. The first completion is written at once (no
  * added latency when the queue is quiet); completions that arrive while a write is in flight wait for it
  * and go together in the next one. Under load — many short jobs at high concurrency — that turns N
- * round trips into a few, without a timer.
+ * round trips into a few, without a timer. A batch is written per worker id (one process usually runs one
+ * worker), so the statement takes one array of ids and one worker id.
  */
 export class CompletionBatcher {
   private pending: Array<{ id: string; workerId: string; resolve: () => void; reject: (error: unknown) => void }> = [];
   private draining: Promise<void> | null = null;
 
   constructor(
-    private readonly write: (ids: string[], workerIds: string[]) => Promise<void>,
-    private readonly maxBatch = 500,
+    private readonly write: (ids: string[], workerId: string) => Promise<void>,
+    private readonly maxBatch = 1000,
   ) {}
 
   add(id: string, workerId: string): Promise<void> {
@@ -27,16 +28,26 @@ export class CompletionBatcher {
 
   private async drain(): Promise<void> {
     while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.maxBatch);
-      try {
-        await this.write(
-          batch.map((b) => b.id),
-          batch.map((b) => b.workerId),
-        );
-        for (const b of batch) b.resolve();
-      } catch (error) {
-        for (const b of batch) b.reject(error);
+      const taken = this.pending.splice(0, this.maxBatch);
+      const byWorker = new Map<string, typeof taken>();
+      for (const entry of taken) {
+        const group = byWorker.get(entry.workerId);
+        if (group) group.push(entry);
+        else byWorker.set(entry.workerId, [entry]);
       }
+      await Promise.all(
+        [...byWorker].map(async ([workerId, batch]) => {
+          try {
+            await this.write(
+              batch.map((b) => b.id),
+              workerId,
+            );
+            for (const b of batch) b.resolve();
+          } catch (error) {
+            for (const b of batch) b.reject(error);
+          }
+        }),
+      );
     }
   }
 }

@@ -67,8 +67,8 @@ export class PostgresBackend implements QueueBackend {
     this.schema = options.schema;
     this.logger = options.logger;
     this.channel = notificationChannel(options.schema, options.queue);
-    this.completions = new CompletionBatcher(async (ids, workerIds) => {
-      await this.run("complete", () => this.db.query(SQL.complete, [ids, workerIds]));
+    this.completions = new CompletionBatcher(async (ids, workerId) => {
+      await this.run("complete", () => this.db.query(SQL.complete, [ids, workerId]));
     });
   }
 
@@ -117,7 +117,7 @@ export class PostgresBackend implements QueueBackend {
     const rows = await this.run("claim", () =>
       this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks]),
     );
-    rows.sort((a, b) => Date.parse(toIso(a.available_at)) - Date.parse(toIso(b.available_at)) || Number(a.seq) - Number(b.seq));
+    // Oldest first, as claim.sql orders them.
     return rows.map((row) => Job.fromJSON(rowToJson(row)));
   }
 
@@ -260,6 +260,11 @@ export class PostgresBackend implements QueueBackend {
 
   /** Kept in the database by the service (jfast_paused_tasks), which this backend's claim is told about. */
   pauseStore(): null {
+    return null;
+  }
+
+  /** The service keeps throughput counts in its database, or in memory. */
+  throughputStore(): null {
     return null;
   }
 

@@ -12,8 +12,8 @@
 -- the partial indexes above still drive the claim (a long paused backlog at the head is read past, not used).
 -- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
 --         $6 paused tasks text[] (empty: none)
--- result: the claimed rows (job columns + seq), in no particular order
--- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey for the updates
+-- result: the claimed rows (job columns + seq), oldest first (available_at, then enqueue order)
+-- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey (id = ANY) for the updates
 WITH expired AS (
   SELECT id, attempts, max_attempts, available_at, seq
   FROM jfast_jobs
@@ -39,25 +39,30 @@ ready AS (
   FOR UPDATE SKIP LOCKED
 ),
 chosen AS (
-  SELECT id, lost
+  SELECT id
   FROM (
-    SELECT id, available_at, seq, true AS lost FROM expired WHERE attempts < coalesce(max_attempts, 1)
+    SELECT id, available_at, seq FROM expired WHERE attempts < coalesce(max_attempts, 1)
     UNION ALL
-    SELECT id, available_at, seq, false AS lost FROM ready
+    SELECT id, available_at, seq FROM ready
   ) AS candidates
   ORDER BY available_at, seq
   LIMIT $2
+),
+-- The rows are found again by primary key from an array, never by a join: a join with a few hundred chosen
+-- rows made the planner hash the whole table (finished rows included) on every claim. A chosen row that is
+-- still 'running' is one whose lease expired: its lost attempt is recorded.
+claimed AS (
+  UPDATE jfast_jobs AS j
+  SET state = 'running',
+      locked_by = $3,
+      locked_until = now() + $4::double precision * interval '1 millisecond',
+      claimed_at = now(),
+      attempts = j.attempts + 1,
+      errors = CASE WHEN j.state = 'running'
+                    THEN j.errors || jsonb_build_array(jsonb_set($5::jsonb, '{attempt}', to_jsonb(j.attempts)))
+                    ELSE j.errors END
+  WHERE j.id = ANY (ARRAY(SELECT id FROM chosen))
+  RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
+            j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms
 )
-UPDATE jfast_jobs AS j
-SET state = 'running',
-    locked_by = $3,
-    locked_until = now() + $4::double precision * interval '1 millisecond',
-    claimed_at = now(),
-    attempts = j.attempts + 1,
-    errors = CASE WHEN c.lost
-                  THEN j.errors || jsonb_build_array(jsonb_set($5::jsonb, '{attempt}', to_jsonb(j.attempts)))
-                  ELSE j.errors END
-FROM chosen AS c
-WHERE j.id = c.id
-RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
-          j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms
+SELECT * FROM claimed ORDER BY available_at, seq
