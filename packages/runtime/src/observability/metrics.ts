@@ -38,6 +38,20 @@ export interface JfastMetrics extends AttemptObserver {
 
 const ZERO_DEPTHS: Depths = { ready: 0, scheduled: 0, running: 0, dead: 0 };
 
+/**
+ * How long one metric's source may take during a scrape. A client of an unreachable server can hold a
+ * command for many seconds (retries, reconnects); Prometheus gives a whole scrape 10 s by default.
+ */
+const COLLECT_TIMEOUT_MS = 3000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Handler durations from a millisecond callback to a long batch job. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 /** Pickup latency: from "woke up at once" to "the queue is far behind". */
@@ -149,10 +163,35 @@ export function createMetrics(params: { service: string; queue: string; sources:
     },
   });
 
+  // Set by render() from how the collection of every other metric went; it has no source of its own.
+  const collectFailed = new Gauge({
+    name: "jfast_metrics_collect_failed",
+    help: "1 for each metric whose source failed during this scrape (the backend, the database or Kafka unreachable); that metric is left out of the scrape.",
+    labelNames: ["metric"],
+    registers: [registry],
+  });
+
   return {
     registry,
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    async render() {
+      // One failing source must not hide the others: while the queue's backend is down, the outbox and
+      // scheduler lags and this process's counters are what an operator needs to see.
+      const names = registry.getMetricsAsArray().map((metric) => metric.name).filter((name) => name !== "jfast_metrics_collect_failed");
+      const failedNames: string[] = [];
+      const texts = await Promise.all(
+        names.map((name) =>
+          withTimeout(registry.getSingleMetricAsString(name), COLLECT_TIMEOUT_MS).catch(() => {
+            failedNames.push(name);
+            return null;
+          }),
+        ),
+      );
+      collectFailed.reset();
+      for (const name of failedNames) collectFailed.set({ metric: name }, 1);
+      texts.push(await registry.getSingleMetricAsString("jfast_metrics_collect_failed"));
+      return `${texts.filter((text) => text !== null).join("\n\n")}\n`;
+    },
     claimed(job, claimedAt) {
       pickup.observe({ task: job.task }, Math.max(0, claimedAt - job.availableAt.getTime()) / 1000);
     },

@@ -7,30 +7,7 @@ import { Job } from "../../src/core/job.js";
 import { defineTask } from "../../src/core/define-task.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { dropSchema, PG_URL, silentLogger, uniqueSchema } from "../postgres/pg-test-env.js";
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The Prometheus text format, enough of it to check values: `name{a="b",c="d"} 1.5`. */
-function parse(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
-}
+import { parse, value } from "./prometheus.js";
 
 async function waitFor(check: () => Promise<boolean>, ms = 15000): Promise<void> {
   const until = Date.now() + ms;
