@@ -18,6 +18,7 @@ import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { copyFixture, dropSchema, eventually, PG_URL, silentLogger, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
+import { AMQP_URL, dropQueue as dropRabbitQueue, uniqueQueue as uniqueRabbitQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropQueue, REDIS_URL, uniqueQueue } from "../redis/redis-test-env.js";
 import { flatten, renderTree, startCollector, type FlatSpan } from "./spans.js";
 
@@ -57,6 +58,10 @@ const BACKENDS = {
   redis: () => {
     const name = uniqueQueue("xtrace");
     return { queueName: name, queue: { backend: "redis", url: REDIS_URL, name }, drop: () => dropQueue(name) };
+  },
+  rabbitmq: () => {
+    const name = uniqueRabbitQueue("xtrace");
+    return { queueName: name, queue: { backend: "rabbitmq", url: AMQP_URL, name }, drop: () => dropRabbitQueue(name) };
   },
 };
 
@@ -102,7 +107,7 @@ describe("one trace from the API process to a `jfast worker` process", () => {
       const service = await serviceRoot({ ...plugin, telemetry: { endpoint: collector.url } });
       stops.push(service.remove);
       const env: NodeJS.ProcessEnv = { ...process.env, JFAST_DEBUG: "", OTEL_BSP_SCHEDULE_DELAY: "100" };
-      for (const name of ["DATABASE_URL", "REDIS_URL", "AMQP_URL", "KAFKA_BROKERS", "PORT", "JFAST_ENV"]) delete env[name];
+      for (const name of ["DATABASE_URL", "REDIS_URL", "AMQP_URL", "KAFKA_BROKERS", "PORT", "JFAST_ENV", "JFAST_QUEUE_NAME", "JFAST_DISABLE_PLUGINS", "KAFKA_TOPIC_PREFIX"]) delete env[name];
       const worker = spawn(process.execPath, [JFAST_BIN, "worker", "--root", service.root, "--concurrency", "2", "--grace", "5"], {
         cwd: service.root,
         env,
