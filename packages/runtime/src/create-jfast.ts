@@ -243,6 +243,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           defaultMaxAttempts: config.queue.maxAttempts,
           maxPayloadBytes: config.queue.maxPayloadBytes,
           pauses: control.pauses,
+          throughput: control.throughput,
         });
         telemetry?.instrumentQueue(queue);
         providers.set("queue", queue);
@@ -334,7 +335,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
         defaultMaxAttempts: config.queue.maxAttempts,
-        observer: metrics,
+        observer: control?.observe(metrics) ?? metrics,
         ...(queue.pauses ? { paused: queue.pauses } : {}),
         ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),
       });

@@ -1,6 +1,7 @@
 import type { AttemptError, Job, JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
 import type { PauseStore } from "./pause.js";
+import type { ThroughputStore } from "./throughput.js";
 
 /**
  * The seam every queue backend implements (memory, postgres, redis, rabbitmq). Backends are leaves: they
@@ -59,6 +60,11 @@ export interface QueueBackend {
    * keeps paused tasks in its database, or in memory for the memory queue (core/pause.ts).
    */
   pauseStore(): PauseStore | null;
+  /**
+   * Where the backend can keep per-minute throughput counts itself (Redis, with expiring keys), used when the
+   * service has no database. null: the database, else memory (core/throughput.ts).
+   */
+  throughputStore(): ThroughputStore | null;
 }
 
 export const BackendKind = {

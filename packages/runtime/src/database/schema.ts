@@ -132,6 +132,19 @@ export const jfastPausedTasks = pgTable(
   (t) => [primaryKey({ columns: [t.queue, t.task] })],
 );
 
+export const jfastThroughput = pgTable(
+  "jfast_throughput",
+  {
+    queue: text("queue").notNull(),
+    minute: timestamptz("minute").notNull(),
+    task: text("task").notNull(),
+    processed: bigint("processed", { mode: "number" }).notNull().default(0),
+    failed: bigint("failed", { mode: "number" }).notNull().default(0),
+    dead: bigint("dead", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.minute, t.task] })],
+);
+
 export const jfastMigrations = pgTable("jfast_migrations", {
   version: integer("version").primaryKey(),
   name: text("name").notNull(),
@@ -149,5 +162,6 @@ export const jfastTables = {
   jfast_schedules: jfastSchedules,
   jfast_admin_audit: jfastAdminAudit,
   jfast_paused_tasks: jfastPausedTasks,
+  jfast_throughput: jfastThroughput,
   jfast_migrations: jfastMigrations,
 } as const;

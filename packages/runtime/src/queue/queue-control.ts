@@ -1,19 +1,29 @@
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import type { Logger } from "../observability/logger.js";
+import type { AttemptObserver } from "../observability/metrics.js";
 import { createMemoryPauseStore, createSqlPauseStore } from "./pause-stores.js";
 import { PausedTasks } from "./paused-tasks.js";
+import { ThroughputRecorder } from "./throughput-recorder.js";
+import { createMemoryThroughputStore, createSqlThroughputStore } from "./throughput-stores.js";
 
-/** What the service keeps next to its queue for operators: paused tasks. Opened at start, closed at stop. */
+/**
+ * What the service keeps next to its queue for operators: paused tasks and the throughput history. Opened at
+ * start, closed at stop (which writes the last throughput counts).
+ */
 export interface QueueControl {
   /** null where no shared store exists (RabbitMQ without the database plugin): pausing is refused. */
   pauses: PausedTasks | null;
+  throughput: ThroughputRecorder;
+  /** The workers' observer: `base` (the /metrics counters) and the throughput history. */
+  observe(base: AttemptObserver): AttemptObserver;
   close(): Promise<void>;
 }
 
 /**
  * Picks where paused tasks live: the backend's own store when its claim reads one (Redis), else the database
- * when the plugin is on (any backend), else memory for the memory queue.
+ * when the plugin is on (any backend), else memory for the memory queue. Throughput goes to the database when
+ * there is one (it survives restarts), else to the backend's own store (Redis), else memory.
  */
 export async function openQueueControl(params: {
   backend: QueueBackend;
@@ -27,10 +37,22 @@ export async function openQueueControl(params: {
     (database ? createSqlPauseStore({ db: database.sql, queue }) : backend.kind === "memory" ? createMemoryPauseStore() : null);
   const pauses = store ? new PausedTasks({ store, logger }) : null;
   await pauses?.start();
+  const throughputStore = database ? createSqlThroughputStore({ db: database.sql, queue }) : (backend.throughputStore() ?? createMemoryThroughputStore());
+  const throughput = new ThroughputRecorder({ store: throughputStore, logger });
+  throughput.start();
   return {
     pauses,
+    throughput,
+    observe: (base) => ({
+      claimed: (job, claimedAt) => base.claimed(job, claimedAt),
+      finished(job, outcome, durationMs) {
+        base.finished(job, outcome, durationMs);
+        throughput.finished(job, outcome);
+      },
+    }),
     async close() {
       pauses?.stop();
+      await throughput.close();
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.
 import type { TaskRegistry } from "../core/registry.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { PausedTasks } from "./paused-tasks.js";
+import type { ThroughputRecorder } from "./throughput-recorder.js";
 
 /** `jfast.require("queue")`: enqueue outside any transaction (commits on its own). */
 export interface QueueProvider {
@@ -14,6 +15,8 @@ export interface QueueProvider {
   prepare(job: Job): Job;
   /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
   readonly pauses: PausedTasks | null;
+  /** Jobs processed, failed and dead per minute and task, as the workers report them (core/throughput.ts). */
+  readonly throughput: ThroughputRecorder | null;
 }
 
 export function createQueueProvider(params: {
@@ -24,6 +27,7 @@ export function createQueueProvider(params: {
   /** `[plugin.queue] max_payload_bytes`; no limit when absent. */
   maxPayloadBytes?: number;
   pauses?: PausedTasks | null;
+  throughput?: ThroughputRecorder | null;
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const prepare = (job: Job): Job => {
@@ -38,6 +42,7 @@ export function createQueueProvider(params: {
     backend,
     name: params.name,
     pauses: params.pauses ?? null,
+    throughput: params.throughput ?? null,
     prepare,
     // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
     async enqueue(job) {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineTask } from "../../src/core/define-task.js";
 import { Job } from "../../src/core/job.js";
@@ -102,5 +105,50 @@ describe("postgres: admin queues, pause and resume", () => {
     expect(audit.data.entries.map((e: { action: string }) => e.action)).toEqual(["queues.resume", "queues.pause"]);
     expect(audit.data.entries[1]).toMatchObject({ actor: "alice", role: "operator", filter: { task: "billing.record" }, outcome: { paused: true, pausedBy: "alice" } });
     expect(audit.data.entries[0]).toMatchObject({ actor: "alice", outcome: { paused: false, wasPaused: true } });
+  });
+});
+
+describe("postgres: throughput history", () => {
+  const record = defineTask("billing.record", async () => {});
+  let app: AdminApp | null = null;
+  afterEach(async () => {
+    await app?.close();
+    app = null;
+  });
+
+  it("counts processed, failed and dead per minute and task, and keeps them across a restart", async () => {
+    const schema = uniqueSchema("admin");
+    const root = await mkdtemp(path.join(tmpdir(), "jfast-admin-restart-"));
+    try {
+      app = await startAdminApp({ setup: postgres(schema, true), tasks: [record], root });
+      await app.jfast.require("queue").enqueue(Array.from({ length: 4 }, () => new Job({ task: "billing.record" })));
+      // Each charge fails twice (max_attempts = 2) and dies: 4 failed attempts, 2 dead.
+      await app.killCharges(2);
+      await eventually("the records to complete", async () => {
+        const records = (await app!.backend.depthsByTask()).tasks["billing.record"];
+        return !records || records.ready + records.running === 0;
+      });
+      await app.close();
+      app = null;
+
+      // The same service started again on the same database: what was counted before is still there.
+      app = await startAdminApp({ setup: postgres(schema), tasks: [record], root });
+      const { status, data } = await call(app.jfast, "overview.throughput", { token: VIEWER, input: { minutes: 5 } });
+      expect(status).toBe(200);
+      expect(data).toMatchObject({ enabled: true, stored: "sql", perTenant: false });
+      expect(data.points).toHaveLength(5);
+      const minutes = data.points.map((p: { minute: string }) => Date.parse(p.minute));
+      expect(minutes.every((m: number, i: number) => m % 60_000 === 0 && (i === 0 || m - minutes[i - 1]! === 60_000))).toBe(true);
+      expect(minutes.at(-1)).toBe(Math.floor(Date.now() / 60_000) * 60_000);
+      const sum = (points: Array<Record<string, number>>, field: string) => points.reduce((n, p) => n + p[field]!, 0);
+      expect([sum(data.points, "processed"), sum(data.points, "failed"), sum(data.points, "dead")]).toEqual([4, 4, 2]);
+
+      const charges = await call(app.jfast, "overview.throughput", { token: VIEWER, input: { minutes: 5, task: "billing.charge" } });
+      expect([sum(charges.data.points, "processed"), sum(charges.data.points, "failed"), sum(charges.data.points, "dead")]).toEqual([0, 4, 2]);
+      const tooMany = await call(app.jfast, "overview.throughput", { token: VIEWER, input: { minutes: 1441 } });
+      expect(tooMany.status).toBe(400);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

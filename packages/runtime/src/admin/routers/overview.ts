@@ -1,4 +1,8 @@
+import { z } from "zod";
 import type { Depths } from "../../core/queue-backend.js";
+import { MINUTE_MS } from "../../core/throughput.js";
+import { THROUGHPUT_FLUSH_MS } from "../../queue/throughput-recorder.js";
+import { backendCall } from "../queue-access.js";
 import type { ReadinessReport } from "../../http/readiness.js";
 import { router, viewerProcedure } from "../trpc.js";
 
@@ -13,6 +17,17 @@ export interface OverviewView {
     | { enabled: true; backend: string; name: string; depths: Depths | null; error: string | null };
   tasks: { name: string; module: string | null; maxAttempts: number | null }[];
   auditStore: "memory" | "sql";
+}
+
+export interface ThroughputView {
+  enabled: boolean;
+  /** One point per minute, oldest first, zero-filled; the last is the current minute (still counting). */
+  points: Array<{ minute: string; processed: number; failed: number; dead: number }>;
+  stored: "sql" | "redis" | "memory";
+  /** Counts are not kept per tenant: a `tenant` in the input is accepted and ignored. */
+  perTenant: false;
+  /** How often each process adds its counts: the current minute lags by up to this. */
+  flushSeconds: number;
 }
 
 export const overviewRouter = router({
@@ -39,5 +54,33 @@ export const overviewRouter = router({
       auditStore: sources.audit.kind,
     };
   }),
+  /**
+   * Jobs processed (completed), failed (attempts that threw or timed out) and dead-lettered per minute, over the
+   * last `minutes`, summed over tasks or of one task; kept 7 days (core/throughput.ts).
+   */
+  throughput: viewerProcedure
+    .input(
+      z
+        .strictObject({
+          minutes: z.number().int().min(1).max(1440).default(60),
+          task: z.string().min(1).max(200).optional(),
+          tenant: z.string().min(1).max(200).optional(),
+        })
+        .prefault({}),
+    )
+    .query(async ({ ctx, input }): Promise<ThroughputView> => {
+      const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
+      const from = now - (input.minutes - 1) * MINUTE_MS;
+      const queue = ctx.sources.queue();
+      const recorder = queue?.throughput ?? null;
+      const rows = queue && recorder ? await backendCall(queue, "reading throughput", () => recorder.store.read({ from, task: input.task })) : [];
+      const byMinute = new Map(rows.map((r) => [r.minute, r]));
+      const points = Array.from({ length: input.minutes }, (_, i) => {
+        const minute = from + i * MINUTE_MS;
+        const row = byMinute.get(minute);
+        return { minute: new Date(minute).toISOString(), processed: row?.processed ?? 0, failed: row?.failed ?? 0, dead: row?.dead ?? 0 };
+      });
+      return { enabled: recorder !== null, points, stored: recorder?.store.kind ?? "memory", perTenant: false, flushSeconds: THROUGHPUT_FLUSH_MS / 1000 };
+    }),
   whoami: viewerProcedure.query(({ ctx }) => ({ service: ctx.sources.service.name, ...ctx.principal })),
 });

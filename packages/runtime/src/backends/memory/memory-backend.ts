@@ -229,6 +229,11 @@ export class MemoryBackend implements QueueBackend {
     return null;
   }
 
+  /** The service keeps throughput counts in its database, or in memory. */
+  throughputStore(): null {
+    return null;
+  }
+
   private selectDead(params: RetryDeadParams): { found: Entry[]; missing: string[] } {
     if ("all" in params) return { found: [...this.entries.values()].filter((e) => e.state === JobState.dead), missing: [] };
     const found: Entry[] = [];

@@ -241,6 +241,11 @@ export class RabbitMqBackend implements QueueBackend {
     return null;
   }
 
+  /** The service keeps throughput counts in its database, or in memory. */
+  throughputStore(): null {
+    return null;
+  }
+
   /**
    * Not counted per task: the work queue and the delay cascade hold every task's messages, and the broker reports
    * only a queue's total; counting per task would mean taking every message out. depths() has the totals.

@@ -19,6 +19,8 @@
  *   <p>{q}:paused                HASH  task → JSON { at, by }: tasks no worker may start (docs/worker.md#pausing-a-task)
  *   <p>{q}:parked:<task>         LIST  ids of a paused task's jobs the claim set aside, oldest on the right; back
  *                                      on the ready list when the task resumes
+ *   <p>{q}:throughput:<minute>   HASH  "p|f|d:<task>" → jobs processed, failed, dead in the minute starting at
+ *                                      <minute> (epoch ms); expires after 7 days
  */
 export interface QueueKeys {
   /** The common stem `<prefix>{<queue>}`; every key below starts with it. */
@@ -41,6 +43,7 @@ export interface QueueKeys {
   processing(workerId: string): string;
   worker(workerId: string): string;
   parked(task: string): string;
+  throughput(minuteMs: number): string;
   /** The keys every script receives, in the order lib.lua reads them. */
   readonly scriptKeys: readonly string[];
   /** A SCAN pattern matching every key of this queue (tests and tooling; never used on a hot path). */
@@ -72,6 +75,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     processing: (workerId: string) => `${stem}:processing:${workerId}`,
     worker: (workerId: string) => `${stem}:worker:${workerId}`,
     parked: (task: string) => `${stem}:parked:${task}`,
+    throughput: (minuteMs: number) => `${stem}:throughput:${minuteMs}`,
     pattern: `${escapeGlob(stem)}:*`,
   };
   return {

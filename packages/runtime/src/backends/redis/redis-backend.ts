@@ -14,12 +14,14 @@ import {
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
 import type { PauseStore } from "../../core/pause.js";
+import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { openConnection, waitUntilReady, type ConnectionRole } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
 import { createRedisPauseStore } from "./pause-store.js";
+import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
 import { defineScripts, type ScriptName } from "./scripts.js";
 
@@ -347,6 +349,11 @@ export class RedisBackend implements QueueBackend {
       resume: (args) => this.script("resume", "resume a task", args),
     });
     return this.pauses;
+  }
+
+  /** Per-minute throughput counts in this queue's keys, expiring after 7 days (throughput-store.ts). */
+  throughputStore(): ThroughputStore {
+    return createRedisThroughputStore({ keys: this.keys, guard: (operation, fn) => this.guard(operation, () => fn(this.redis)) });
   }
 
   /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */
