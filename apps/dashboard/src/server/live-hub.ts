@@ -1,19 +1,9 @@
-import type { OutboxView, OverviewView } from "@jfast/runtime/admin";
 import { dashboardConfig, type ServiceConfig } from "./config";
+import { fingerprintOf, type LiveMessage } from "./live-change";
 import { serviceClient } from "~/trpc/server";
 
 /** How often the dashboard's server asks every service for its overview while at least one browser listens. */
 export const LIVE_POLL_MS = 2000;
-
-/** What one service looks like now, as pushed to browsers (only when it changed). */
-export interface LiveMessage {
-  service: string;
-  at: string;
-  overview: OverviewView | null;
-  outbox: OutboxView | null;
-  /** Set when the service did not answer; the browser then refetches and shows it as down. */
-  error: string | null;
-}
 
 type Listener = (message: LiveMessage) => void;
 
@@ -72,18 +62,4 @@ async function poll(service: ServiceConfig): Promise<void> {
   if (hub.latest.get(service.name)?.fingerprint === fingerprint) return;
   hub.latest.set(service.name, { message, fingerprint });
   for (const listener of hub.listeners) listener(message);
-}
-
-/** What counts as a change: depths, health, plugins and tasks, outbox backlog, reachability (not timestamps or latencies). */
-function fingerprintOf(message: LiveMessage): string {
-  const { overview, outbox, error } = message;
-  return JSON.stringify([
-    error,
-    overview?.queue,
-    overview?.readiness.status,
-    overview ? Object.entries(overview.readiness.checks).map(([name, check]) => [name, check.status]) : null,
-    overview?.plugins,
-    overview?.tasks.map((t) => t.name),
-    outbox ? [outbox.status, outbox.pending, outbox.failing] : null,
-  ]);
 }

@@ -1,5 +1,7 @@
 "use client";
 import type { DeadFilter, JobView } from "@jfast/runtime/admin";
+import { adminClient } from "./client";
+import type { AdminOutputs } from "./types";
 
 /**
  * Admin procedures added after the first release of the admin API (docs/admin-api.md). A service on an older
@@ -9,36 +11,11 @@ import type { DeadFilter, JobView } from "@jfast/runtime/admin";
 
 export type JobState = JobView["state"];
 
-export interface TaskQueueView {
-  task: string;
-  module: string | null;
-  ready: number;
-  scheduled: number;
-  running: number;
-  dead: number;
-  paused: boolean;
-  pausedAt: string | null;
-  pausedBy: string | null;
-}
+export type QueuesView = AdminOutputs["queues"]["list"];
+export type TaskQueueView = QueuesView["tasks"][number];
 
-export interface QueuesView {
-  tasks: TaskQueueView[];
-  countsAre: "exact" | "estimated";
-  pauseSupported: boolean;
-  pauseUnsupportedReason: string | null;
-}
-
-export interface ThroughputPoint {
-  minute: string;
-  processed: number;
-  failed: number;
-  dead: number;
-}
-
-export interface ThroughputView {
-  points: ThroughputPoint[];
-  stored: "sql" | "redis" | "memory";
-}
+export type ThroughputView = AdminOutputs["overview"]["throughput"];
+export type ThroughputPoint = ThroughputView["points"][number];
 
 export interface JobSearchInput {
   id?: string;
@@ -134,10 +111,10 @@ export function isMissingProcedure(error: unknown): boolean {
 }
 
 export const contract = {
-  queuesList: (service: string, input: { tenant?: string }) => callAdmin<QueuesView>(service, "queues.list", compact(input)),
-  queuesPause: (service: string, task: string) => callAdmin<{ task: string; paused: boolean }>(service, "queues.pause", { task }, "mutation"),
-  queuesResume: (service: string, task: string) => callAdmin<{ task: string; paused: boolean }>(service, "queues.resume", { task }, "mutation"),
-  throughput: (service: string, input: { minutes?: number; task?: string }) => callAdmin<ThroughputView>(service, "overview.throughput", compact(input)),
+  queuesList: (service: string, input: { tenant?: string }) => adminClient(service).queues.list.query(compact(input)),
+  queuesPause: (service: string, task: string) => adminClient(service).queues.pause.mutate({ task }),
+  queuesResume: (service: string, task: string) => adminClient(service).queues.resume.mutate({ task }),
+  throughput: (service: string, input: { minutes?: number; task?: string }) => adminClient(service).overview.throughput.query(compact(input)),
   jobsSearch: (service: string, input: JobSearchInput) => callAdmin<JobSearchView>(service, "jobs.search", input),
   retryMatching: (service: string, input: { filter: ReplayFilter; ratePerSecond?: number }) =>
     callAdmin<{ replayId: string; total: number; ratePerSecond: number }>(service, "deadLetters.retryMatching", input, "mutation"),

@@ -1,7 +1,7 @@
 "use client";
 import { useQueryClient, type Query } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import type { LiveMessage } from "~/server/live-hub";
+import type { LiveMessage } from "~/server/live-change";
 import { setLiveMode, type LiveMode } from "./query-client";
 
 /** How long to wait before trying server-sent events again after the stream was refused or cut for good. */

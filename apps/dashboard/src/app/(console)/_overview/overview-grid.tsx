@@ -110,6 +110,7 @@ function Throughput({ service }: { service: string }) {
   });
   if (query.isPending) return <p className="muted">Loading throughput…</p>;
   if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;
+  if (!query.data.enabled) return <p className="muted">No throughput history: this service records none (no queue worker reports to it).</p>;
   return <Sparkline points={query.data.points} minutes={THROUGHPUT_MINUTES} />;
 }
 

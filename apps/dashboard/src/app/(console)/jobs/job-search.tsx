@@ -14,7 +14,8 @@ import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
 import { contract, isMissingProcedure, type JobSearchInput, type JobSearchView } from "~/trpc/contract";
 import { useServices } from "~/trpc/provider";
-import { EMPTY_DRAFT, SearchForm, toSearchInput, type SearchDraft } from "./search-form";
+import { SearchForm } from "./search-form";
+import { EMPTY_DRAFT, toSearchInput, type SearchDraft } from "./search-input";
 
 const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad" } as const;
 

@@ -1,45 +1,7 @@
 "use client";
 import { useState } from "react";
 import { Button } from "~/components/button";
-import type { JobSearchInput, JobState } from "~/trpc/contract";
-
-const STATES: JobState[] = ["ready", "running", "completed", "dead"];
-
-export interface SearchDraft {
-  id: string;
-  task: string;
-  tenant: string;
-  state: "" | JobState;
-  path: string;
-  value: string;
-  as: "text" | "number" | "boolean";
-}
-
-export const EMPTY_DRAFT: SearchDraft = { id: "", task: "", tenant: "", state: "", path: "", value: "", as: "text" };
-
-/** Turns the form into the admin API's search input, or says what is wrong with it. */
-export function toSearchInput(draft: SearchDraft): { input: JobSearchInput } | { error: string } {
-  const input: JobSearchInput = {};
-  if (draft.id.trim()) input.id = draft.id.trim();
-  if (draft.task.trim()) input.task = draft.task.trim();
-  if (draft.tenant.trim()) input.tenant = draft.tenant.trim();
-  if (draft.state) input.state = draft.state;
-  const path = draft.path.trim();
-  if (path || draft.value.trim()) {
-    if (!/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/.test(path)) return { error: "The payload field is a dot path such as customer.id." };
-    let equals: string | number | boolean = draft.value;
-    if (draft.as === "number") {
-      equals = Number(draft.value);
-      if (draft.value.trim() === "" || !Number.isFinite(equals)) return { error: `"${draft.value}" is not a number.` };
-    } else if (draft.as === "boolean") {
-      if (!/^(true|false)$/.test(draft.value.trim())) return { error: "A true/false value is true or false." };
-      equals = draft.value.trim() === "true";
-    }
-    input.payload = { path, equals };
-  }
-  if (Object.keys(input).length === 0) return { error: "Fill in at least one field." };
-  return { input };
-}
+import { EMPTY_DRAFT, STATES, type SearchDraft } from "./search-input";
 
 export function SearchForm({ initial, onSearch }: { initial: SearchDraft; onSearch: (draft: SearchDraft) => void }) {
   const [draft, setDraft] = useState(initial);

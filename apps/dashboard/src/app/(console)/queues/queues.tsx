@@ -24,7 +24,8 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
   });
   const queryClient = useQueryClient();
   const toggle = useMutation({
-    mutationFn: ({ service, task, pause }: { service: string; task: string; pause: boolean }) => (pause ? contract.queuesPause(service, task) : contract.queuesResume(service, task)),
+    mutationFn: async ({ service, task, pause }: { service: string; task: string; pause: boolean }): Promise<{ task: string; paused: boolean }> =>
+      pause ? contract.queuesPause(service, task) : contract.queuesResume(service, task),
     onSuccess: (result, { service }) => setNotice({ tone: "info", text: `${result.paused ? "Paused" : "Resumed"} ${result.task} on ${service}.` }),
     onError: (error, { service, task, pause }) => setNotice({ tone: "bad", text: `Could not ${pause ? "pause" : "resume"} ${task} on ${service}: ${error.message}` }),
     onSettled: (_r, _e, { service }) => queryClient.invalidateQueries({ queryKey: [service, "queues.list"] }),
@@ -56,8 +57,11 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
               <Loading what="queues" />
             ) : q.isError ? (
               <QueryError service={service} procedure="queues.list" error={q.error} what="depths per task and pausing" />
+            ) : !q.data.enabled ? (
+              <EmptyState title="No queue">{service} does not run a queue.</EmptyState>
             ) : (
               <div className="stack">
+                {q.data.countsUnavailableReason ? <p className="alert alert-info" role="status">No counts per task: {q.data.countsUnavailableReason}</p> : null}
                 {!q.data.pauseSupported ? <p className="alert alert-info" role="status">Pausing is not available here: {q.data.pauseUnsupportedReason ?? "the backend cannot hold a task's jobs back"}.</p> : null}
                 <Table<TaskQueueView>
                   label={`Queues of ${service}`}
@@ -75,7 +79,7 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
                     {
                       key: "state",
                       header: "State",
-                      cell: (r) => (r.paused ? <span>paused by {r.pausedBy ?? "?"} <RelativeTime iso={r.pausedAt} /></span> : <span className="muted">running</span>),
+                      cell: (r) => (r.paused ? <span>paused by {r.pausedBy ?? "?"} <RelativeTime iso={r.pausedAt} /></span> : <span className="muted">active</span>),
                     },
                     {
                       key: "actions",
