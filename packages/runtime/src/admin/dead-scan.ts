@@ -9,6 +9,8 @@ export interface DeadFilter {
   errorText?: string | undefined;
   /** An error group's key, as returned by `deadLetters.groups`. */
   group?: string | undefined;
+  /** A payload field (object keys from the root) equal to a value of the same JSON type (jobs.search). */
+  payload?: { path: string[]; equals: string | number | boolean } | undefined;
 }
 
 /** Rows read per call to the backend while filtering. */
@@ -21,7 +23,7 @@ export const SCAN_PAGE = 500;
 export const SCAN_BUDGET = 10_000;
 
 export function hasFilter(filter: DeadFilter | undefined): boolean {
-  return Boolean(filter && (filter.task || filter.tenantId || filter.errorText || filter.group));
+  return Boolean(filter && (filter.task || filter.tenantId || filter.errorText || filter.group || filter.payload));
 }
 
 export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined): boolean {
@@ -35,7 +37,18 @@ export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined): bo
     if (!text.includes(needle)) return false;
   }
   if (filter.group && errorGroup(dead.lastError).key !== filter.group) return false;
+  if (filter.payload && !payloadHas(dead.job.payload, filter.payload)) return false;
   return true;
+}
+
+/** The value at `path` (object keys only) equals `equals`, as PostgreSQL's `@>` on a scalar would say. */
+export function payloadHas(payload: unknown, { path, equals }: { path: string[]; equals: string | number | boolean }): boolean {
+  let value: unknown = payload;
+  for (const key of path) {
+    if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, key)) return false;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value === equals;
 }
 
 /**

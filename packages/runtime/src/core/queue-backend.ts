@@ -56,6 +56,12 @@ export interface QueueBackend {
   depthsByTask(params?: { tenantId?: string | undefined }): Promise<TaskDepths>;
   getJob(params: { id: string }): Promise<JobInfo | null>;
   /**
+   * Dead letters whose payload has `payload.path` equal to `payload.equals`, newest death first, through an index
+   * (PostgreSQL). A backend without such an index throws NotSupportedError; the admin API then reads a bounded
+   * number of dead letters instead and says so.
+   */
+  searchDead(params: DeadSearch): Promise<{ rows: DeadJob[]; next: string | null }>;
+  /**
    * The backend's own store of paused tasks, when its claim reads that store itself (Redis). null: the service
    * keeps paused tasks in its database, or in memory for the memory queue (core/pause.ts).
    */
@@ -101,6 +107,16 @@ export interface Depths {
   scheduled: number;
   running: number;
   dead: number;
+}
+
+export interface DeadSearch {
+  /** Object keys from the payload's root, and the value found there (same JSON type: 42 is not "42"). */
+  payload: { path: string[]; equals: string | number | boolean };
+  task?: string | undefined;
+  tenantId?: string | undefined;
+  limit: number;
+  /** `next` of the previous page. */
+  after?: string | undefined;
 }
 
 export interface TaskDepths {

@@ -39,6 +39,7 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_ready_idx").on(t.queue, t.availableAt, t.seq).where(sql`state = 'ready'`),
     index("jfast_jobs_lease_idx").on(t.queue, t.lockedUntil).where(sql`state = 'running'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`state = 'dead'`),
+    index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`state = 'dead'`),
   ],
 );
 

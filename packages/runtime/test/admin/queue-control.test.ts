@@ -152,3 +152,56 @@ describe("postgres: throughput history", () => {
     }
   });
 });
+
+describe("admin jobs.search", () => {
+  let app: AdminApp | null = null;
+  afterEach(async () => {
+    await app?.close();
+    app = null;
+  });
+  const payload = (i: number) => ({ invoice: `inv-${i}`, customer: { id: i % 2 ? "c-1" : "c-2" }, card_number: "4242 4242" });
+
+  it("postgres: by id (primary key) and dead letters by payload through the index, paged, redacted", async () => {
+    app = await startAdminApp({ setup: postgres() });
+    const ids = await app.killCharges(4, payload);
+    const byPayload = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "customer.id", equals: "c-1" } } });
+    expect(byPayload.status).toBe(200);
+    expect(byPayload.data.scope).toBe("dead letters by payload (indexed)");
+    expect(byPayload.data.items.map((j: { id: string }) => j.id).sort()).toEqual([ids[1], ids[3]].sort());
+    expect(byPayload.data.items[0]).toMatchObject({ state: "dead", task: "billing.charge", payload: { card_number: "[redacted]", customer: { id: "c-1" } } });
+
+    const first = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "customer.id", equals: "c-1" }, limit: 1 } });
+    expect(first.data.items).toHaveLength(1);
+    expect(first.data.nextCursor).toMatch(/^k:/);
+    const second = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "customer.id", equals: "c-1" }, limit: 1, cursor: first.data.nextCursor } });
+    expect(second.data.items.map((j: { id: string }) => j.id)).not.toEqual(first.data.items.map((j: { id: string }) => j.id));
+    expect(second.data.nextCursor).toBeNull();
+
+    const byId = await call(app.jfast, "jobs.search", { token: VIEWER, input: { id: ids[0] } });
+    expect(byId.data).toMatchObject({ scope: "by id (primary key)", nextCursor: null });
+    expect(byId.data.items.map((j: { id: string }) => j.id)).toEqual([ids[0]]);
+    const wrongState = await call(app.jfast, "jobs.search", { token: VIEWER, input: { id: ids[0], state: "ready" } });
+    expect(wrongState.data.items).toEqual([]);
+
+    const byTask = await call(app.jfast, "jobs.search", { token: VIEWER, input: { task: "billing.charge", limit: 10 } });
+    expect(byTask.data.items).toHaveLength(4);
+    expect(byTask.data.scope).toContain("at most 10000");
+
+    for (const input of [{}, { state: "ready", task: "billing.charge" }, { payload: { path: "customer..id", equals: 1 } }, { task: "billing.charge", cursor: "nope" }]) {
+      const refused = await call(app.jfast, "jobs.search", { token: VIEWER, input });
+      expect(refused.status, JSON.stringify(input)).toBe(400);
+    }
+  });
+
+  it("memory: payload search reads a bounded number of dead letters and says so", async () => {
+    const { createMemoryBackend } = await import("../../src/backends/memory/memory-backend.js");
+    app = await startAdminApp({
+      setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }),
+    });
+    const ids = await app.killCharges(4, payload);
+    const { data } = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "customer.id", equals: "c-2" }, tenant: undefined } });
+    expect(data.scope).toBe("dead letters by payload, newest first, reading at most 10000 per call (the memory queue has no payload index)");
+    expect(data.items.map((j: { id: string }) => j.id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect(data.budgetReached).toBe(false);
+  });
+});

@@ -15,6 +15,8 @@ export interface BackendFactory {
   leaseSlackMs?: number;
   /** False where depthsByTask answers NOT_SUPPORTED (RabbitMQ); the suite then checks that typed answer. */
   perTaskDepths?: boolean;
+  /** True where searchDead answers through an index (PostgreSQL); elsewhere the suite checks NOT_SUPPORTED. */
+  payloadIndex?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

@@ -33,6 +33,7 @@ afterAll(async () => {
 
 const pglite: BackendFactory = {
   name: "pglite",
+  payloadIndex: true,
   async create() {
     const client = await sharedPglite();
     const schema = `jfast_conformance_${++counter}`;

@@ -7,6 +7,7 @@ import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 /** The shared suite on the real PostgreSQL server, in a fresh schema per test. */
 const postgres: BackendFactory = {
   name: "postgres",
+  payloadIndex: true,
   async create() {
     const { backend, cleanup, database } = await openTestBackend();
     return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };

@@ -265,6 +265,31 @@ export function describeProtocol(factory: BackendFactory): void {
       expect((await backend.depthsByTask()).tasks["conf.d"]).toEqual({ ready: 1, scheduled: 0, running: 0, dead: 0 });
     });
 
+    it("finds dead letters by a payload field through an index, or answers NOT_SUPPORTED", async () => {
+      const jobs = [
+        makeJob({ task: "conf.a", payload: { customer: { id: 42, name: "x" } } }),
+        makeJob({ task: "conf.b", payload: { customer: { id: "42" } } }),
+        makeJob({ task: "conf.a", payload: { customer: { id: 7 } } }),
+      ];
+      await backend.enqueue({ jobs });
+      const claimed = await eventually("all claimed", async () => {
+        const got = await backend.claim({ workerId: WORKER, limit: 3, leaseMs: 60_000 });
+        return got.length === 3 ? got : null;
+      });
+      for (const job of claimed) await backend.kill({ workerId: WORKER, job, error: errorToAttempt(new Error("dead"), 1) });
+      const search = { payload: { path: ["customer", "id"], equals: 42 }, limit: 10 };
+      if (!factory.payloadIndex) {
+        await expect(backend.searchDead(search)).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
+        return;
+      }
+      const found = await backend.searchDead(search);
+      expect(found.rows.map((d) => d.job.id)).toEqual([jobs[0]!.id]);
+      expect(found.rows[0]!.job.payload).toEqual({ customer: { id: 42, name: "x" } });
+      expect(found.next).toBeNull();
+      expect((await backend.searchDead({ ...search, payload: { path: ["customer", "id"], equals: "42" } })).rows.map((d) => d.job.id)).toEqual([jobs[1]!.id]);
+      expect((await backend.searchDead({ ...search, task: "conf.b" })).rows).toEqual([]);
+    });
+
     it("wakes a waiting worker when a job is enqueued", async () => {
       const controller = new AbortController();
       const started = Date.now();

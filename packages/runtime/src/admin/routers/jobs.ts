@@ -1,7 +1,38 @@
+import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { JobState } from "../../core/job-state.js";
+import type { DeadJob } from "../../core/queue-backend.js";
+import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
 import { backendCall } from "../queue-access.js";
 import { router, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
+
+/** One path segment: an object key; ten levels are plenty for a payload field. */
+const pathSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^.]+(\.[^.]+){0,9}$/, "a dot path of object keys, e.g. customer.id (at most 10 levels, no empty key)");
+
+const searchInput = z.strictObject({
+  id: z.string().min(1).max(200).optional(),
+  task: z.string().min(1).max(200).optional(),
+  tenant: z.string().min(1).max(200).optional(),
+  state: z.enum([JobState.ready, JobState.running, JobState.completed, JobState.dead]).optional(),
+  payload: z.strictObject({ path: pathSchema, equals: z.union([z.string().max(500), z.number(), z.boolean()]) }).optional(),
+  limit: z.number().int().min(1).max(100).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+export interface JobSearchView {
+  enabled: boolean;
+  items: JobView[];
+  nextCursor: string | null;
+  /** What was searched and how far: "by id (primary key)", "dead letters by payload (indexed)", or the bound of a scan. */
+  scope: string;
+  /** A scan stopped at its bound; nextCursor continues it. */
+  budgetReached: boolean;
+}
 
 export const jobsRouter = router({
   /** One job in any state, with its payload (redacted) and every attempt's error and stack. Also "search by id". */
@@ -13,4 +44,92 @@ export const jobsRouter = router({
       const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id }));
       return { enabled: true, job: info ? jobView(info, ctx.sources.redactFields) : null };
     }),
+
+  /**
+   * Finds jobs without ever scanning a table: by id (primary key, any state), or dead letters by payload field
+   * (an index where the backend has one, else at most SCAN_BUDGET of the newest read), task and tenant.
+   */
+  search: viewerProcedure.input(searchInput).query(async ({ ctx, input }): Promise<JobSearchView> => {
+    const queue = ctx.sources.queue();
+    if (!queue) return { enabled: false, items: [], nextCursor: null, scope: "no queue", budgetReached: false };
+    const redact = ctx.sources.redactFields;
+
+    if (input.id) {
+      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id! })).catch((error: unknown) => {
+        if (causeCode(error) === "NOT_SUPPORTED") return undefined;
+        throw error;
+      });
+      if (info === undefined) {
+        return { enabled: true, items: [], nextCursor: null, scope: `by id: the ${queue.backend.kind} queue can look up only dead letters and running jobs by id`, budgetReached: false };
+      }
+      const matches =
+        info !== null &&
+        (!input.task || info.job.task === input.task) &&
+        (!input.tenant || info.job.tenantId === input.tenant) &&
+        (!input.state || info.state === input.state);
+      return { enabled: true, items: matches ? [jobView(info, redact)] : [], nextCursor: null, scope: "by id (primary key)", budgetReached: false };
+    }
+
+    if (input.state && input.state !== JobState.dead) {
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: `jobs in state "${input.state}" are found by id only; searching by task, tenant or payload covers dead letters (state "dead" or none)`,
+      });
+    }
+    if (!input.payload && !input.task && !input.tenant) {
+      throw new TRPCError({ code: "BAD_REQUEST", message: "give an id, a payload field ({ path, equals }), a task or a tenant to search by" });
+    }
+    const payload = input.payload ? { path: input.payload.path.split("."), equals: input.payload.equals } : undefined;
+    const filter: DeadFilter = { task: input.task, tenantId: input.tenant, payload };
+    const cursor = parseCursor(input.cursor);
+
+    if (payload && cursor.kind !== "offset") {
+      const indexed = await backendCall(queue, "searching dead letters", () =>
+        queue.backend.searchDead({ payload, task: input.task, tenantId: input.tenant, limit: input.limit, after: cursor.kind === "key" ? cursor.value : undefined }),
+      ).catch((error: unknown) => {
+        if (causeCode(error) === "NOT_SUPPORTED") return null;
+        if (causeCode(error) === "CURSOR_INVALID") throw new TRPCError({ code: "BAD_REQUEST", message: "not a cursor of jobs.search: pass back the nextCursor of the previous page unchanged" });
+        throw error;
+      });
+      if (indexed) {
+        return {
+          enabled: true,
+          items: indexed.rows.map((d) => deadView(d, redact)),
+          nextCursor: indexed.next === null ? null : `k:${indexed.next}`,
+          scope: "dead letters by payload (indexed)",
+          budgetReached: false,
+        };
+      }
+      if (cursor.kind === "key") throw new TRPCError({ code: "BAD_REQUEST", message: "this cursor belongs to an indexed search, which this queue does not offer" });
+    }
+
+    const scan = await backendCall(queue, "searching dead letters", () =>
+      scanDead(queue.backend, { filter, offset: cursor.kind === "offset" ? cursor.value : 0, want: input.limit }),
+    );
+    const what = [payload && "payload", input.task && "task", input.tenant && "tenant"].filter(Boolean).join(", ");
+    return {
+      enabled: true,
+      items: scan.rows.map((d) => deadView(d, redact)),
+      nextCursor: scan.nextOffset === null ? null : `o:${scan.nextOffset}`,
+      scope: `dead letters by ${what}, newest first, reading at most ${SCAN_BUDGET} per call${payload ? ` (the ${queue.backend.kind} queue has no payload index)` : ""}`,
+      budgetReached: scan.budgetReached,
+    };
+  }),
 });
+
+/** The code of the backend error behind a failed backendCall (NOT_SUPPORTED, CURSOR_INVALID...). */
+function causeCode(error: unknown): unknown {
+  return ((error as { cause?: { code?: unknown } }).cause ?? (error as { code?: unknown }))?.code;
+}
+
+function deadView(dead: DeadJob, redact: readonly string[]): JobView {
+  return jobView({ job: dead.job, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: dead.diedAt }, redact);
+}
+
+/** "k:<died_at>|<seq>" continues an indexed search, "o:<n>" a scan; anything else is refused. */
+function parseCursor(cursor: string | undefined): { kind: "none" } | { kind: "key"; value: string } | { kind: "offset"; value: number } {
+  if (!cursor) return { kind: "none" };
+  if (cursor.startsWith("k:") && cursor.length > 2) return { kind: "key", value: cursor.slice(2) };
+  if (/^o:\d+$/.test(cursor)) return { kind: "offset", value: Number(cursor.slice(2)) };
+  throw new TRPCError({ code: "BAD_REQUEST", message: "not a cursor of jobs.search: pass back the nextCursor of the previous page unchanged" });
+}

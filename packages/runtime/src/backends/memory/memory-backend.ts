@@ -12,6 +12,7 @@ import {
   type RetryDeadParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import { NotSupportedError } from "../../errors/jfast-error.js";
 
 interface Entry {
   json: ReturnType<Job["toJSON"]>;
@@ -227,6 +228,14 @@ export class MemoryBackend implements QueueBackend {
   /** Kept by the service (core/pause.ts): a memory queue lives in one process. */
   pauseStore(): null {
     return null;
+  }
+
+  /** No payload index: the admin API reads a bounded number of dead letters instead (docs/admin-api.md#job-search). */
+  async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
+    throw new NotSupportedError("the memory queue keeps no index of dead letters' payloads", {
+      hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
+      docs: "docs/admin-api.md#job-search",
+    });
   }
 
   /** The service keeps throughput counts in its database, or in memory. */

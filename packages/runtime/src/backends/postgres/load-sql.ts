@@ -26,4 +26,5 @@ export const SQL = {
   discardDead: loadSql("discard-dead"),
   discardDeadAll: loadSql("discard-dead-all"),
   getJob: loadSql("get-job"),
+  searchDead: loadSql("search-dead"),
 } as const;

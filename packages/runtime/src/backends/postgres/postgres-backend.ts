@@ -5,6 +5,7 @@ import {
   workerLostError,
   type ClaimParams,
   type DeadJob,
+  type DeadSearch,
   type Depths,
   type EnqueueResult,
   type JobInfo,
@@ -241,6 +242,32 @@ export class PostgresBackend implements QueueBackend {
     return { tasks, exact };
   }
 
+  /** Through the GIN index on dead rows' payload (migration 0012, search-dead.sql); keyset pages by (died_at, seq). */
+  async searchDead(params: DeadSearch): Promise<{ rows: DeadJob[]; next: string | null }> {
+    const containment = params.payload.path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), params.payload.equals);
+    const [afterAt, afterSeq] = params.after ? splitCursor(params.after) : [null, null];
+    const rows = await this.run("searchDead", () =>
+      this.db.query<JobRow & { died_at: Date | string; cursor_at: string }>(SQL.searchDead, [
+        this.queue,
+        JSON.stringify(containment),
+        params.task ?? null,
+        params.tenantId ?? null,
+        afterAt,
+        afterSeq,
+        params.limit + 1,
+      ]),
+    );
+    const page = rows.slice(0, params.limit);
+    const last = page.at(-1);
+    return {
+      rows: page.map((row) => {
+        const job = rowToJson(row);
+        return { job, diedAt: toIso(row.died_at), lastError: job.errors.at(-1) ?? null };
+      }),
+      next: rows.length > params.limit && last ? `${last.cursor_at}|${last.seq}` : null,
+    };
+  }
+
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {
     const [row] = await this.run("getJob", () =>
       this.db.query<JobRow & { state: JobState; locked_by: string | null; locked_until: Date | string | null; died_at: Date | string | null }>(
@@ -332,6 +359,21 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
     docs: DOCS,
     cause: error,
   });
+}
+
+function splitCursor(cursor: string): [string, string] {
+  const bar = cursor.lastIndexOf("|");
+  const at = cursor.slice(0, bar);
+  const seq = cursor.slice(bar + 1);
+  // The timestamptz as PostgreSQL prints it: 2026-11-29 22:38:49.77506+00
+  if (bar <= 0 || !/^\d+$/.test(seq) || !/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2}){0,2})?$/.test(at)) {
+    throw new BackendError(`not a dead-letter search cursor: "${cursor.slice(0, 80)}"`, {
+      code: "CURSOR_INVALID",
+      hint: "pass back the nextCursor of the previous page unchanged",
+      docs: "docs/admin-api.md#job-search",
+    });
+  }
+  return [at, seq];
 }
 
 function splitFound<K extends string>(ids: string[], rows: Array<{ id: string }>, key: K): { [P in K]: string[] } & { missing: string[] } {

@@ -241,6 +241,14 @@ export class RabbitMqBackend implements QueueBackend {
     return null;
   }
 
+  /** No payload index: the admin API reads a bounded number of dead letters instead (docs/admin-api.md#job-search). */
+  async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
+    throw new NotSupportedError("the RabbitMQ queue keeps no index of dead letters' payloads", {
+      hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
+      docs: "docs/admin-api.md#job-search",
+    });
+  }
+
   /** The service keeps throughput counts in its database, or in memory. */
   throughputStore(): null {
     return null;

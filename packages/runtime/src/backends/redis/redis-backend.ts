@@ -15,7 +15,7 @@ import {
 import { JobState } from "../../core/job-state.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
-import { BackendError } from "../../errors/jfast-error.js";
+import { BackendError, NotSupportedError } from "../../errors/jfast-error.js";
 import { openConnection, waitUntilReady, type ConnectionRole } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
@@ -349,6 +349,14 @@ export class RedisBackend implements QueueBackend {
       resume: (args) => this.script("resume", "resume a task", args),
     });
     return this.pauses;
+  }
+
+  /** No payload index: the admin API reads a bounded number of dead letters instead (docs/admin-api.md#job-search). */
+  async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
+    throw new NotSupportedError("the Redis queue keeps no index of dead letters' payloads", {
+      hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
+      docs: "docs/admin-api.md#job-search",
+    });
   }
 
   /** Per-minute throughput counts in this queue's keys, expiring after 7 days (throughput-store.ts). */
