@@ -114,6 +114,29 @@ export class Job {
     return job;
   }
 
+  /**
+   * A job as a backend stored it, rebuilt without what `new Job` adds: no payload check (it was checked when
+   * first enqueued) and no capture of the current request's context. Backends call it for every job they
+   * claim, so it stays cheap.
+   */
+  static restore(fields: Omit<JobJSON, "availableAt" | "createdAt"> & { availableAt: Date; createdAt: Date }): Job {
+    const job = Object.create(Job.prototype) as Job;
+    const writable = job as { -readonly [K in keyof Job]: Job[K] };
+    writable.id = fields.id;
+    writable.task = fields.task;
+    writable.payload = fields.payload;
+    writable.attempts = fields.attempts;
+    writable.maxAttempts = fields.maxAttempts;
+    writable.availableAt = fields.availableAt;
+    writable.createdAt = fields.createdAt;
+    writable.tenantId = fields.tenantId;
+    writable.requestId = fields.requestId;
+    writable.trace = fields.trace;
+    writable.errors = fields.errors;
+    writable.timeoutMs = fields.timeoutMs;
+    return job;
+  }
+
   toJSON(): JobJSON {
     return {
       id: this.id,

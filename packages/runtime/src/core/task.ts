@@ -12,6 +12,14 @@ export interface TaskTools<TSession = unknown> {
   signal: AbortSignal;
 }
 
+/**
+ * How the worker hands one attempt's cancellation to whoever runs the handler: `signal` is what the handler
+ * receives as its own `signal`, and may be made only when first read.
+ */
+export interface Cancellation {
+  readonly signal: AbortSignal;
+}
+
 export type TaskHandler<P = any, TSession = any> = (payload: P, tools: TaskTools<TSession>) => unknown;
 
 export interface TaskOptions<P = any> {

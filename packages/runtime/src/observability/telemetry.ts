@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span,
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Event } from "../core/event.js";
 import type { Job, TraceContext } from "../core/job.js";
-import type { TaskDefinition } from "../core/task.js";
+import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
@@ -16,7 +16,7 @@ export interface TelemetryOptions {
   spanExporter?: SpanExporter;
 }
 
-export type Execute = (definition: TaskDefinition, job: Job, signal: AbortSignal) => Promise<unknown>;
+export type Execute = (definition: TaskDefinition, job: Job, cancellation: Cancellation) => Promise<unknown>;
 
 export interface Telemetry {
   readonly tracer: Tracer;
@@ -156,7 +156,7 @@ export async function createTelemetry(params: {
       };
     },
     wrapExecute(execute, queueName) {
-      return (definition, job, signal) => {
+      return (definition, job, cancellation) => {
         const span = tracer.startSpan(
           `process ${job.task}`,
           {
@@ -174,7 +174,7 @@ export async function createTelemetry(params: {
           },
           parentContext(job.trace),
         );
-        return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, signal)));
+        return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, cancellation)));
       };
     },
     instrumentEvents(bus) {

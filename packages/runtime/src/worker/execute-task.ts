@@ -1,5 +1,5 @@
 import type { Job } from "../core/job.js";
-import type { AppContext, TaskDefinition } from "../core/task.js";
+import type { AppContext, Cancellation, TaskDefinition, TaskTools } from "../core/task.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { claimOnce } from "../inbox/inbox.js";
 import type { Logger } from "../observability/logger.js";
@@ -13,9 +13,9 @@ export function createTaskExecutor(params: {
   database: () => DatabaseProvider | null;
   logger: Logger;
 }) {
-  return async function execute(definition: TaskDefinition, job: Job, signal: AbortSignal): Promise<unknown> {
+  return async function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
     if (!definition.options.session) {
-      return definition.handler(job.payload, { ctx: params.context, job, session: undefined, signal });
+      return definition.handler(job.payload, tools(params.context, job, undefined, cancellation));
     }
     const database = params.database();
     if (!database) throw new Error(`task "${definition.name}" needs a session but the database is not started`);
@@ -29,9 +29,21 @@ export function createTaskExecutor(params: {
             return undefined;
           }
         }
-        return definition.handler(job.payload, { ctx: params.context, job, session, signal });
+        return definition.handler(job.payload, tools(params.context, job, session, cancellation));
       },
       { tenantId: job.tenantId },
     );
+  };
+}
+
+/** The handler's second argument; `signal` is read from the cancellation only if the handler asks for it. */
+function tools(ctx: AppContext, job: Job, session: unknown, cancellation: Cancellation): TaskTools {
+  return {
+    ctx,
+    job,
+    session,
+    get signal() {
+      return cancellation.signal;
+    },
   };
 }

@@ -4,11 +4,12 @@ import { backoffDelayMs } from "../core/backoff.js";
 import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
 import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend } from "../core/queue-backend.js";
-import type { TaskDefinition } from "../core/task.js";
+import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
 import { JobTimeoutError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { AttemptObserver } from "../observability/metrics.js";
+import { AttemptCancellation } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
 
 export interface WorkerOptions {
@@ -16,7 +17,7 @@ export interface WorkerOptions {
   /** Finds the handler for a task name; undefined means the job is dead at once ("unknown task"). */
   lookup: (task: string) => TaskDefinition | undefined;
   /** Runs one attempt (opens the TaskSession, claims the inbox key, calls the handler). */
-  execute: (definition: TaskDefinition, job: Job, signal: AbortSignal) => Promise<unknown>;
+  execute: (definition: TaskDefinition, job: Job, cancellation: Cancellation) => Promise<unknown>;
   logger: Logger;
   concurrency: number;
   leaseMs: number;
@@ -41,7 +42,7 @@ export interface WorkerOptions {
 
 interface Running {
   job: Job;
-  controller: AbortController;
+  cancellation: AttemptCancellation;
   /** Set when shutdown gave up on it: its outcome is ignored, it was released. */
   cancelled: boolean;
   done: Promise<void>;
@@ -154,7 +155,7 @@ export class Worker {
     if (leftovers.length > 0) {
       for (const r of leftovers) {
         r.cancelled = true;
-        r.controller.abort(new ShutdownAbort());
+        r.cancellation.abort(new ShutdownAbort());
       }
       try {
         await this.options.backend.release({ workerId: this.id, jobs: leftovers.map((r) => r.job) });
@@ -280,8 +281,7 @@ export class Worker {
   }
 
   private launch(job: Job): void {
-    const controller = new AbortController();
-    const entry: Running = { job, controller, cancelled: false, done: Promise.resolve() };
+    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false, done: Promise.resolve() };
     this.running.set(job.id, entry);
     entry.done = this.runOne(entry).finally(() => {
       this.running.delete(job.id);
@@ -293,7 +293,7 @@ export class Worker {
   }
 
   private async runOne(entry: Running): Promise<void> {
-    const { job, controller } = entry;
+    const { job, cancellation } = entry;
     const { backend, logger, observer } = this.options;
     observer?.claimed(job, Date.now());
     const definition = this.options.lookup(job.task);
@@ -313,20 +313,17 @@ export class Worker {
     const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
     const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;
     let timer: NodeJS.Timeout | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    });
-    aborted.catch(() => undefined);
+    const aborted = cancellation.rejection();
     if (timeoutMs !== null) {
       timer = setTimeout(
-        () => controller.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)),
+        () => cancellation.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)),
         timeoutMs,
       );
     }
     const startedAt = performance.now();
     try {
       await withJob(job, () =>
-        Promise.race([this.options.execute(definition, job, controller.signal), aborted]),
+        Promise.race([this.options.execute(definition, job, cancellation), aborted]),
       );
       clearTimeout(timer);
       const durationMs = performance.now() - startedAt;

@@ -43,7 +43,7 @@ export function describeWorker(factory: BackendFactory): void {
       const worker = new Worker({
         backend,
         lookup: (name) => byName.get(name),
-        execute: (definition, job, signal) => Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "conf", require: <T,>() => undefined as T }, job, session: undefined, signal })),
+        execute: (definition, job, cancellation) => Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "conf", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
         logger: createLogger({ service: "conformance", level: "silent" }),
         concurrency: options.concurrency ?? 4,
         leaseMs: options.leaseMs ?? 30_000,

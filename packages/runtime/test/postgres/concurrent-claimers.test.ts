@@ -36,8 +36,8 @@ describe("postgres: many claimers", () => {
       const worker = new Worker({
         backend,
         lookup: (name) => (name === record.name ? record : undefined),
-        execute: (definition, job, signal) =>
-          Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "load", require: <T>() => undefined as T }, job, session: undefined, signal })),
+        execute: (definition, job, cancellation) =>
+          Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "load", require: <T>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
         logger: silentLogger,
         concurrency: 5,
         leaseMs: 60_000,

@@ -77,8 +77,8 @@ export function startWorker(
   const worker = new Worker({
     backend,
     lookup: (name) => byName.get(name),
-    execute: (definition, job, signal) =>
-      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "rabbitmq-test", require: () => undefined as never }, job, session: undefined, signal })),
+    execute: (definition, job, cancellation) =>
+      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "rabbitmq-test", require: () => undefined as never }, job, session: undefined, signal: cancellation.signal })),
     logger: createLogger({ service: "rabbitmq-test", level: "silent" }),
     concurrency: options.concurrency ?? 4,
     leaseMs: options.leaseMs ?? 30_000,

@@ -34,8 +34,8 @@ describe("redis: garbage on the ready list", () => {
     worker = new Worker({
       backend,
       lookup: (name) => (name === task.name ? task : undefined),
-      execute: (definition, job, signal) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "garbage", require: <T,>() => undefined as T }, job, session: undefined, signal })),
+      execute: (definition, job, cancellation) =>
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "garbage", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
       logger: createLogger({ service: "garbage", level: "silent" }),
       concurrency: 4,
       leaseMs: 30_000,

@@ -39,8 +39,8 @@ describe("redis: server restart", () => {
     worker = new Worker({
       backend,
       lookup: (name) => (name === task.name ? task : undefined),
-      execute: (definition, job, signal) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: <T,>() => undefined as T }, job, session: undefined, signal })),
+      execute: (definition, job, cancellation) =>
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
       logger: createLogger({ service: "restart", level: "silent" }),
       concurrency: 10,
       leaseMs: 30_000,

@@ -17,7 +17,7 @@ import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
 import { CompletionBatcher } from "./completion-batcher.js";
-import { jobsToColumns, jsonbText, rowToJson, toIso, toIsoOrNull, type JobRow } from "./job-rows.js";
+import { jobsToColumns, jsonbText, rowToJob, rowToJson, toIso, toIsoOrNull, type JobRow } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
 
 const DOCS = "docs/postgres.md";
@@ -119,7 +119,7 @@ export class PostgresBackend implements QueueBackend {
       this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks]),
     );
     // Oldest first, as claim.sql orders them.
-    return rows.map((row) => Job.fromJSON(rowToJson(row)));
+    return rows.map(rowToJob);
   }
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
