@@ -81,7 +81,9 @@ export async function startService(params: { name: string; backend: "memory" | "
   const schema = `jfast_e2e_${params.name}_${suffix}`;
   await mkdir(path.join(root, "modules", params.name), { recursive: true });
   await mkdir(path.join(root, "modules", "alert"), { recursive: true });
-  const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n`;
+  // The PostgreSQL service also runs the scheduler, with one nightly schedule (its next ticks fill the schedules page).
+  const scheduler = params.backend === "postgres";
+  const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
   const database = params.backend === "postgres" ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
   await writeFile(
     path.join(root, "jfast.toml"),
@@ -93,7 +95,7 @@ export async function startService(params: { name: string; backend: "memory" | "
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
-    `import { Event, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n`,
+    `import { Event, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}`,
   );
   await writeFile(
     path.join(root, "modules", "alert", "tasks.mjs"),

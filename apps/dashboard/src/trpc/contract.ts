@@ -1,7 +1,7 @@
 "use client";
 import type { DeadFilter, JobView } from "@jfast/runtime/admin";
 import { adminClient } from "./client";
-import type { AdminOutputs } from "./types";
+import type { AdminInputs, AdminOutputs } from "./types";
 
 /**
  * Admin procedures added after the first release of the admin API (docs/admin-api.md). A service on an older
@@ -17,21 +17,8 @@ export type TaskQueueView = QueuesView["tasks"][number];
 export type ThroughputView = AdminOutputs["overview"]["throughput"];
 export type ThroughputPoint = ThroughputView["points"][number];
 
-export interface JobSearchInput {
-  id?: string;
-  task?: string;
-  tenant?: string;
-  state?: JobState;
-  payload?: { path: string; equals: string | number | boolean };
-  limit?: number;
-  cursor?: string;
-}
-
-export interface JobSearchView {
-  items: JobView[];
-  nextCursor: string | null;
-  scope: string;
-}
+export type JobSearchInput = Omit<AdminInputs["jobs"]["search"], "limit"> & { limit?: number };
+export type JobSearchView = AdminOutputs["jobs"]["search"];
 
 export type ReplayFilter = DeadFilter & { tenant?: string };
 
@@ -115,7 +102,7 @@ export const contract = {
   queuesPause: (service: string, task: string) => adminClient(service).queues.pause.mutate({ task }),
   queuesResume: (service: string, task: string) => adminClient(service).queues.resume.mutate({ task }),
   throughput: (service: string, input: { minutes?: number; task?: string }) => adminClient(service).overview.throughput.query(compact(input)),
-  jobsSearch: (service: string, input: JobSearchInput) => callAdmin<JobSearchView>(service, "jobs.search", input),
+  jobsSearch: (service: string, input: JobSearchInput) => adminClient(service).jobs.search.query(input),
   retryMatching: (service: string, input: { filter: ReplayFilter; ratePerSecond?: number }) =>
     callAdmin<{ replayId: string; total: number; ratePerSecond: number }>(service, "deadLetters.retryMatching", input, "mutation"),
   replays: (service: string) => callAdmin<ReplayView[]>(service, "deadLetters.replays"),

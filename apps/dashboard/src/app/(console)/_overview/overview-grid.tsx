@@ -106,7 +106,6 @@ function Throughput({ service }: { service: string }) {
   const query = useQuery({
     queryKey: [service, "overview.throughput", THROUGHPUT_MINUTES],
     queryFn: () => contract.throughput(service, { minutes: THROUGHPUT_MINUTES }),
-    refetchInterval: 60_000,
   });
   if (query.isPending) return <p className="muted">Loading throughput…</p>;
   if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;

@@ -1,5 +1,4 @@
 "use client";
-import type { JobView } from "@jfast/runtime/admin";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
@@ -13,6 +12,8 @@ import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
 import { contract, isMissingProcedure, type JobSearchInput, type JobSearchView } from "~/trpc/contract";
+
+type FoundJob = JobSearchView["items"][number];
 import { useServices } from "~/trpc/provider";
 import { SearchForm } from "./search-form";
 import { EMPTY_DRAFT, toSearchInput, type SearchDraft } from "./search-input";
@@ -42,7 +43,7 @@ export function JobSearch({ initial }: { initial: { id: string; tenant: string }
       <SearchForm initial={start} onSearch={search} />
       {problem ? <p className="alert alert-bad" role="alert">{problem}</p> : null}
       {!input ? (
-        <EmptyState title="Search jobs">By id (any state, any service), or by task, tenant, state and a payload field such as <code>customer.id</code>. Searches stay bounded: each service says what it looked through.</EmptyState>
+        <EmptyState title="Search jobs">By id (any state, every service), or dead letters by task, tenant and a payload field such as <code>customer.id</code>. Searches stay bounded: each service says what it looked through.</EmptyState>
       ) : (
         services.map((s) => <ServiceResults key={s} service={s} input={input} onOpen={(id) => setOpen({ service: s, id })} />)
       )}
@@ -71,11 +72,13 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
         <Loading what={`${service}'s jobs`} />
       ) : query.isError ? (
         <QueryError service={service} procedure="jobs.search" error={query.error} what="searches other than by id" />
-      ) : items.length === 0 ? (
+      ) : !query.data.pages[0]?.enabled ? (
+        <EmptyState title="No queue">{service} does not run a queue.</EmptyState>
+      ) : items.length === 0 && !query.hasNextPage ? (
         <EmptyState title="No matching job">{service} has no job that matches.</EmptyState>
       ) : (
         <div className="stack">
-          <Table<JobView>
+          <Table<FoundJob>
             label={`Jobs found on ${service}`}
             rows={items}
             rowKey={(j) => j.id}
@@ -89,6 +92,7 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
               { key: "open", header: <span className="sr-only">Actions</span>, cell: (j) => <Button small onClick={() => onOpen(j.id)} aria-label={`Details of ${j.id}`}>Details</Button> },
             ]}
           />
+          {query.data.pages.at(-1)?.budgetReached ? <p className="muted">This search stopped at its bound on {service}; continue it, or narrow the search.</p> : null}
           {query.hasNextPage ? (
             <Button onClick={() => query.fetchNextPage()} disabled={query.isFetchingNextPage}>
               {query.isFetchingNextPage ? "Loading…" : `More from ${service}`}
@@ -108,6 +112,6 @@ async function searchService(service: string, input: JobSearchInput): Promise<Jo
     const onlyId = input.id && Object.keys(input).every((k) => k === "id" || k === "limit" || k === "cursor");
     if (!isMissingProcedure(error) || !onlyId) throw error;
     const { job } = await adminClient(service).jobs.get.query({ id: input.id! });
-    return { items: job ? [job as JobView] : [], nextCursor: null, scope: "by id" };
+    return { enabled: true, items: job ? [job] : [], nextCursor: null, scope: "by id", budgetReached: false };
   }
 }
