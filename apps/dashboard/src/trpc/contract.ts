@@ -24,14 +24,20 @@ export type ReplayFilter = DeadFilter & { tenant?: string };
 
 export interface ReplayView {
   replayId: string;
-  filter: ReplayFilter | null;
+  filter: Record<string, unknown> | null;
   total: number;
+  /** False when counting stopped at the service's scan bound: there may be more. */
+  totalExact?: boolean;
   done: number;
+  /** Selected but not requeued (retried or discarded by someone else meanwhile). */
   failed: number;
   ratePerSecond: number;
   startedAt: string;
   finishedAt: string | null;
   by: string;
+  state?: "running" | "finished" | "stopped";
+  /** Why it stopped before the end. */
+  error?: string | null;
 }
 
 export interface PartitionView {
@@ -104,7 +110,7 @@ export const contract = {
   throughput: (service: string, input: { minutes?: number; task?: string }) => adminClient(service).overview.throughput.query(compact(input)),
   jobsSearch: (service: string, input: JobSearchInput) => adminClient(service).jobs.search.query(input),
   retryMatching: (service: string, input: { filter: ReplayFilter; ratePerSecond?: number }) =>
-    callAdmin<{ replayId: string; total: number; ratePerSecond: number }>(service, "deadLetters.retryMatching", input, "mutation"),
+    callAdmin<{ replayId: string; total: number; totalExact?: boolean; ratePerSecond: number }>(service, "deadLetters.retryMatching", input, "mutation"),
   replays: (service: string) => callAdmin<ReplayView[]>(service, "deadLetters.replays"),
   eventsStatus: (service: string) => callAdmin<EventsStatusView>(service, "events.status"),
 };

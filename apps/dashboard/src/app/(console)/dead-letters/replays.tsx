@@ -17,7 +17,7 @@ export function Replays({ services }: { services: string[] }) {
       queryKey: [s, "deadLetters.replays"],
       queryFn: () => contract.replays(s),
       retry: false,
-      refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : false),
+      refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : 30_000),
     })),
   });
   // A service without throttled replays (older runtime) simply has none to show.
@@ -39,16 +39,18 @@ export function Replays({ services }: { services: string[] }) {
             key: "progress",
             header: "Progress",
             cell: (r) => {
-              const { done, failed, total, finishedAt } = r.replay;
+              const { done, failed, total, finishedAt, totalExact, state, error } = r.replay;
+              const status = state ?? (finishedAt ? "finished" : "running");
               const pct = total ? Math.round(((done + failed) / total) * 100) : 100;
               return (
-                <div style={{ minWidth: 180 }} data-replay={r.replay.replayId} data-replay-done={done} data-replay-total={total}>
-                  <div className={`progress${failed ? " progress-bad" : ""}`} role="progressbar" aria-label={`replay ${r.replay.replayId}`} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done + failed}>
+                <div style={{ minWidth: 180 }} data-replay={r.replay.replayId} data-replay-done={done} data-replay-total={total} data-replay-state={status}>
+                  <div className={`progress${status === "stopped" ? " progress-bad" : ""}`} role="progressbar" aria-label={`replay ${r.replay.replayId}`} aria-valuemin={0} aria-valuemax={total} aria-valuenow={done + failed}>
                     <div style={{ width: `${pct}%` }} />
                   </div>
                   <span className="muted">
-                    {done} of {total} requeued{failed ? `, ${failed} failed` : ""} · {finishedAt ? "finished" : "running"}
+                    {done} of {total}{totalExact === false ? "+" : ""} requeued{failed ? `, ${failed} skipped (already retried or discarded)` : ""} · {status}
                   </span>
+                  {error ? <div className="error-text">{error}</div> : null}
                 </div>
               );
             },
