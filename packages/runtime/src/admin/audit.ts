@@ -21,8 +21,8 @@ export type AuditInput = Omit<AuditEntry, "id" | "at">;
 export interface AuditLog {
   readonly kind: "memory" | "sql";
   record(entry: AuditInput): Promise<AuditEntry>;
-  /** Newest first. */
-  list(params: { limit: number; before?: string | undefined }): Promise<AuditEntry[]>;
+  /** Newest first; with `tenant`, only entries whose filter names that tenant. */
+  list(params: { limit: number; before?: string | undefined; tenant?: string | undefined }): Promise<AuditEntry[]>;
 }
 
 /** A bulk retry of a million rows must not write a million ids into one audit row. */
@@ -45,12 +45,16 @@ export function createMemoryAuditLog(params: { logger: Logger }): AuditLog {
       params.logger.info("admin action", { audit: entry });
       return entry;
     },
-    async list({ limit, before }) {
-      const newestFirst = [...entries].reverse();
+    async list({ limit, before, tenant }) {
+      const newestFirst = [...entries].reverse().filter((e) => !tenant || namesTenant(e.filter, tenant) || e.id === before);
       const start = before ? newestFirst.findIndex((e) => e.id === before) + 1 : 0;
       return newestFirst.slice(start, start + limit);
     },
   };
+}
+
+function namesTenant(filter: Record<string, unknown> | null, tenant: string): boolean {
+  return filter?.tenantId === tenant || filter?.tenant === tenant;
 }
 
 export function complete(input: AuditInput): AuditEntry {

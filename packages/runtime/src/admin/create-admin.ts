@@ -6,6 +6,7 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { createMemoryAuditLog, type AuditLog } from "./audit.js";
 import { createAdminHandler } from "./handler.js";
+import { createReplayLog } from "./replays.js";
 import { createSqlAuditLog } from "./sql-audit.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { contractsSourceFor } from "./contracts-source.js";
@@ -55,6 +56,7 @@ export function createAdmin(params: {
       events,
       disabledPlugins: [...config.disabledPlugins],
       audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
+      replays: createReplayLog({ logger }),
       redactFields: config.admin.redact,
       logger,
     },

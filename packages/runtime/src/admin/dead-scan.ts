@@ -11,6 +11,8 @@ export interface DeadFilter {
   group?: string | undefined;
   /** A payload field (object keys from the root) equal to a value of the same JSON type (jobs.search). */
   payload?: { path: string[]; equals: string | number | boolean } | undefined;
+  /** Only dead letters that died before this instant (ISO-8601): a replay leaves out those that die during it. */
+  diedBefore?: string | undefined;
 }
 
 /** Rows read per call to the backend while filtering. */
@@ -23,7 +25,7 @@ export const SCAN_PAGE = 500;
 export const SCAN_BUDGET = 10_000;
 
 export function hasFilter(filter: DeadFilter | undefined): boolean {
-  return Boolean(filter && (filter.task || filter.tenantId || filter.errorText || filter.group || filter.payload));
+  return Boolean(filter && (filter.task || filter.tenantId || filter.errorText || filter.group || filter.payload || filter.diedBefore));
 }
 
 export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined): boolean {
@@ -38,6 +40,7 @@ export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined): bo
   }
   if (filter.group && errorGroup(dead.lastError).key !== filter.group) return false;
   if (filter.payload && !payloadHas(dead.job.payload, filter.payload)) return false;
+  if (filter.diedBefore && Date.parse(dead.diedAt) >= Date.parse(filter.diedBefore)) return false;
   return true;
 }
 

@@ -1,16 +1,24 @@
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
-import { createTrigger, upcomingTicks, type Trigger } from "../scheduler/trigger.js";
+import type { ScheduleStore } from "../scheduler/stores/schedule-store.js";
+import { createTrigger, nextTick, upcomingTicks, type Trigger } from "../scheduler/trigger.js";
 import type { ScheduleSource, ScheduleView } from "./sources.js";
 
 /** A tick more than this overdue means the scheduler is behind (stopped, or failing to claim). */
 const LATE_AFTER_MS = 60_000;
+/** Missed ticks are counted over this window. */
+const MISSED_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** A schedule every second has 86 400 ticks a day; no count walks further than this. */
+const MAX_TICKS_COUNTED = 200_000;
 
-/** Adapts the running scheduler's status to the admin view, with the next ticks worked out by the same rules. */
-export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus }): ScheduleSource {
+/**
+ * Adapts the running scheduler's status to the admin view, with the next ticks worked out by the same rules,
+ * and the ticks of the last 24 hours nobody claimed counted against the claim store.
+ */
+export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus; store?: Pick<ScheduleStore, "tickClaims"> }): ScheduleSource {
   return {
     async describeSchedules({ count }) {
       const now = Date.now();
-      return scheduler.status().schedules.map((s): ScheduleView => {
+      const views = scheduler.status().schedules.map((s): ScheduleView & { trigger: Trigger | null } => {
         const trigger: Trigger | null = s.cron
           ? createTrigger({ cron: s.cron, timezone: s.timezone, label: s.name })
           : s.everyMs
@@ -26,10 +34,34 @@ export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus }): Sc
           lastTickAt: s.lastTick,
           lastError: s.lastError ? `${s.lastError.message} (${s.lastError.at})` : null,
           late: s.nextTick !== null && Date.parse(s.nextTick) < now - LATE_AFTER_MS,
+          missedTicks: 0,
+          trigger,
         };
       });
+      return Promise.all(
+        views.map(async ({ trigger, ...view }) => ({
+          ...view,
+          missedTicks: trigger && scheduler.store ? await missedTicks(scheduler.store, view.name, trigger, now) : 0,
+        })),
+      );
     },
   };
+}
+
+/**
+ * Ticks due in the last 24 hours (and more than a minute ago) that no replica claimed: the scheduler was down,
+ * or after downtime it fired only the latest missed tick and skipped the others. A schedule first claimed inside
+ * the window is counted from that first claim, so a new schedule has missed nothing.
+ */
+async function missedTicks(store: Pick<ScheduleStore, "tickClaims">, name: string, trigger: Trigger, now: number): Promise<number> {
+  const from = now - MISSED_WINDOW_MS;
+  const to = now - LATE_AFTER_MS;
+  const claims = await store.tickClaims({ name, from, to });
+  const start = claims.before ? from : claims.first;
+  if (start === null) return 0;
+  let due = 0;
+  for (let tick = nextTick(trigger, start - 1); tick !== null && tick <= to && due < MAX_TICKS_COUNTED; tick = nextTick(trigger, tick)) due++;
+  return Math.max(0, due - claims.claimed);
 }
 
 function humanMs(ms: number): string {

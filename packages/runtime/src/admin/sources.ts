@@ -5,6 +5,7 @@ import type { Logger } from "../observability/logger.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { AuditLog } from "./audit.js";
+import type { ReplayLog } from "./replays.js";
 
 /**
  * Everything the admin router reads, handed over by the composition root. The router reaches each feature
@@ -27,6 +28,8 @@ export interface AdminSources {
   /** Plugins jfast.toml enables that JFAST_DISABLE_PLUGINS turns off in this process. */
   disabledPlugins: readonly string[];
   audit: AuditLog;
+  /** Throttled bulk retries running in (or recently finished by) this process. */
+  replays: ReplayLog;
   /** Payload fields named in `[admin] redact` are replaced before anything leaves the service. */
   redactFields: readonly string[];
   logger: Logger;
@@ -50,6 +53,8 @@ export interface ScheduleView {
   lastError: string | null;
   /** True when a tick that should have fired by now was not claimed (the scheduler is behind or stopped). */
   late: boolean;
+  /** Ticks due in the last 24 hours (over a minute ago) that were never claimed. */
+  missedTicks: number;
 }
 
 /** What the contracts checker offers: the same structure as `jfast contracts show --json`, violations on their edges. */

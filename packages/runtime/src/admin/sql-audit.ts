@@ -47,8 +47,8 @@ export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): 
       logger.info("admin action", { audit: entry });
       return entry;
     },
-    async list({ limit, before }) {
-      const rows = await db.query<AuditRow>(LIST, [limit, before ?? null]);
+    async list({ limit, before, tenant }) {
+      const rows = await db.query<AuditRow>(LIST, [limit, before ?? null, tenant ?? null]);
       return rows.map(
         (r): AuditEntry => ({
           id: r.id,

@@ -39,7 +39,7 @@ export const operatorProcedure = viewerProcedure.use(({ ctx, next }) => {
   if (ctx.principal.role !== "operator") {
     throw new TRPCError({
       code: "FORBIDDEN",
-      message: `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying and discarding need an operator token`,
+      message: `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying, discarding, pausing and resuming need an operator token`,
     });
   }
   return next();

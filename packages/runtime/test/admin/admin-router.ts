@@ -138,7 +138,11 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
       expect((await call(app.jfast, "jobs.get", { token: VIEWER, input: { id: charges[0] } })).data.job).toBeNull();
 
       const retried = await call(app.jfast, "deadLetters.retryMatching", { token: OPERATOR, input: { filter: { task: "billing.send_receipt" } }, mutation: true });
-      expect(retried.data).toEqual({ retried: 1, budgetReached: false });
+      expect(retried.data).toMatchObject({ total: 1, totalExact: true, ratePerSecond: 100 });
+      await eventually("the replay to finish", async () => {
+        const replays = (await call(app.jfast, "deadLetters.replays", { token: VIEWER })).data;
+        return replays[0]?.replayId === retried.data.replayId && replays[0].state === "finished" && replays[0].done === 1;
+      });
       await eventually("the receipt dead again", async () => (await app.backend.depths()).dead === 3);
 
       const gone = await call(app.jfast, "deadLetters.discardMatching", { token: OPERATOR, input: {}, mutation: true });
@@ -148,10 +152,12 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
       const audit = await call(app.jfast, "audit.list", { token: VIEWER });
       expect(audit.data.entries.map((e: { action: string }) => e.action)).toEqual([
         "deadLetters.discardMatching",
+        "deadLetters.replay",
         "deadLetters.retryMatching",
         "deadLetters.discard",
       ]);
-      expect(audit.data.entries[1].filter).toEqual({ task: "billing.send_receipt" });
+      expect(audit.data.entries[2].filter).toEqual({ task: "billing.send_receipt" });
+      expect(audit.data.entries[1]).toMatchObject({ count: 1, outcome: { replayId: retried.data.replayId, state: "finished", done: 1, failed: 0 } });
       expect(audit.data.entries[0].count).toBe(3);
     });
 

@@ -48,7 +48,7 @@ describe("admin router: schedules and contracts", () => {
     expect(status).toBe(200);
     expect(data).toMatchObject({ enabled: true, described: true, error: null });
     const byTask = Object.fromEntries(data.schedules.map((s: { task: string }) => [s.task, s]));
-    expect(byTask["svc.refresh_rates"]).toMatchObject({ kind: "every", expression: "every 5 minutes", timezone: "UTC", late: false });
+    expect(byTask["svc.refresh_rates"]).toMatchObject({ kind: "every", expression: "every 5 minutes", timezone: "UTC", late: false, missedTicks: 0 });
     const ticks: string[] = byTask["svc.refresh_rates"].nextTicks;
     expect(ticks).toHaveLength(3);
     // Intervals count from the epoch: every tick is a multiple of five minutes, five minutes apart.

@@ -205,3 +205,71 @@ describe("admin jobs.search", () => {
     expect(data.budgetReached).toBe(false);
   });
 });
+
+describe("postgres: throttled replay, tenant filters", () => {
+  let app: AdminApp | null = null;
+  afterEach(async () => {
+    await app?.close();
+    app = null;
+  });
+
+  it("replays matching dead letters at the given rate, reports progress, audits start and end, never twice", async () => {
+    app = await startAdminApp({ setup: postgres() });
+    const ids = await app.killCharges(30);
+    const forbidden = await call(app.jfast, "deadLetters.retryMatching", { token: VIEWER, input: { filter: { task: "billing.charge" } }, mutation: true });
+    expect(forbidden.status).toBe(403);
+    const tooFast = await call(app.jfast, "deadLetters.retryMatching", { token: OPERATOR, input: { ratePerSecond: 10_001 }, mutation: true });
+    expect(tooFast.status).toBe(400);
+
+    const started = await call(app.jfast, "deadLetters.retryMatching", { token: OPERATOR, input: { filter: { task: "billing.charge" }, ratePerSecond: 10 }, mutation: true });
+    expect(started.status).toBe(200);
+    expect(started.data).toMatchObject({ total: 30, totalExact: true, ratePerSecond: 10 });
+    // Part-way: some requeued, not all at once.
+    const midway = await eventually("progress part-way", async () => {
+      const [replay] = (await call(app!.jfast, "deadLetters.replays", { token: VIEWER })).data;
+      return replay.done > 0 && replay.done < 30 ? replay : null;
+    });
+    expect(midway).toMatchObject({ replayId: started.data.replayId, state: "running", finishedAt: null, by: "alice", filter: { task: "billing.charge" } });
+
+    const done = await eventually("the replay to finish", async () => {
+      const [replay] = (await call(app!.jfast, "deadLetters.replays", { token: VIEWER })).data;
+      return replay.state === "finished" ? replay : null;
+    }, 30_000);
+    // Each charge ran again and died again; none was replayed a second time.
+    expect(done).toMatchObject({ total: 30, done: 30, failed: 0, error: null });
+    await eventually("all dead again", async () => (await app!.backend.depths()).dead === 30);
+    const audit = (await call(app.jfast, "audit.list", { token: VIEWER })).data.entries;
+    expect(audit.map((e: { action: string }) => e.action)).toEqual(["deadLetters.replay", "deadLetters.retryMatching"]);
+    expect(audit[1]).toMatchObject({ actor: "alice", filter: { task: "billing.charge" }, outcome: { replayId: started.data.replayId, total: 30, ratePerSecond: 10 } });
+    expect(audit[0].ids.sort()).toEqual([...ids].sort());
+    expect(audit[0].outcome).toMatchObject({ state: "finished", done: 30 });
+    for (const id of ids.slice(0, 3)) {
+      expect((await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } })).data.job.errors).toHaveLength(4);
+    }
+  });
+
+  it("takes tenant in dead-letter filters, bulk actions and the audit trail", async () => {
+    app = await startAdminApp({ setup: postgres() });
+    const queue = app.jfast.require("queue");
+    await queue.enqueue([
+      new Job({ task: "billing.send_receipt", tenantId: "acme", maxAttempts: 1 }),
+      new Job({ task: "billing.send_receipt", tenantId: "acme", maxAttempts: 1 }),
+      new Job({ task: "billing.send_receipt", tenantId: "globex", maxAttempts: 1 }),
+    ]);
+    await eventually("three dead", async () => (await app!.backend.depths()).dead === 3);
+    const list = await call(app.jfast, "deadLetters.list", { token: VIEWER, input: { filter: { tenant: "acme" } } });
+    expect(list.data.items.map((d: { tenantId: string }) => d.tenantId)).toEqual(["acme", "acme"]);
+    expect((await call(app.jfast, "deadLetters.preview", { token: VIEWER, input: { filter: { tenant: "globex" } } })).data).toEqual({ count: 1, exact: true });
+    expect((await call(app.jfast, "deadLetters.groups", { token: VIEWER, input: { filter: { tenant: "acme" } } })).data.groups[0].count).toBe(2);
+    const clash = await call(app.jfast, "deadLetters.list", { token: VIEWER, input: { filter: { tenant: "acme", tenantId: "globex" } } });
+    expect(clash.status).toBe(400);
+
+    const discarded = await call(app.jfast, "deadLetters.discardMatching", { token: OPERATOR, input: { filter: { tenant: "globex" } }, mutation: true });
+    expect(discarded.data.discarded).toBe(1);
+    await call(app.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.charge" }, mutation: true });
+    const globex = await call(app.jfast, "audit.list", { token: VIEWER, input: { tenant: "globex" } });
+    expect(globex.data.entries.map((e: { action: string }) => e.action)).toEqual(["deadLetters.discardMatching"]);
+    expect((await call(app.jfast, "audit.list", { token: VIEWER, input: { tenant: "initech" } })).data.entries).toEqual([]);
+    expect((await call(app.jfast, "audit.list", { token: VIEWER })).data.entries).toHaveLength(2);
+  });
+});

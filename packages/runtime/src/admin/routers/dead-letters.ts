@@ -5,14 +5,20 @@ import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { deadLetterView, type DeadLetterView } from "../views.js";
 import type { AdminContext } from "../trpc.js";
 import type { AdminPrincipal } from "../tokens.js";
+import { recordAudit } from "../audit-call.js";
+import type { ReplayView } from "../replays.js";
 
 const filterSchema = z
   .strictObject({
     task: z.string().min(1).max(200).optional(),
     tenantId: z.string().min(1).max(200).optional(),
+    /** The same as tenantId (every admin view takes `tenant`). */
+    tenant: z.string().min(1).max(200).optional(),
     errorText: z.string().min(1).max(200).optional(),
     group: z.string().min(1).max(400).optional(),
   })
+  .refine((f) => !f.tenant || !f.tenantId || f.tenant === f.tenantId, { message: "tenant and tenantId name different tenants; give one" })
+  .transform(({ tenant, ...rest }): DeadFilter => ({ ...rest, ...(tenant ? { tenantId: tenant } : {}) }))
   .optional();
 
 const idsSchema = z.array(z.string().min(1).max(200)).min(1).max(1000);
@@ -118,15 +124,47 @@ export const deadLettersRouter = router({
     return result;
   }),
 
-  /** Retries every dead letter matching the filter (all of them without one), in throttled slices. */
-  retryMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
-    const outcome = await audited(ctx, { action: "deadLetters.retryMatching", ids: [], filter: input.filter ?? null }, () =>
-      bulk(ctx, input.filter, (ids) => queue.backend.retryDead(ids ? { ids } : { all: true }).then((r) => r.retried)),
-    );
-    await audit(ctx, { action: "deadLetters.retryMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { retried: outcome.count, budgetReached: outcome.budgetReached } });
-    return { retried: outcome.count, budgetReached: outcome.budgetReached };
-  }),
+  /**
+   * Starts a throttled replay of every dead letter matching the filter (all of them without one) that died before
+   * now, at `ratePerSecond`; follow it with deadLetters.replays. Audited when it starts and when it ends.
+   */
+  retryMatching: operatorProcedure
+    .input(z.strictObject({ filter: filterSchema, ratePerSecond: z.number().int().min(1).max(10_000).default(100) }))
+    .mutation(async ({ ctx, input }) => {
+      const queue = requireQueue(ctx.sources);
+      const filter = input.filter ?? {};
+      const counted = await audited(ctx, { action: "deadLetters.retryMatching", ids: [], filter: input.filter ?? null }, async () => {
+        if (!hasFilter(filter)) return { total: (await backendCall(queue, "counting dead letters", () => queue.depths())).dead, exact: true };
+        const scan = await backendCall(queue, "counting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
+        return { total: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
+      });
+      const replay = ctx.sources.replays.start({
+        queue: () => ctx.sources.queue(),
+        filter,
+        shownFilter: input.filter ? { ...input.filter } : null,
+        total: counted.total,
+        totalExact: counted.exact,
+        ratePerSecond: input.ratePerSecond,
+        by: ctx.principal.name,
+        onFinish: (view, ids) =>
+          audit(ctx, {
+            action: "deadLetters.replay",
+            ids,
+            filter: input.filter ?? null,
+            outcome: { replayId: view.replayId, state: view.state, done: view.done, failed: view.failed, ...(view.error ? { error: view.error } : {}) },
+          }),
+      });
+      await audit(ctx, {
+        action: "deadLetters.retryMatching",
+        ids: [],
+        filter: input.filter ?? null,
+        outcome: { replayId: replay.replayId, total: replay.total, totalExact: replay.totalExact, ratePerSecond: replay.ratePerSecond },
+      });
+      return { replayId: replay.replayId, total: replay.total, totalExact: replay.totalExact, ratePerSecond: replay.ratePerSecond };
+    }),
+
+  /** Replays started in this process, newest first, at most 20. */
+  replays: viewerProcedure.query(({ ctx }): ReplayView[] => ctx.sources.replays.recent()),
 
   discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
@@ -172,13 +210,5 @@ async function audited<T>(ctx: Ctx, entry: { action: string; ids: string[]; filt
 }
 
 async function audit(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null; outcome: Record<string, unknown> }) {
-  await ctx.sources.audit.record({
-    actor: ctx.principal.name,
-    role: ctx.principal.role,
-    action: entry.action,
-    ids: entry.ids,
-    count: entry.ids.length,
-    filter: entry.filter ? { ...entry.filter } : null,
-    outcome: entry.outcome,
-  });
+  await recordAudit(ctx, { ...entry, filter: entry.filter ? { ...entry.filter } : null });
 }

@@ -38,6 +38,11 @@ export function createMemoryScheduleStore(params: { enqueue: EnqueueJobs; now?: 
       }
       return true;
     },
+    async tickClaims({ name, from, to }) {
+      const ticks = [...(claims.get(name)?.keys() ?? [])];
+      const inside = ticks.filter((t) => t >= from && t <= to);
+      return { claimed: inside.length, first: inside.length ? Math.min(...inside) : null, before: ticks.some((t) => t < from) };
+    },
     async prune({ before }) {
       let removed = 0;
       for (const [name, history] of claims) {

@@ -9,6 +9,7 @@ const SQL = {
   claim: sql("claim-tick"),
   release: sql("release-tick"),
   prune: sql("prune-claims"),
+  tickClaims: sql("tick-claims"),
 } as const;
 
 /**
@@ -52,6 +53,14 @@ export function createPostgresScheduleStore(params: {
         throw error;
       }
       return true;
+    },
+    async tickClaims({ name, from, to }) {
+      const [row] = await db.query<{ claimed: number; first_ms: number | null; before: boolean }>(SQL.tickClaims, [
+        name,
+        new Date(from).toISOString(),
+        new Date(to).toISOString(),
+      ]);
+      return { claimed: Number(row?.claimed ?? 0), first: row?.first_ms === null || row?.first_ms === undefined ? null : Number(row.first_ms), before: row?.before === true };
     },
     async prune({ before }) {
       const [row] = await db.query<{ deleted: number }>(SQL.prune, [new Date(before).toISOString()]);

@@ -4,9 +4,11 @@ import { BackendError } from "../../errors/jfast-error.js";
 import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
 import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
 
-const SCRIPTS = ["claim-tick", "release-tick", "prune-claims"] as const;
+const SCRIPTS = ["claim-tick", "release-tick", "prune-claims", "tick-claims"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
 const PRUNE_BATCH = 10_000;
+/** Claims made before a window looked at to tell whether a schedule is older than the window. */
+const EARLIER_SCAN = 5000;
 
 export interface RedisScheduleStore extends ScheduleStore {
   readonly keys: ScheduleKeys;
@@ -77,6 +79,10 @@ export function createRedisScheduleStore(params: {
         throw error;
       }
       return true;
+    },
+    async tickClaims({ name, from, to }) {
+      const [claimed, first, before] = await run<[number, number, number]>("count claimed ticks", "tick-claims", [name, from, to, EARLIER_SCAN]);
+      return { claimed: Number(claimed), first: Number(first) < 0 ? null : Number(first), before: Number(before) === 1 };
     },
     async prune({ before }) {
       return Number(await run<number>("prune old claims", "prune-claims", [before, PRUNE_BATCH]));

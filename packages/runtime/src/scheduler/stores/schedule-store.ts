@@ -16,9 +16,20 @@ export interface ScheduleStore {
    * pass takes the tick again.
    */
   claim(params: { name: string; tick: number; job: Job }): Promise<boolean>;
+  /**
+   * Claims of schedule `name` whose tick is in [from, to] (epoch ms): how many, the first, and whether the
+   * schedule was claimed before `from` (so it is not new). For the admin API's missed ticks.
+   */
+  tickClaims(params: { name: string; from: number; to: number }): Promise<TickClaims>;
   /** Deletes claims made before `before` (epoch ms), keeping each schedule's last. Returns how many went. */
   prune(params: { before: number }): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface TickClaims {
+  claimed: number;
+  first: number | null;
+  before: boolean;
 }
 
 /** Enqueues jobs that commit on their own (the queue provider's enqueue). */
