@@ -273,3 +273,56 @@ describe("postgres: throttled replay, tenant filters", () => {
     expect((await call(app.jfast, "audit.list", { token: VIEWER })).data.entries).toHaveLength(2);
   });
 });
+
+describe("pausing across processes, and where it cannot be shared", () => {
+  const apps: AdminApp[] = [];
+  afterEach(async () => {
+    for (const app of apps.splice(0).reverse()) await app.close();
+  });
+
+  it("postgres: a pause made through one process stops the workers of another within about a second", async () => {
+    const runs: string[] = [];
+    const record = defineTask("billing.record", async (_payload: unknown, { job }) => {
+      runs.push(job.id);
+    });
+    const schema = uniqueSchema("admin");
+    // Two processes of one service: the same database, each with its own worker; the second drops the schema.
+    const api = await startAdminApp({ setup: postgres(schema, true), tasks: [record] });
+    apps.push(api);
+    const worker = await startAdminApp({ setup: postgres(schema), tasks: [record] });
+    apps.push(worker);
+
+    await call(api.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.record" }, mutation: true });
+    await eventually("the other process to read the pause", async () => worker.jfast.require("queue").pauses?.has("billing.record"), 5000);
+    const jobs = Array.from({ length: 4 }, () => new Job({ task: "billing.record" }));
+    await worker.jfast.require("queue").enqueue(jobs);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(runs).toEqual([]);
+    expect((await call(worker.jfast, "queues.list", { token: VIEWER })).data.tasks.find((t: { task: string }) => t.task === "billing.record")).toMatchObject({ ready: 4, paused: true, pausedBy: "alice" });
+
+    await call(api.jfast, "queues.resume", { token: OPERATOR, input: { task: "billing.record" }, mutation: true });
+    await eventually("the jobs to run after resume", async () => runs.length === 4);
+  });
+
+  it("rabbitmq without a database: no per-task counts and no pausing, each saying why", async () => {
+    const { AMQP_URL, uniqueQueue, dropQueue } = await import("../rabbitmq/rabbitmq-test-env.js");
+    const name = uniqueQueue("admin");
+    const app = await startAdminApp({
+      setup: async () => ({
+        plugins: ["queue"],
+        sections: `[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${name}"\n${QUEUE_TUNING}`,
+        cleanup: () => dropQueue(name),
+      }),
+    });
+    apps.push(app);
+    const { data } = await call(app.jfast, "queues.list", { token: VIEWER });
+    expect(data).toMatchObject({ enabled: true, pauseSupported: false, pauseStore: null });
+    expect(data.countsUnavailableReason).toContain("RabbitMQ does not count messages per task");
+    expect(data.pauseUnsupportedReason).toContain('enable the "database" plugin');
+    expect(data.tasks.map((t: { task: string }) => t.task)).toContain("billing.charge");
+    const refused = await call(app.jfast, "queues.pause", { token: OPERATOR, input: { task: "billing.charge" }, mutation: true });
+    expect(refused.status).toBe(412);
+    expect(refused.error?.data.code).toBe("PRECONDITION_FAILED");
+    expect(refused.error?.message).toContain("jfast_paused_tasks");
+  });
+});
