@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { currentContext } from "../context/context.js";
+import { newJobId } from "./job-id.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
 export interface AttemptError {
@@ -73,7 +73,7 @@ export class Job {
     }
     const context = currentContext();
     const now = new Date();
-    this.id = init.id ?? randomUUID();
+    this.id = init.id ?? newJobId(now.getTime());
     this.task = init.task;
     this.payload = init.payload ?? {};
     this.attempts = 0;

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { Job } from "./job.js";
+import { newJobId } from "./job-id.js";
+
+const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("job ids", () => {
+  it("are version-7 UUIDs carrying the time in their first 48 bits", () => {
+    const at = Date.parse("2026-11-30T01:30:00.123Z");
+    const id = newJobId(at);
+    expect(id).toMatch(V7);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
+  });
+
+  it("sort by creation time across milliseconds, and differ within one", () => {
+    const ids = [newJobId(1_000), newJobId(1_001), newJobId(2_000_000_000_000)];
+    expect([...ids].sort()).toEqual(ids);
+    const same = new Set(Array.from({ length: 1000 }, () => newJobId(5)));
+    expect(same.size).toBe(1000);
+  });
+
+  it("are what a new Job gets unless it is given one", () => {
+    expect(new Job({ task: "x.y" }).id).toMatch(V7);
+    expect(new Job({ task: "x.y", id: "mine" }).id).toBe("mine");
+  });
+});
