@@ -7,7 +7,7 @@ import { SCREENSHOTS, adminCall, eventually, queueStats, startDashboard, startSe
 
 /**
  * The dashboard in a real browser (Debian's Chromium) against two real services: billing on PostgreSQL and
- * shipping on the memory backend. The dashboard holds an operator token for billing and a viewer token for
+ * shipping on the memory backend, consuming a Kafka topic. The dashboard holds an operator token for billing and a viewer token for
  * shipping, so both roles are on screen at once.
  */
 const BILLING_OPERATOR = `operator-${Date.now()}-billing`;
@@ -15,6 +15,7 @@ const BILLING_VIEWER = `viewer-${Date.now()}-billing`;
 const SHIPPING_OPERATOR = `operator-${Date.now()}-shipping`;
 const SHIPPING_VIEWER = `viewer-${Date.now()}-shipping`;
 const PASSWORD = "correct horse battery staple";
+const TRACE_URL = "http://127.0.0.1:16686/trace/{traceId}";
 
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
@@ -29,10 +30,11 @@ describe("dashboard in a browser", () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     [billing, shipping] = await Promise.all([
       startService({ name: "billing", backend: "postgres", tokens: `ops:operator:${BILLING_OPERATOR},viewer:${BILLING_VIEWER}` }),
-      startService({ name: "shipping", backend: "memory", tokens: `ops:operator:${SHIPPING_OPERATOR},dashboard:viewer:${SHIPPING_VIEWER}` }),
+      startService({ name: "shipping", backend: "memory", kafka: true, tokens: `ops:operator:${SHIPPING_OPERATOR},dashboard:viewer:${SHIPPING_VIEWER}` }),
     ]);
     dashboard = await startDashboard({
       password: PASSWORD,
+      traceUrl: TRACE_URL,
       services: [
         { name: "billing", url: billing.url, token: BILLING_OPERATOR },
         { name: "shipping", url: shipping.url, token: SHIPPING_VIEWER },
@@ -62,10 +64,23 @@ describe("dashboard in a browser", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}.png`), fullPage: true });
   }
 
+  /** axe finds no serious or critical violation, with the system set to light and then to dark. */
   async function expectAccessible(page: Page) {
-    const results = await new AxeBuilder({ page }).analyze();
-    const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+    for (const colorScheme of ["dark", "light"] as const) {
+      await page.emulateMedia({ colorScheme });
+      const results = await new AxeBuilder({ page }).analyze();
+      const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+      expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+    }
+  }
+
+  function liveMode(page: Page) {
+    return page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-mode");
+  }
+
+  async function jobState(service: string, token: string, id: string): Promise<string | null> {
+    const { body } = await adminCall(service, token, "jobs.get", { id });
+    return body.result.data.job?.state ?? null;
   }
 
   it("refuses a wrong password and shows nothing without a session", async () => {
@@ -100,11 +115,45 @@ describe("dashboard in a browser", () => {
     expect(await billingCard.getByText("postgres").count()).toBeGreaterThan(0);
     expect(await shippingCard.getByText("memory").count()).toBeGreaterThan(0);
     expect(await billingCard.getByText("degraded").count()).toBeGreaterThan(0);
+    // Live by server-sent events unless something blocks them.
+    await poll(() => liveMode(page)).toBe("sse");
+    // Throughput over the last hour: once the workers flushed their counts, the attempts that failed on the way
+    // to the dead letters are on the sparkline, as the service reports them.
+    const totals = await eventually("billing's throughput to count the failed attempts", async () => {
+      const { body } = await adminCall(billing.url, BILLING_VIEWER, "overview.throughput", { minutes: 60 });
+      const points = body.result.data.points as { processed: number; failed: number; dead: number }[];
+      const sum = (key: "processed" | "failed" | "dead") => points.reduce((n, p) => n + p[key], 0);
+      return sum("dead") === 3 && `${sum("processed")}/${sum("failed")}/${sum("dead")}`;
+    });
+    await page.reload();
+    await poll(() => billingCard.locator("figure[data-throughput]").getAttribute("data-throughput")).toBe(totals);
     // The tokens stay on the dashboard's server.
     const html = await page.content();
     for (const token of [BILLING_OPERATOR, SHIPPING_VIEWER]) expect(html).not.toContain(token);
     await expectAccessible(page);
     await shot(page, "overview");
+    await page.close();
+  }, 60_000);
+
+  it("switches to the dark theme, keeps it across a reload, and goes back to the system setting", async () => {
+    const page = await context.newPage();
+    await page.goto("/");
+    const theme = page.getByRole("group", { name: "Theme" });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await background();
+    await theme.getByRole("button", { name: "Dark" }).click();
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
+    expect(await background()).not.toBe(light);
+    await page.reload();
+    // The server renders the chosen theme from the cookie, before any script runs.
+    expect(await page.locator("html").getAttribute("data-theme")).toBe("dark");
+    expect(await theme.getByRole("button", { name: "Dark" }).getAttribute("aria-pressed")).toBe("true");
+    await poll(() => page.getByRole("region", { name: "service billing" }).locator('[data-stat="Dead"] .stat-value').textContent()).toBe("3");
+    await expectAccessible(page);
+    await shot(page, "overview-dark");
+    await theme.getByRole("button", { name: "System" }).click();
+    expect(await page.locator("html").getAttribute("data-theme")).toBeNull();
+    expect(await background()).toBe(light);
     await page.close();
   }, 60_000);
 
@@ -152,11 +201,45 @@ describe("dashboard in a browser", () => {
     await drawer.getByText("Attempts (2 failed)").waitFor();
     expect(await drawer.getByLabel("payload").textContent()).toContain('"card_number": "[redacted]"');
     expect(await drawer.locator(".attempt").count()).toBe(2);
+    // The trace id, linked to the tracing UI named by JFAST_DASHBOARD_TRACE_URL.
+    const id = (await rows.first().getAttribute("data-row"))!.split("/")[1]!;
+    const { body } = await adminCall(billing.url, BILLING_VIEWER, "jobs.get", { id });
+    const traceId: string = body.result.data.job.traceId;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await drawer.locator(`a[data-trace-id="${traceId}"]`).getAttribute("href")).toBe(TRACE_URL.replace("{traceId}", traceId));
     await expectAccessible(page);
     await shot(page, "job-detail");
     await page.keyboard.press("Escape");
     await page.close();
   }, 60_000);
+
+  it("shows a new dead letter without a reload, by server-sent events and by polling when they are blocked", async () => {
+    const page = await context.newPage();
+    await page.goto("/dead-letters?service=shipping");
+    const rows = page.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
+    await poll(() => rows.count()).toBe(2);
+    await poll(() => liveMode(page)).toBe("sse");
+    const pushes = Number(await page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-updates"));
+    const { ids } = (await (await fetch(`${shipping.url}/fail?count=1`, { method: "POST" })).json()) as { ids: string[] };
+    await poll(() => page.locator(`tr[data-row="shipping/${ids[0]}"]`).count()).toBe(1);
+    expect(await rows.count()).toBe(3);
+    // It came because the stream said shipping changed (the safety refetch is 30 s away).
+    expect(Number(await page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-updates"))).toBeGreaterThan(pushes);
+    expect(await page.getByRole("status", { name: "Live updates" }).textContent()).toContain("live (SSE)");
+    await page.close();
+
+    // A proxy that blocks event streams: the page says it polls, and still shows the next dead letter.
+    const blocked = await context.newPage();
+    await blocked.route("**/api/stream", (route) => route.abort());
+    await blocked.goto("/dead-letters?service=shipping");
+    await poll(() => liveMode(blocked)).toBe("polling");
+    expect(await blocked.getByRole("status", { name: "Live updates" }).textContent()).toContain("polling every 3 s");
+    const blockedRows = blocked.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
+    await poll(() => blockedRows.count()).toBe(3);
+    const next = (await (await fetch(`${shipping.url}/fail?count=1`, { method: "POST" })).json()) as { ids: string[] };
+    await poll(() => blocked.locator(`tr[data-row="shipping/${next.ids[0]}"]`).count()).toBe(1);
+    await blocked.close();
+  }, 90_000);
 
   it("one click retries a dead letter: it leaves the table and runs", async () => {
     await fetch(`${billing.url}/fix`, { method: "POST" });
@@ -193,11 +276,18 @@ describe("dashboard in a browser", () => {
     await page.getByRole("button", { name: "Retry all matching…" }).click();
     const dialog = page.getByRole("dialog");
     await poll(() => dialog.locator('[data-preview="billing"]').textContent()).toBe("2 dead letters");
+    await dialog.getByLabel("Replay rate (jobs per second)").fill("5");
     await shot(page, "bulk-retry");
     await dialog.getByRole("button", { name: "Retry 2 dead letters" }).click();
-    await page.getByText("Requeued 2 dead letters.").waitFor();
+    await page.getByText("Replay started: 2 dead letters at up to 5 per second.").waitFor();
+    // The replay's progress, as the service reports it, until all of them are requeued.
+    const replay = page.getByRole("region", { name: "replays" }).locator('[data-replay-total="2"]');
+    await poll(() => replay.getAttribute("data-replay-done")).toBe("2");
+    expect(await page.getByRole("region", { name: "replays" }).getByText("5/s").count()).toBe(1);
     await eventually("billing to have no dead letters", async () => (await queueStats(billing.url)).depths.dead === 0);
     await poll(() => page.getByText("No dead letters").count()).toBe(1);
+    await expectAccessible(page);
+    await shot(page, "replays");
     await page.close();
   }, 60_000);
 
@@ -206,10 +296,64 @@ describe("dashboard in a browser", () => {
     await page.goto("/audit");
     const table = page.getByRole("table", { name: "Audit trail" });
     await poll(() => table.getByText("deadLetters.retryMatching").count()).toBe(1);
+    // The replay is recorded when it starts (retryMatching) and when it ends (replay).
+    await poll(() => table.getByText("deadLetters.replay", { exact: true }).count()).toBe(1);
     expect(await table.getByText("deadLetters.retry", { exact: true }).count()).toBe(1);
-    expect(await table.getByText("ops").count()).toBe(2);
+    expect(await table.getByText("ops").count()).toBe(3);
     await expectAccessible(page);
     await shot(page, "audit");
+    await page.close();
+  }, 60_000);
+
+  it("pauses a task on the queues page: its job waits while others run, and runs after resume", async () => {
+    const page = await context.newPage();
+    await page.goto("/queues");
+    const billingQueues = page.getByRole("table", { name: "Queues of billing" });
+    const charge = billingQueues.locator('tr[data-row="billing.charge"]');
+    await charge.waitFor();
+    // The viewer token cannot pause shipping's tasks.
+    await poll(() => page.getByRole("table", { name: "Queues of shipping" }).getByRole("button", { name: "Pause shipping.charge" }).isDisabled()).toBe(true);
+    await charge.getByRole("button", { name: "Pause billing.charge" }).click();
+    await page.getByText("Paused billing.charge on billing.").waitFor();
+    await charge.getByText("paused", { exact: true }).waitFor();
+    // Every process re-reads the paused tasks each second (docs/worker.md#pausing-a-task): let them, before enqueueing.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const held = ((await (await fetch(`${billing.url}/fail?count=1&task=billing.charge`, { method: "POST" })).json()) as { ids: string[] }).ids[0]!;
+    const other = ((await (await fetch(`${billing.url}/fail?count=1&task=billing.ping`, { method: "POST" })).json()) as { ids: string[] }).ids[0]!;
+    // The worker is running: the later job of another task completes, while the paused task's job waits.
+    await eventually("billing.ping's job to complete", async () => [null, "completed"].includes(await jobState(billing.url, BILLING_VIEWER, other)));
+    expect(await jobState(billing.url, BILLING_VIEWER, held)).toBe("ready");
+    await poll(() => charge.locator("td.num").first().textContent()).toBe("1");
+    await expectAccessible(page);
+    await shot(page, "queues");
+    await charge.getByRole("button", { name: "Resume billing.charge" }).click();
+    await page.getByText("Resumed billing.charge on billing.").waitFor();
+    await eventually("the held job to run after resume", async () => [null, "completed"].includes(await jobState(billing.url, BILLING_VIEWER, held)));
+    await poll(() => charge.getByText("paused", { exact: true }).count()).toBe(0);
+    await page.close();
+  }, 90_000);
+
+  it("finds a job by a payload field on the jobs page", async () => {
+    const needle = `needle-${Date.now()}`;
+    const { ids } = (await (await fetch(`${shipping.url}/fail?count=1&invoice=${needle}`, { method: "POST" })).json()) as { ids: string[] };
+    await eventually("the needle job to die", async () => (await jobState(shipping.url, SHIPPING_VIEWER, ids[0]!)) === "dead");
+    const page = await context.newPage();
+    await page.goto("/jobs");
+    const form = page.getByRole("search", { name: "Find jobs" });
+    await form.getByLabel("Payload field").fill("invoice");
+    await form.getByLabel("equals").fill(needle);
+    await form.getByRole("button", { name: "Find" }).click();
+    const found = page.getByRole("table", { name: "Jobs found on shipping" }).locator("tbody tr");
+    await poll(() => found.count()).toBe(1);
+    expect(await found.first().getAttribute("data-row")).toBe(ids[0]);
+    expect(await found.first().getByText("dead", { exact: true }).count()).toBe(1);
+    await page.getByRole("region", { name: "results of billing" }).getByText("No matching job").waitFor();
+    expect(await page.locator('[data-scope="shipping"]').textContent()).toMatch(/^searched: .+/);
+    await found.first().getByRole("button", { name: `Details of ${ids[0]}` }).click();
+    expect(await page.getByRole("dialog").getByLabel("payload").textContent()).toContain(needle);
+    await page.keyboard.press("Escape");
+    await expectAccessible(page);
+    await shot(page, "jobs-search");
     await page.close();
   }, 60_000);
 
@@ -224,17 +368,47 @@ describe("dashboard in a browser", () => {
     await page.keyboard.press("Enter");
     await page.getByLabel("edge detail").getByText("seen in billing, shipping").waitFor();
     expect(await graph.getByRole("button", { name: /^publishes: billing to receipt.registered/ }).count()).toBe(1);
+    // A node's detail lists every edge through it.
+    await graph.getByRole("button", { name: "event receipt.registered" }).click();
+    const detail = page.getByLabel("node detail");
+    await detail.getByText("Event receipt.registered").waitFor();
+    expect(await detail.locator("li").count()).toBe(3);
     await expectAccessible(page);
     await shot(page, "contracts");
     await page.close();
   }, 60_000);
 
-  it("renders jobs search, schedules and outbox with their empty states", async () => {
+  it("lists schedules with their next ticks in UTC and in the viewer's own zone", async () => {
+    // A viewer in Tokyo: the same session, another time zone.
+    const tokyo = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url, timezoneId: "Asia/Tokyo", locale: "en-GB", storageState: await context.storageState() });
+    const page = await tokyo.newPage();
+    try {
+      await page.goto("/schedules");
+      const table = page.getByRole("table", { name: "Schedules of billing" });
+      const row = table.locator('tr[data-row="nightly-ping"]');
+      await row.waitFor();
+      expect(await row.getByText("on time", { exact: true }).count()).toBe(1);
+      expect(await table.locator("th", { hasText: "In your zone" }).textContent()).toBe("In your zone (Asia/Tokyo)");
+      const ticks = row.locator("[data-tick]");
+      expect(await ticks.count()).toBe(3);
+      // 03:30 in Mexico City (UTC-6 all year) is 09:30 UTC and 18:30 in Tokyo.
+      const first = (await ticks.first().getAttribute("data-tick"))!;
+      expect(first).toMatch(/T09:30:00(\.000)?Z$/);
+      expect(await ticks.first().textContent()).toMatch(/T09:30:00Z$/);
+      expect(await row.locator(`[data-local-tick="${first}"]`).textContent()).toContain("18:30:00");
+      await page.getByRole("region", { name: "schedules of shipping" }).getByText("No scheduler").waitFor();
+      await expectAccessible(page);
+      await shot(page, "schedules");
+    } finally {
+      await tokyo.close();
+    }
+  }, 60_000);
+
+  it("renders jobs search, outbox and events with their empty states", async () => {
     const page = await context.newPage();
     for (const [route, heading, text] of [
-      ["/schedules", "Schedules", "No scheduler"],
       ["/outbox", "Outbox", "No outbox"],
-      ["/jobs", "Jobs", "Search by job id"],
+      ["/jobs", "Jobs", "Search jobs"],
     ] as const) {
       await page.goto(route);
       await page.getByRole("heading", { name: heading }).waitFor();
@@ -244,6 +418,29 @@ describe("dashboard in a browser", () => {
     }
     await page.close();
   }, 60_000);
+
+  it("shows Kafka lag per partition and the partition a failing message blocks", async () => {
+    // A message its handler cannot take, then one behind it on the same key (so the same partition).
+    await fetch(`${shipping.url}/publish?type=parcel.poison&key=parcel-7`, { method: "POST" });
+    await fetch(`${shipping.url}/publish?type=parcel.sent&key=parcel-7`, { method: "POST" });
+    const page = await context.newPage();
+    await page.goto("/events");
+    await page.getByRole("region", { name: "events of billing" }).getByText("Kafka events not enabled").waitFor();
+    const partitions = page.getByRole("table", { name: "Kafka partitions of shipping" });
+    const blocked = partitions.locator("tbody tr", { hasText: "cannot route parcel parcel-7" });
+    await blocked.waitFor({ timeout: 30_000 });
+    const { body } = await adminCall(shipping.url, SHIPPING_VIEWER, "events.status");
+    const reported = (body.result.data.partitions as { topic: string; partition: number; lag: number; blocked: { offset: string } | null }[]).find((p) => p.blocked);
+    expect(reported?.topic).toMatch(/parcels$/);
+    expect(await blocked.getAttribute("data-row")).toBe(`${reported!.topic}/${reported!.partition}`);
+    expect(await blocked.getByText(`offset ${reported!.blocked!.offset}`).count()).toBe(1);
+    // Both messages wait: the failing one and the one behind it.
+    await poll(async () => (await blocked.locator("td.num").nth(3).textContent()) === "2").toBe(true);
+    await page.getByRole("region", { name: "events of shipping" }).getByText("1 blocked").waitFor();
+    await expectAccessible(page);
+    await shot(page, "events");
+    await page.close();
+  }, 90_000);
 
   it("shows a service that went down as down, without breaking the page", async () => {
     await shipping.stop();

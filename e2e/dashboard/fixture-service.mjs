@@ -3,10 +3,11 @@
 //   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix (&invoice=X sets the
 //                                             invoice of a single job; every job carries a traceparent)
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
+//   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
 // Everything else goes to jfast.routes(): /ready, /queue/stats and the admin API under /jfast/admin.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { createJfast, Job } from "@jfast/runtime";
+import { createJfast, Event, Job } from "@jfast/runtime";
 
 const root = process.env.FIXTURE_ROOT;
 const port = Number(process.env.PORT);
@@ -38,6 +39,12 @@ const server = http.createServer(async (req, res) => {
     await jfast.require("queue").enqueue(jobs);
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ ids: jobs.map((j) => j.id) }));
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/publish") {
+    const key = url.searchParams.get("key") ?? "parcel-1";
+    await jfast.require("events").publish("parcels", new Event({ type: url.searchParams.get("type") ?? "parcel.sent", data: { id: key }, key }));
+    res.end("published");
     return;
   }
   if (req.method === "POST" && url.pathname === "/fix") {

@@ -12,6 +12,9 @@ export const REPO = path.dirname(E2E_DIR);
 export const DASHBOARD_DIR = path.join(REPO, "apps", "dashboard");
 export const SCREENSHOTS = path.join(REPO, "docs", "screenshots");
 export const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
+export const KAFKA_BROKERS = "127.0.0.1:9092";
+
+const KAFKA_HANDLER = `\nexport const routeParcel = on("parcels", async (event) => {\n  if (event.type === "parcel.poison") throw new Error(\`cannot route parcel \${event.data.id}\`);\n});\n`;
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -75,7 +78,7 @@ async function startProcess(params: { name: string; command: string; args: strin
  * One fixture service: `billing` or `shipping`, on the memory backend or on the real PostgreSQL (its own
  * schema), with a task that fails until fixed, a subscriber, and a contracts.toml the checker reads.
  */
-export async function startService(params: { name: string; backend: "memory" | "postgres"; tokens: string }): Promise<Running> {
+export async function startService(params: { name: string; backend: "memory" | "postgres"; tokens: string; kafka?: boolean }): Promise<Running> {
   const suffix = randomBytes(4).toString("hex");
   const root = path.join(E2E_DIR, ".tmp", `${params.name}-${suffix}`);
   const schema = `jfast_e2e_${params.name}_${suffix}`;
@@ -84,10 +87,13 @@ export async function startService(params: { name: string; backend: "memory" | "
   // The PostgreSQL service also runs the scheduler, with one nightly schedule (its next ticks fill the schedules page).
   const scheduler = params.backend === "postgres";
   const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
+  // With Kafka, the service consumes the "parcels" topic (under a prefix of its own on the shared broker); a
+  // "parcel.poison" event makes its handler throw, which blocks that partition.
+  const events = params.kafka ? `[plugin.events]\nbootstrap_servers = "${KAFKA_BROKERS}"\ntopic_prefix = "jfast-e2e-dashboard-${suffix}."\n\n` : "";
   const database = params.backend === "postgres" ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
   await writeFile(
     path.join(root, "jfast.toml"),
-    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"]\n\n${database}${queue}\n[admin]\nredact = ["card_number"]\n`,
+    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"${params.kafka ? ', "events"' : ""}]\n\n${database}${events}${queue}\n[admin]\nredact = ["card_number"]\n`,
   );
   await writeFile(
     path.join(root, "contracts.toml"),
@@ -95,7 +101,7 @@ export async function startService(params: { name: string; backend: "memory" | "
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
-    `import { Event, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}`,
+    `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}`,
   );
   await writeFile(
     path.join(root, "modules", "alert", "tasks.mjs"),

@@ -1,5 +1,5 @@
 "use client";
-import type { DeadFilter, JobView } from "@jfast/runtime/admin";
+import type { JobView } from "@jfast/runtime/admin";
 import { adminClient } from "./client";
 import type { AdminInputs, AdminOutputs } from "./types";
 
@@ -20,25 +20,7 @@ export type ThroughputPoint = ThroughputView["points"][number];
 export type JobSearchInput = Omit<AdminInputs["jobs"]["search"], "limit"> & { limit?: number };
 export type JobSearchView = AdminOutputs["jobs"]["search"];
 
-export type ReplayFilter = DeadFilter & { tenant?: string };
-
-export interface ReplayView {
-  replayId: string;
-  filter: Record<string, unknown> | null;
-  total: number;
-  /** False when counting stopped at the service's scan bound: there may be more. */
-  totalExact?: boolean;
-  done: number;
-  /** Selected but not requeued (retried or discarded by someone else meanwhile). */
-  failed: number;
-  ratePerSecond: number;
-  startedAt: string;
-  finishedAt: string | null;
-  by: string;
-  state?: "running" | "finished" | "stopped";
-  /** Why it stopped before the end. */
-  error?: string | null;
-}
+export type ReplayView = AdminOutputs["deadLetters"]["replays"][number];
 
 export interface PartitionView {
   topic: string;
@@ -109,9 +91,8 @@ export const contract = {
   queuesResume: (service: string, task: string) => adminClient(service).queues.resume.mutate({ task }),
   throughput: (service: string, input: { minutes?: number; task?: string }) => adminClient(service).overview.throughput.query(compact(input)),
   jobsSearch: (service: string, input: JobSearchInput) => adminClient(service).jobs.search.query(input),
-  retryMatching: (service: string, input: { filter: ReplayFilter; ratePerSecond?: number }) =>
-    callAdmin<{ replayId: string; total: number; totalExact?: boolean; ratePerSecond: number }>(service, "deadLetters.retryMatching", input, "mutation"),
-  replays: (service: string) => callAdmin<ReplayView[]>(service, "deadLetters.replays"),
+  retryMatching: (service: string, input: AdminInputs["deadLetters"]["retryMatching"]) => adminClient(service).deadLetters.retryMatching.mutate(input),
+  replays: (service: string) => adminClient(service).deadLetters.replays.query(),
   eventsStatus: (service: string) => callAdmin<EventsStatusView>(service, "events.status"),
 };
 

@@ -124,7 +124,7 @@ function Extras({ service, plugins }: { service: string; plugins: string[] }) {
   const list = schedules.data?.schedules ?? [];
   const next = list.flatMap((s) => s.nextTicks.slice(0, 1).map((tick) => ({ tick, name: s.name }))).sort((a, b) => a.tick.localeCompare(b.tick))[0];
   const late = list.filter((s) => s.late).length;
-  const missed = list.reduce((n, s) => n + (("missedTicks" in s ? Number(s.missedTicks) : 0) || 0), 0);
+  const missed = list.reduce((n, s) => n + s.missedTicks, 0);
   if (!outbox.data?.enabled && !schedules.data?.enabled) return null;
   const show = (n: number | null) => (n === null ? <span className="muted" title="not reported by this service's outbox">—</span> : n);
   return (

@@ -36,19 +36,15 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
       const done = await Promise.all(
         allowed.map(async (s) => {
           if (action.kind === "discard") return { count: (await adminClient(s).deadLetters.discardMatching.mutate({ filter: action.filter })).discarded, replay: false };
-          const started = await contract.retryMatching(s, { filter: action.filter, ratePerSecond: rateValue }).catch((error: unknown) =>
-            // An older runtime has no throttled replay and refuses the rate: retry as it can.
-            /ratePerSecond/.test(errorMessageOf(error)) ? contract.retryMatching(s, { filter: action.filter }) : Promise.reject(error),
-          );
-          // A service on an older runtime requeues at once and answers how many it requeued.
-          return "replayId" in started ? { count: started.total, replay: true } : { count: asCount((started as { retried: unknown }).retried), replay: false };
+          const started = await contract.retryMatching(s, { filter: action.filter, ratePerSecond: rateValue });
+          return { count: started.total, replay: true };
         }),
       );
       return { count: done.reduce((a, b) => a + b.count, 0), replay: done.some((d) => d.replay) };
     },
     onSuccess: ({ count, replay }) => {
       const plural = count === 1 ? "" : "s";
-      onDone(replay ? `Replay started: ${count} dead letter${plural} at up to ${rateValue} per second. Progress is under Replays.` : `${action.kind === "retry" ? "Requeued" : "Discarded"} ${count} dead letter${plural}.`);
+      onDone(replay ? `Replay started: ${count} dead letter${plural} at up to ${rateValue} per second. Progress is under Replays.` : `Discarded ${count} dead letter${plural}.`);
       onClose();
     },
     onSettled: () => Promise.all(action.services.map((s) => queryClient.invalidateQueries({ queryKey: [s] }))),
@@ -94,8 +90,4 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
       </div>
     </Drawer>
   );
-}
-
-function asCount(value: unknown): number {
-  return Array.isArray(value) ? value.length : typeof value === "number" ? value : 0;
 }

@@ -20,7 +20,7 @@ export function Replays({ services }: { services: string[] }) {
       refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : 30_000),
     })),
   });
-  // A service without throttled replays (older runtime) simply has none to show.
+  // A service without throttled replays (an older runtime) simply has none to show.
   const rows: Row[] = services.flatMap((s, i) => (queries[i]?.data ?? []).map((replay) => ({ service: s, replay }))).sort((a, b) => b.replay.startedAt.localeCompare(a.replay.startedAt));
   if (rows.length === 0) return null;
   return (
@@ -40,7 +40,7 @@ export function Replays({ services }: { services: string[] }) {
             header: "Progress",
             cell: (r) => {
               const { done, failed, total, finishedAt, totalExact, state, error } = r.replay;
-              const status = state ?? (finishedAt ? "finished" : "running");
+              const status = state;
               const pct = total ? Math.round(((done + failed) / total) * 100) : 100;
               return (
                 <div style={{ minWidth: 180 }} data-replay={r.replay.replayId} data-replay-done={done} data-replay-total={total} data-replay-state={status}>
@@ -48,7 +48,7 @@ export function Replays({ services }: { services: string[] }) {
                     <div style={{ width: `${pct}%` }} />
                   </div>
                   <span className="muted">
-                    {done} of {total}{totalExact === false ? "+" : ""} requeued{failed ? `, ${failed} skipped (already retried or discarded)` : ""} · {status}
+                    {done} of {total}{totalExact ? "" : "+"} requeued{failed ? `, ${failed} skipped (already retried or discarded)` : ""} · {status}
                   </span>
                   {error ? <div className="error-text">{error}</div> : null}
                 </div>

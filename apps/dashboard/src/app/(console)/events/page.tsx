@@ -64,6 +64,7 @@ function PartitionsView({ service, data }: { service: string; data: EventsStatus
         label={`Kafka partitions of ${service}`}
         rows={data.partitions}
         rowKey={(p) => `${p.topic}/${p.partition}`}
+        rowClass={(p) => (p.blocked ? "row-blocked" : undefined)}
         empty={<EmptyState title="No partitions assigned">This consumer holds no partition right now (another member of the group may have them).</EmptyState>}
         columns={[
           { key: "topic", header: "Topic", cell: (p) => <code>{p.topic}</code> },
@@ -77,7 +78,7 @@ function PartitionsView({ service, data }: { service: string; data: EventsStatus
             cell: (p) =>
               p.blocked ? (
                 <div>
-                  <Badge tone="bad">offset {p.blocked.offset}</Badge> <span className="muted">{p.blocked.attempts} attempts, since <RelativeTime iso={p.blocked.since} /></span>
+                  <Badge tone="bad">offset {p.blocked.offset}</Badge> <span className="muted">{p.blocked.attempts} attempt{p.blocked.attempts === 1 ? "" : "s"}, since <RelativeTime iso={p.blocked.since} /></span>
                   <div className="error-text">{p.blocked.error}</div>
                 </div>
               ) : (

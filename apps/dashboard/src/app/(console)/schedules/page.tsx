@@ -34,11 +34,12 @@ export default function SchedulesPage() {
                     rowKey={(r) => r.name}
                     empty={<EmptyState title="No schedules declared" />}
                     columns={[
-                      { key: "name", header: "Schedule", cell: (r) => <code>{r.name}</code> },
-                      { key: "health", header: "Ticks", cell: (r) => <TickHealth late={r.late} missed={missedOf(r)} /> },
+                      { key: "name", header: "Schedule", cell: (r) => <code className="nowrap">{r.name}</code> },
+                      { key: "health", header: "Ticks", cell: (r) => <TickHealth late={r.late} missed={r.missedTicks} /> },
                       { key: "expr", header: "Expression", cell: (r) => <code>{r.expression}</code> },
                       { key: "zone", header: "Zone", cell: (r) => r.timezone },
-                      { key: "next", header: `Next ticks (UTC · ${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t} data-tick={t}><time dateTime={t}>{t.replace(".000Z", "Z")}</time> · {local.format(new Date(t))}</div>) },
+                      { key: "next", header: "Next ticks (UTC)", cell: (r) => r.nextTicks.map((t) => <div key={t} className="nowrap" data-tick={t}><time dateTime={t}>{t.replace(".000Z", "Z")}</time></div>) },
+                      { key: "local", header: `In your zone (${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t} className="nowrap" data-local-tick={t}>{local.format(new Date(t))}</div>) },
                       { key: "last", header: "Last tick", cell: (r) => <RelativeTime iso={r.lastTickAt} /> },
                       { key: "error", header: "Last error", cell: (r) => (r.lastError ? <span className="error-text">{r.lastError}</span> : <span className="muted">—</span>) },
                     ]}
@@ -54,12 +55,7 @@ export default function SchedulesPage() {
   );
 }
 
-/** ScheduleView.missedTicks arrived with a later runtime; older services do not report it. */
-function missedOf(schedule: object): number | null {
-  return "missedTicks" in schedule && typeof schedule.missedTicks === "number" ? schedule.missedTicks : null;
-}
-
-function TickHealth({ late, missed }: { late: boolean; missed: number | null }) {
+function TickHealth({ late, missed }: { late: boolean; missed: number }) {
   if (!late && !missed) return <Badge tone="ok">on time</Badge>;
   return (
     <span className="row">
