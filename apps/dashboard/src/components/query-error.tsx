@@ -1,4 +1,4 @@
-import { isMissingProcedure } from "~/trpc/contract";
+import { isMissingProcedure } from "~/trpc/errors";
 import { EmptyState, ErrorState } from "./empty-state";
 
 /** A failed admin call: "not offered" when the service's runtime predates the procedure, else the error itself. */

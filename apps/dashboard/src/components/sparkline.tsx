@@ -1,4 +1,4 @@
-import type { ThroughputPoint } from "~/trpc/contract";
+import type { ThroughputPoint } from "~/trpc/types";
 
 const W = 300;
 const H = 48;

@@ -1,4 +1,5 @@
 import { QueryClient } from "@tanstack/react-query";
+import { errorCode } from "./errors";
 
 /** Polling interval while server-sent events are not available (see docs/dashboard.md, "Live data"). */
 export const REFRESH_MS = 3000;
@@ -25,8 +26,4 @@ export function makeQueryClient(): QueryClient {
       },
     },
   });
-}
-
-export function errorCode(error: unknown): string {
-  return (error as { data?: { code?: string } } | null)?.data?.code ?? "";
 }

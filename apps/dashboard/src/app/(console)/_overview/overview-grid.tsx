@@ -7,7 +7,7 @@ import { Card, Stat } from "~/components/card";
 import { EmptyState } from "~/components/empty-state";
 import { Sparkline } from "~/components/sparkline";
 import { adminClient } from "~/trpc/client";
-import { contract, isMissingProcedure } from "~/trpc/contract";
+import { isMissingProcedure } from "~/trpc/errors";
 import { useServices } from "~/trpc/provider";
 
 export interface InitialOverview {
@@ -105,7 +105,7 @@ const THROUGHPUT_MINUTES = 60;
 function Throughput({ service }: { service: string }) {
   const query = useQuery({
     queryKey: [service, "overview.throughput", THROUGHPUT_MINUTES],
-    queryFn: () => contract.throughput(service, { minutes: THROUGHPUT_MINUTES }),
+    queryFn: () => adminClient(service).overview.throughput.query({ minutes: THROUGHPUT_MINUTES }),
   });
   if (query.isPending) return <p className="muted">Loading throughput…</p>;
   if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;

@@ -5,7 +5,6 @@ import { useState } from "react";
 import { Button } from "~/components/button";
 import { Drawer } from "~/components/drawer";
 import { adminClient } from "~/trpc/client";
-import { contract, errorMessageOf } from "~/trpc/contract";
 
 /** The service's default replay rate (deadLetters.retryMatching). */
 const DEFAULT_RATE = 100;
@@ -36,7 +35,7 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
       const done = await Promise.all(
         allowed.map(async (s) => {
           if (action.kind === "discard") return { count: (await adminClient(s).deadLetters.discardMatching.mutate({ filter: action.filter })).discarded, replay: false };
-          const started = await contract.retryMatching(s, { filter: action.filter, ratePerSecond: rateValue });
+          const started = await adminClient(s).deadLetters.retryMatching.mutate({ filter: action.filter, ratePerSecond: rateValue });
           return { count: started.total, replay: true };
         }),
       );
@@ -80,7 +79,7 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
             <span>{rateValid ? "The service requeues them at this pace, so the workers are not flooded." : "A whole number from 1 to 10000."}</span>
           </label>
         ) : null}
-        {run.isError ? <p className="alert alert-bad" role="alert">{errorMessageOf(run.error)}</p> : null}
+        {run.isError ? <p className="alert alert-bad" role="alert">{run.error.message}</p> : null}
         <div className="row">
           <Button variant={action.kind === "retry" ? "primary" : "danger"} disabled={count === 0 || run.isPending || previews.some((p) => p.isPending) || (action.kind === "retry" && !rateValid)} onClick={() => run.mutate()}>
             {verb} {count} dead letter{count === 1 ? "" : "s"}

@@ -3,7 +3,8 @@ import { useQueries } from "@tanstack/react-query";
 import { Card } from "~/components/card";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { contract, type ReplayView } from "~/trpc/contract";
+import { adminClient } from "~/trpc/client";
+import type { ReplayView } from "~/trpc/types";
 
 interface Row {
   service: string;
@@ -15,7 +16,7 @@ export function Replays({ services }: { services: string[] }) {
   const queries = useQueries({
     queries: services.map((s) => ({
       queryKey: [s, "deadLetters.replays"],
-      queryFn: () => contract.replays(s),
+      queryFn: () => adminClient(s).deadLetters.replays.query(),
       retry: false,
       refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : 30_000),
     })),

@@ -6,13 +6,14 @@ import { EmptyState, Loading } from "~/components/empty-state";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { contract, type EventsStatusView, type PartitionView } from "~/trpc/contract";
+import { adminClient } from "~/trpc/client";
+import type { EventsStatusView, PartitionView } from "~/trpc/types";
 import { useServices } from "~/trpc/provider";
 
 /** Kafka consumers per service: lag per partition, and partitions blocked on a message that keeps failing. */
 export default function EventsPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "events.status"], queryFn: () => contract.eventsStatus(s).then(normalise) })) });
+  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "events.status"], queryFn: () => adminClient(s).events.status.query() })) });
   return (
     <>
       <h1>Events (Kafka)</h1>
@@ -89,17 +90,4 @@ function PartitionsView({ service, data }: { service: string; data: EventsStatus
       />
     </div>
   );
-}
-
-/** Older runtimes answer `{ enabled, consumers, reported }`; show them in the same shape. */
-function normalise(raw: EventsStatusView | { enabled: boolean; reported: boolean; consumers?: { group: string; topic: string; partition: number; lag: number; blocked: boolean }[] }): EventsStatusView {
-  if ("partitions" in raw && Array.isArray(raw.partitions)) return raw;
-  const consumers = "consumers" in raw ? (raw.consumers ?? []) : [];
-  return {
-    enabled: raw.enabled,
-    reported: raw.reported,
-    group: consumers[0]?.group ?? null,
-    error: null,
-    partitions: consumers.map((c) => ({ topic: c.topic, partition: c.partition, committedOffset: null, endOffset: "?", lag: c.lag, blocked: c.blocked ? { offset: "?", error: "blocked (this runtime does not report the failing message)", since: new Date().toISOString(), attempts: 0 } : null })),
-  };
 }

@@ -11,7 +11,8 @@ import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
-import { contract, isMissingProcedure, type JobSearchInput, type JobSearchView } from "~/trpc/contract";
+import { isMissingProcedure } from "~/trpc/errors";
+import type { JobSearchInput, JobSearchView } from "~/trpc/types";
 
 type FoundJob = JobSearchView["items"][number];
 import { useServices } from "~/trpc/provider";
@@ -107,7 +108,7 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
 /** jobs.search; on a service whose runtime predates it, a search by id alone still works through jobs.get. */
 async function searchService(service: string, input: JobSearchInput): Promise<JobSearchView> {
   try {
-    return await contract.jobsSearch(service, input);
+    return await adminClient(service).jobs.search.query(input);
   } catch (error) {
     const onlyId = input.id && Object.keys(input).every((k) => k === "id" || k === "limit" || k === "cursor");
     if (!isMissingProcedure(error) || !onlyId) throw error;

@@ -1,4 +1,4 @@
-import type { JobSearchInput, JobState } from "~/trpc/contract";
+import type { JobSearchInput, JobState } from "~/trpc/types";
 
 export const STATES: JobState[] = ["ready", "running", "completed", "dead"];
 

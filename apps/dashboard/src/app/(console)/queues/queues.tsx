@@ -8,7 +8,8 @@ import { EmptyState, Loading } from "~/components/empty-state";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { contract, type TaskQueueView } from "~/trpc/contract";
+import { adminClient } from "~/trpc/client";
+import type { TaskQueueView } from "~/trpc/types";
 import { useRoles } from "~/trpc/hooks";
 import { useServices } from "~/trpc/provider";
 
@@ -20,12 +21,12 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
   const [tenant, setTenant] = useState(initialTenant);
   const [notice, setNotice] = useState<{ tone: "bad" | "info"; text: string } | null>(null);
   const queries = useQueries({
-    queries: services.map((s) => ({ queryKey: [s, "queues.list", tenant], queryFn: () => contract.queuesList(s, { tenant: tenant || undefined }) })),
+    queries: services.map((s) => ({ queryKey: [s, "queues.list", tenant], queryFn: () => adminClient(s).queues.list.query(tenant ? { tenant } : undefined) })),
   });
   const queryClient = useQueryClient();
   const toggle = useMutation({
     mutationFn: async ({ service, task, pause }: { service: string; task: string; pause: boolean }): Promise<{ task: string; paused: boolean }> =>
-      pause ? contract.queuesPause(service, task) : contract.queuesResume(service, task),
+      pause ? adminClient(service).queues.pause.mutate({ task }) : adminClient(service).queues.resume.mutate({ task }),
     onSuccess: (result, { service }) => setNotice({ tone: "info", text: `${result.paused ? "Paused" : "Resumed"} ${result.task} on ${service}.` }),
     onError: (error, { service, task, pause }) => setNotice({ tone: "bad", text: `Could not ${pause ? "pause" : "resume"} ${task} on ${service}: ${error.message}` }),
     onSettled: (_r, _e, { service }) => queryClient.invalidateQueries({ queryKey: [service, "queues.list"] }),
