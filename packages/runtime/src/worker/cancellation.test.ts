@@ -22,21 +22,21 @@ describe("attempt cancellation", () => {
     expect(cancellation.signal.reason).toBe(reason);
   });
 
-  it("rejects its race promise on abort, whether armed before or after, and keeps the first reason", async () => {
-    const early = new AttemptCancellation();
-    const racing = early.rejection();
-    early.abort(new Error("first"));
-    early.abort(new Error("second"));
+  it("ends a race at the abort, whether aborted before or during it, with the first reason", async () => {
+    const during = new AttemptCancellation();
+    const racing = during.race(new Promise(() => undefined));
+    during.abort(new Error("first"));
+    during.abort(new Error("second"));
     await expect(racing).rejects.toThrow("first");
 
-    const late = new AttemptCancellation();
-    late.abort(new Error("already"));
-    await expect(late.rejection()).rejects.toThrow("already");
+    const before = new AttemptCancellation();
+    before.abort(new Error("already"));
+    await expect(before.race(Promise.resolve("done"))).rejects.toThrow("already");
   });
 
-  it("never settles its race promise while not aborted", async () => {
+  it("settles a race as its work does while not aborted", async () => {
     const cancellation = new AttemptCancellation();
-    const outcome = await Promise.race([cancellation.rejection().then(() => "settled", () => "settled"), new Promise((r) => setTimeout(() => r("pending"), 20))]);
-    expect(outcome).toBe("pending");
+    expect(await cancellation.race(Promise.resolve("done"))).toBe("done");
+    await expect(new AttemptCancellation().race(Promise.reject(new Error("failed")))).rejects.toThrow("failed");
   });
 });

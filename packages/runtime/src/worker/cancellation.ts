@@ -28,13 +28,15 @@ export class AttemptCancellation implements Cancellation {
     this.onAbort?.(reason);
   }
 
-  /** Rejects with the reason once aborted; never resolves. Raced against the handler. */
-  rejection(): Promise<never> {
-    const rejected = new Promise<never>((_, reject) => {
-      if (this.fired) reject(this.reason);
-      else this.onAbort = reject;
+  /** Settles as `work` does, or rejects with the reason as soon as the attempt is aborted, whichever is first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.fired) {
+      work.catch(() => undefined);
+      return Promise.reject(this.reason);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.onAbort = reject;
+      work.then(resolve, reject);
     });
-    rejected.catch(() => undefined);
-    return rejected;
   }
 }

@@ -24,6 +24,14 @@ describe("task executor", () => {
     expect(await running).toBe(reason);
   });
 
+  it("turns a handler that throws at once into a rejected attempt, not a throw", async () => {
+    const task = defineTask("exec.sync", () => {
+      throw new Error("bad input");
+    });
+    const attempt = execute(task, new Job({ task: "exec.sync" }), new AttemptCancellation());
+    await expect(attempt).rejects.toThrow("bad input");
+  });
+
   it("gives a handler that looks only after the cancellation an aborted signal", async () => {
     const cancellation = new AttemptCancellation();
     cancellation.abort(new Error("shutting down"));

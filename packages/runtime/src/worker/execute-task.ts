@@ -13,10 +13,19 @@ export function createTaskExecutor(params: {
   database: () => DatabaseProvider | null;
   logger: Logger;
 }) {
-  return async function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
+  return function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
     if (!definition.options.session) {
-      return definition.handler(job.payload, tools(params.context, job, undefined, cancellation));
+      // Not an async function: a handler's own promise is handed on as it is, without another wrapper.
+      try {
+        return Promise.resolve(definition.handler(job.payload, tools(params.context, job, undefined, cancellation)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
+    return inSession(definition, job, cancellation);
+  };
+
+  async function inSession(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
     const database = params.database();
     if (!database) throw new Error(`task "${definition.name}" needs a session but the database is not started`);
     return database.transaction(
@@ -33,7 +42,7 @@ export function createTaskExecutor(params: {
       },
       { tenantId: job.tenantId },
     );
-  };
+  }
 }
 
 /** The handler's second argument; `signal` is read from the cancellation only if the handler asks for it. */

@@ -283,12 +283,16 @@ export class Worker {
   private launch(job: Job): void {
     const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false, done: Promise.resolve() };
     this.running.set(job.id, entry);
-    entry.done = this.runOne(entry).finally(() => {
+    const finish = () => {
       this.running.delete(job.id);
       this.processed++;
       // The next buffered job starts here and now, even while the loop awaits a claim.
       this.fillSlots();
       this.slotFreed.resolve();
+    };
+    entry.done = this.runOne(entry).then(finish, (error: unknown) => {
+      this.options.logger.error("an attempt ended without its outcome being handled", { error, job_id: job.id });
+      finish();
     });
   }
 
@@ -305,7 +309,7 @@ export class Worker {
         message: `no task named "${job.task}" is registered in this service; it was dead-lettered without retrying`,
         reason: "unknown task",
       };
-      await this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
+      this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
       observer?.finished(job, "dead", 0);
       logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
       return;
@@ -313,7 +317,6 @@ export class Worker {
     const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
     const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;
     let timer: NodeJS.Timeout | undefined;
-    const aborted = cancellation.rejection();
     if (timeoutMs !== null) {
       timer = setTimeout(
         () => cancellation.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)),
@@ -322,12 +325,10 @@ export class Worker {
     }
     const startedAt = performance.now();
     try {
-      await withJob(job, () =>
-        Promise.race([this.options.execute(definition, job, cancellation), aborted]),
-      );
+      await withJob(job, () => cancellation.race(this.options.execute(definition, job, cancellation)));
       clearTimeout(timer);
       const durationMs = performance.now() - startedAt;
-      await this.settle(entry, () => backend.complete({ workerId: this.id, job }));
+      this.settle(entry, () => backend.complete({ workerId: this.id, job }));
       if (!entry.cancelled) observer?.finished(job, "ok", durationMs);
     } catch (error) {
       clearTimeout(timer);
@@ -335,13 +336,13 @@ export class Worker {
       const durationMs = performance.now() - startedAt;
       const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
       if (job.attempts >= maxAttempts) {
-        await this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
+        this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
         observer?.finished(job, "dead", durationMs);
         withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
       } else {
         const baseMs = definition.options.backoffBaseMs ?? this.options.backoffBaseMs;
         const availableAt = new Date(Date.now() + backoffDelayMs(job.attempts, { baseMs }));
-        await this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
+        this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
         observer?.finished(job, "retry", durationMs);
         withJob(job, () => logger.warn("job failed; will retry", { error, retry_at: availableAt.toISOString() }));
       }
@@ -353,18 +354,21 @@ export class Worker {
    * is written (PostgreSQL batches them). Until it is written the job stays leased, so a crash in between
    * only means it runs again. Shutdown waits for every outcome in flight. A failure to record is logged.
    */
-  private settle(entry: Running, record: () => Promise<void>): Promise<void> {
-    if (entry.cancelled) return Promise.resolve();
-    const written: Promise<void> = record()
-      .catch((error: unknown) => {
+  private settle(entry: Running, record: () => Promise<void>): void {
+    if (entry.cancelled) return;
+    const written: Promise<void> = record().then(
+      () => {
+        this.outcomes.delete(written);
+      },
+      (error: unknown) => {
+        this.outcomes.delete(written);
         this.options.logger.error("could not record the job's outcome; it runs again after its lease expires", {
           error,
           job_id: entry.job.id,
         });
-      })
-      .finally(() => this.outcomes.delete(written));
+      },
+    );
     this.outcomes.add(written);
-    return Promise.resolve();
   }
 
 
