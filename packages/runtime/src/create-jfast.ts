@@ -382,12 +382,12 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
     }
     case "postgres": {
       const { createPostgresBackend } = await import("./backends/postgres/postgres-backend.js");
-      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name, logger });
+      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, logger });
     }
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).
       const { createRedisBackend } = await import("./backends/redis/redis-backend.js");
-      return createRedisBackend({ url: queue.url!, queue: queue.name, logger });
+      return createRedisBackend({ url: queue.url!, queue: queue.name, ...(queue.keepCompleted ? {} : { completedRetentionMs: 0 }), logger });
     }
     case "rabbitmq": {
       // load-config refuses backend = "rabbitmq" without a url (AMQP_URL or [plugin.queue] url). The broker drops

@@ -28,6 +28,8 @@ export interface QueueConfig {
   scheduler: boolean;
   /** Enqueue refuses a job whose payload, as JSON, is larger than this. */
   maxPayloadBytes: number;
+  /** PostgreSQL: a completed job's row stays (true) or is deleted on completion (false). */
+  keepCompleted: boolean;
 }
 
 export interface OutboxConfig {
@@ -208,6 +210,7 @@ export function resolveConfig(params: {
       exposeStats: queueRaw.expose_stats,
       scheduler: queueRaw.scheduler,
       maxPayloadBytes: queueRaw.max_payload_bytes,
+      keepCompleted: queueRaw.keep_completed,
     },
     outbox: enabled.has("outbox")
       ? {

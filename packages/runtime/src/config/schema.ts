@@ -31,6 +31,8 @@ export const queueSchema = z
           scheduler: z.boolean().default(false),
           /** Largest payload (JSON, in bytes) enqueue accepts; brokers and rows are not the place for files. */
           max_payload_bytes: z.number().int().min(1).default(1024 * 1024),
+          /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
+          keep_completed: z.boolean().default(true),
         });
 
 export const configSchema = z.strictObject({

@@ -16,3 +16,13 @@ const postgres: BackendFactory = {
 
 describeProtocol(postgres);
 describeWorker(postgres);
+
+/** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
+describeWorker({
+  ...postgres,
+  name: "postgres, keep_completed = false",
+  async create() {
+    const { backend, cleanup, database } = await openTestBackend({ keepCompleted: false });
+    return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };
+  },
+});

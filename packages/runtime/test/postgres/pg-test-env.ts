@@ -48,7 +48,7 @@ export async function openTestDatabase(overrides: Partial<DatabaseConfig> & { sc
 }
 
 /** A migrated schema with a backend on it; `cleanup` closes both and drops the schema. */
-export async function openTestBackend(options: { schema?: string; poolSize?: number; queue?: string } = {}): Promise<{
+export async function openTestBackend(options: { schema?: string; poolSize?: number; queue?: string; keepCompleted?: boolean } = {}): Promise<{
   schema: string;
   database: DatabaseProvider;
   backend: PostgresBackend;
@@ -56,7 +56,13 @@ export async function openTestBackend(options: { schema?: string; poolSize?: num
 }> {
   const schema = options.schema ?? uniqueSchema();
   const database = await openTestDatabase({ schema, poolSize: options.poolSize ?? 4 });
-  const backend = createPostgresBackend({ db: database.sql, schema, queue: options.queue ?? "jfast.jobs", logger: silentLogger });
+  const backend = createPostgresBackend({
+    db: database.sql,
+    schema,
+    queue: options.queue ?? "jfast.jobs",
+    ...(options.keepCompleted !== undefined ? { keepCompleted: options.keepCompleted } : {}),
+    logger: silentLogger,
+  });
   await backend.setup();
   return {
     schema,

@@ -14,6 +14,7 @@ export const SQL = {
   claim: loadSql("claim"),
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),
+  completeDelete: loadSql("complete-delete"),
   retry: loadSql("retry"),
   kill: loadSql("kill"),
   release: loadSql("release"),

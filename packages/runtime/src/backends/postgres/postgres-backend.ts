@@ -38,6 +38,11 @@ export interface PostgresBackendOptions {
   schema: string;
   /** `[plugin.queue] name`: several queues may share one jfast_jobs table. */
   queue: string;
+  /**
+   * `[plugin.queue] keep_completed`: a completed job's row stays as `completed` (default), or is deleted on
+   * completion, which writes much less (no new row version, no index entry) but forgets the job.
+   */
+  keepCompleted?: boolean;
   logger?: BackendLogger;
 }
 
@@ -68,8 +73,9 @@ export class PostgresBackend implements QueueBackend {
     this.schema = options.schema;
     this.logger = options.logger;
     this.channel = notificationChannel(options.schema, options.queue);
+    const complete = options.keepCompleted === false ? SQL.completeDelete : SQL.complete;
     this.completions = new CompletionBatcher(async (ids, workerId) => {
-      await this.run("complete", () => this.db.query(SQL.complete, [ids, workerId]));
+      await this.run("complete", () => this.db.query(complete, [ids, workerId]));
     });
   }
 

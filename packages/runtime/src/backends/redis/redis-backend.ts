@@ -37,7 +37,7 @@ export interface RedisBackendOptions {
    * worker returns the jobs in its processing list. Refreshed every third of this; default 30 s.
    */
   workerTtlMs?: number;
-  /** How long a completed job is kept (job detail, and enqueue of its id stays a no-op); default 24 h. */
+  /** How long a completed job is kept (job detail, and enqueue of its id stays a no-op); default 24 h; 0 keeps none. */
   completedRetentionMs?: number;
   /** How long setup() waits for Redis to answer before start-up fails (rides out a restart); default 10 s. */
   startupWaitMs?: number;
