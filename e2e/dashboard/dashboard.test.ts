@@ -219,12 +219,17 @@ describe("dashboard in a browser", () => {
     const rows = page.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
     await poll(() => rows.count()).toBe(2);
     await poll(() => liveMode(page)).toBe("sse");
-    const pushes = Number(await page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-updates"));
+    const updates = async () => Number(await page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-updates"));
+    // The stream first sends both services' current state; let the refetches it causes settle.
+    await poll(updates).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const pushes = await updates();
     const { ids } = (await (await fetch(`${shipping.url}/fail?count=1`, { method: "POST" })).json()) as { ids: string[] };
+    // Nothing else refetches the table within the wait (no refetch on focus; the safety refetch is 30 s away):
+    // the row comes because the stream said shipping changed.
     await poll(() => page.locator(`tr[data-row="shipping/${ids[0]}"]`).count()).toBe(1);
     expect(await rows.count()).toBe(3);
-    // It came because the stream said shipping changed (the safety refetch is 30 s away).
-    expect(Number(await page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-updates"))).toBeGreaterThan(pushes);
+    await poll(updates).toBeGreaterThan(pushes);
     expect(await page.getByRole("status", { name: "Live updates" }).textContent()).toContain("live (SSE)");
     await page.close();
 
@@ -373,6 +378,10 @@ describe("dashboard in a browser", () => {
     const detail = page.getByLabel("node detail");
     await detail.getByText("Event receipt.registered").waitFor();
     expect(await detail.locator("li").count()).toBe(3);
+    // A subscription to an event nobody publishes is a violation: red, and the checker's finding on click.
+    await graph.getByRole("button", { name: "subscribes: receipt.voided to alert (violation)" }).click();
+    await page.getByLabel("edge detail").getByText("orphan-subscription").waitFor();
+    expect(await graph.locator('[data-node="module:alert"] .graph-node-bad').count()).toBe(1);
     await expectAccessible(page);
     await shot(page, "contracts");
     await page.close();

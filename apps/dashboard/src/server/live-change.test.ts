@@ -1,4 +1,4 @@
-import type { OverviewView } from "@jfast/runtime/admin";
+import type { EventsView, OverviewView } from "@jfast/runtime/admin";
 import { describe, expect, it } from "vitest";
 import { fingerprintOf, type LiveMessage } from "./live-change";
 
@@ -16,7 +16,7 @@ function overview(patch: { dead?: number; latencyMs?: number; status?: "ok" | "d
 }
 
 function message(data: OverviewView | null, error: string | null = null, at = "2026-01-01T00:00:00.000Z"): LiveMessage {
-  return { service: "billing", at, overview: data, outbox: null, error };
+  return { service: "billing", at, overview: data, outbox: null, events: null, error };
 }
 
 describe("what the live stream counts as a change", () => {
@@ -31,5 +31,22 @@ describe("what the live stream counts as a change", () => {
     expect(fingerprintOf(message(overview({ dead: 1 })))).not.toBe(before);
     expect(fingerprintOf(message(overview({ status: "degraded" })))).not.toBe(before);
     expect(fingerprintOf(message(null, "billing is unreachable"))).not.toBe(before);
+  });
+
+  it("sees Kafka lag move and a partition block, not a fresh read of the same offsets", () => {
+    const events = (end: string, blocked: boolean, readAt: string): EventsView => ({
+      enabled: true,
+      reported: true,
+      group: "shipping",
+      error: null,
+      turnedOff: false,
+      offsetsReadAt: readAt,
+      partitions: [{ topic: "parcels", partition: 0, committedOffset: "4", endOffset: end, lag: Number(end) - 4, blocked: blocked ? { offset: "4", error: "no carrier", since: readAt, attempts: 1, eventId: "e1", eventType: "parcel.sent", handler: "shipping.route", nextRetryAt: readAt } : null }],
+    });
+    const withEvents = (e: EventsView) => ({ ...message(overview()), events: e });
+    const before = fingerprintOf(withEvents(events("5", false, "2026-01-01T00:00:00.000Z")));
+    expect(fingerprintOf(withEvents(events("5", false, "2026-01-01T00:00:02.000Z")))).toBe(before);
+    expect(fingerprintOf(withEvents(events("6", false, "2026-01-01T00:00:02.000Z")))).not.toBe(before);
+    expect(fingerprintOf(withEvents(events("5", true, "2026-01-01T00:00:02.000Z")))).not.toBe(before);
   });
 });

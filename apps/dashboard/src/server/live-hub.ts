@@ -53,10 +53,13 @@ async function poll(service: ServiceConfig): Promise<void> {
   let message: LiveMessage;
   try {
     const overview = await client.overview.get.query();
-    const outbox = overview.plugins.includes("outbox") ? await client.outbox.status.query().catch(() => null) : null;
-    message = { service: service.name, at: new Date().toISOString(), overview, outbox, error: null };
+    const [outbox, events] = await Promise.all([
+      overview.plugins.includes("outbox") ? client.outbox.status.query().catch(() => null) : null,
+      overview.plugins.includes("events") ? client.events.status.query().catch(() => null) : null,
+    ]);
+    message = { service: service.name, at: new Date().toISOString(), overview, outbox, events, error: null };
   } catch (error) {
-    message = { service: service.name, at: new Date().toISOString(), overview: null, outbox: null, error: (error as Error).message };
+    message = { service: service.name, at: new Date().toISOString(), overview: null, outbox: null, events: null, error: (error as Error).message };
   }
   const fingerprint = fingerprintOf(message);
   if (hub.latest.get(service.name)?.fingerprint === fingerprint) return;

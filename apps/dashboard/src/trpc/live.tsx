@@ -16,7 +16,7 @@ interface LiveState {
 const LiveContext = createContext<LiveState>({ mode: "connecting", updates: 0 });
 
 // Queries a push does not refresh: the data came with the push, or it must not change under the user's eyes.
-const NOT_INVALIDATED = new Set(["overview.get", "overview.whoami", "outbox.status", "contracts.graph", "deadLetters.preview"]);
+const NOT_INVALIDATED = new Set(["overview.get", "overview.whoami", "outbox.status", "events.status", "contracts.graph", "deadLetters.preview"]);
 
 /**
  * Subscribes to /api/stream with EventSource. Each push sets that service's overview in React Query's cache and
@@ -42,6 +42,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     const apply = (message: LiveMessage) => {
       if (message.overview) queryClient.setQueryData([message.service, "overview.get"], message.overview);
       if (message.outbox) queryClient.setQueryData([message.service, "outbox.status"], message.outbox);
+      if (message.events) queryClient.setQueryData([message.service, "events.status"], message.events);
       void queryClient.invalidateQueries({
         queryKey: [message.service],
         predicate: (query: Query) => message.error !== null || !NOT_INVALIDATED.has(String(query.queryKey[1])),

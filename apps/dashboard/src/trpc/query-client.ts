@@ -21,6 +21,8 @@ export function makeQueryClient(): QueryClient {
       queries: {
         refetchInterval: () => (liveMode === "sse" ? SSE_SAFETY_REFRESH_MS : REFRESH_MS),
         staleTime: 1000,
+        // Pushes or polling keep views current; a refetch on every return to the tab would only add load.
+        refetchOnWindowFocus: false,
         // A refused call (401/403/404) will not succeed by asking again; an outage might.
         retry: (failures, error) => failures < 2 && !/UNAUTHORIZED|FORBIDDEN|NOT_FOUND|BAD_REQUEST/.test(errorCode(error)),
       },

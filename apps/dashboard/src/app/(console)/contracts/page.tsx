@@ -61,7 +61,7 @@ export default function ContractsPage() {
                   <code>{edge.from.replace(/^\w+:/, "")}</code> <Badge tone="info">{edge.kind}</Badge> <code>{edge.to.replace(/^\w+:/, "")}</code> · seen in {edge.services.join(", ")}
                 </p>
                 {edge.violations.map((v) => (
-                  <p key={v.code + v.message} className="error-text"><Badge tone="bad">{v.code}</Badge> {v.message}</p>
+                  <Finding key={v.code + v.message} violation={v} />
                 ))}
               </Card>
             ) : node ? (
@@ -93,8 +93,18 @@ function NodeDetail({ node, edges }: { node: ContractNode; edges: GraphEdge[] })
       </ul>
       {edges.length === 0 ? <p className="muted">No edges: nothing publishes, subscribes or depends here.</p> : null}
       {bad.map((v) => (
-        <p key={v.code + v.message} className="error-text"><Badge tone="bad">{v.code}</Badge> {v.message}</p>
+        <Finding key={v.code + v.message} violation={v} />
       ))}
     </Card>
+  );
+}
+
+/** A checker finding: its rule, what it saw, and the change that makes it go away. */
+function Finding({ violation }: { violation: ContractViolation }) {
+  return (
+    <div className="stack" style={{ gap: 2 }}>
+      <p className="error-text"><Badge tone="bad">{violation.code}</Badge> {violation.message}</p>
+      {violation.fix ? <p className="muted">fix: {violation.fix}</p> : null}
+    </div>
   );
 }

@@ -79,8 +79,15 @@ function PartitionsView({ service, data }: { service: string; data: EventsStatus
             cell: (p) =>
               p.blocked ? (
                 <div>
-                  <Badge tone="bad">offset {p.blocked.offset}</Badge> <span className="muted">{p.blocked.attempts} attempt{p.blocked.attempts === 1 ? "" : "s"}, since <RelativeTime iso={p.blocked.since} /></span>
+                  <Badge tone="bad">offset {p.blocked.offset}</Badge> <span className="muted">{p.blocked.attempts} attempt{p.blocked.attempts === 1 ? "" : "s"}, since <RelativeTime iso={p.blocked.since} />, next retry <RelativeTime iso={p.blocked.nextRetryAt} /></span>
                   <div className="error-text">{p.blocked.error}</div>
+                  {p.blocked.handler || p.blocked.eventType ? (
+                    <div className="muted">
+                      {p.blocked.eventType ? <code>{p.blocked.eventType}</code> : null}
+                      {p.blocked.handler ? <> in <code>{p.blocked.handler}</code></> : null}
+                      {p.blocked.eventId ? <> · event {p.blocked.eventId}</> : null}
+                    </div>
+                  ) : null}
                 </div>
               ) : (
                 <span className="muted">—</span>
