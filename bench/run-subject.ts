@@ -11,7 +11,8 @@ import { percentile } from "./lib/stats.js";
 import { sleep, type Subject } from "./lib/subject.js";
 
 export const SUBJECTS: Record<string, () => Subject> = {
-  "jfast-postgres": () => jfastSubject("postgres"),
+  "jfast-postgres": () => jfastSubject("postgres", { keepCompleted: false }),
+  "jfast-postgres-kept": () => jfastSubject("postgres"),
   "graphile-worker": graphileSubject,
   "pg-boss": pgBossSubject,
   "jfast-redis": () => jfastSubject("redis"),

@@ -15,9 +15,9 @@ export interface RunResult {
 }
 
 const GROUPS = [
-  { backend: "PostgreSQL", jfast: "jfast-postgres", peers: ["graphile-worker", "pg-boss"], ceiling: "postgres" as const },
-  { backend: "Redis", jfast: "jfast-redis", peers: ["bullmq"], ceiling: "redis" as const },
-  { backend: "RabbitMQ", jfast: "jfast-rabbitmq", peers: ["amqplib"], ceiling: null },
+  { backend: "PostgreSQL", jfast: ["jfast-postgres", "jfast-postgres-kept"], peers: ["graphile-worker", "pg-boss"], ceiling: "postgres" as const },
+  { backend: "Redis", jfast: ["jfast-redis"], peers: ["bullmq"], ceiling: "redis" as const },
+  { backend: "RabbitMQ", jfast: ["jfast-rabbitmq"], peers: ["amqplib"], ceiling: null },
 ];
 
 /** The issue's targets, as ratios to a peer measured in the same run. */
@@ -75,7 +75,7 @@ export function renderReport(params: {
     "",
   ];
   for (const group of GROUPS) {
-    const present = [group.jfast, ...group.peers].filter((s) => results.some((r) => r.subject === s));
+    const present = [...group.jfast, ...group.peers].filter((s) => results.some((r) => r.subject === s));
     if (present.length === 0) continue;
     lines.push(`## ${group.backend}`, "");
     lines.push(`| subject | ${COLUMNS.map((c) => c.title).join(" | ")} |`, `|---|${COLUMNS.map(() => "---:").join("|")}|`);
@@ -83,16 +83,19 @@ export function renderReport(params: {
       const label = results.find((r) => r.subject === subject)!.label;
       lines.push(`| ${label} | ${COLUMNS.map((c) => withSpread(values(results, subject, c.metric), c.digits)).join(" | ")} |`);
     }
-    for (const peer of group.peers) {
-      if (!present.includes(peer) || !present.includes(group.jfast)) continue;
-      const ratios = COLUMNS.map((c) => {
-        const ours = median(values(results, group.jfast, c.metric));
-        const theirs = median(values(results, peer, c.metric));
-        if (!Number.isFinite(ours) || !Number.isFinite(theirs) || theirs === 0) return "—";
-        const ratio = c.higherIsBetter ? ours / theirs : theirs / ours;
-        return `**${ratio.toFixed(2)}×**`;
-      });
-      lines.push(`| jfast / ${peer} | ${ratios.join(" | ")} |`);
+    for (const ours of group.jfast) {
+      for (const peer of group.peers) {
+        if (!present.includes(peer) || !present.includes(ours)) continue;
+        const ratios = COLUMNS.map((c) => {
+          const mine = median(values(results, ours, c.metric));
+          const theirs = median(values(results, peer, c.metric));
+          if (!Number.isFinite(mine) || !Number.isFinite(theirs) || theirs === 0) return "—";
+          const ratio = c.higherIsBetter ? mine / theirs : theirs / mine;
+          return `**${ratio.toFixed(2)}×**`;
+        });
+        const label = results.find((r) => r.subject === ours)!.label;
+        lines.push(`| ${label} / ${peer} | ${ratios.join(" | ")} |`);
+      }
     }
     lines.push("", "Ratios: above 1× means jfast is better (faster, or lower latency or memory).");
     for (const peer of group.peers) if (TARGETS[peer]) lines.push(`Against ${peer}, ${TARGETS[peer]}.`);

@@ -14,7 +14,12 @@ const noop = task("bench.noop", async () => probe.hit());
 const silent = { debug() {}, info() {}, warn() {}, error: console.error };
 const CHUNK = 5000;
 
-export function jfastSubject(backend: JfastBackend): Subject {
+/**
+ * `keepCompleted: false` is `[plugin.queue] keep_completed = false`: completed jobs are deleted, as
+ * graphile-worker does and as BullMQ does with removeOnComplete. The PostgreSQL default keeps them.
+ */
+export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: boolean } = {}): Subject {
+  const keepCompleted = options.keepCompleted ?? true;
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_bench_${id}`;
   const queueName = `bench.${id}`;
@@ -30,13 +35,17 @@ export function jfastSubject(backend: JfastBackend): Subject {
       `[service]\nname = "bench"`,
       `[plugins]\nenabled = [${plugins}]`,
       backend === "postgres" ? `[plugin.database]\nurl = "${services.postgres}"\nschema = "${schema}"\npool_size = 12` : "",
-      `[plugin.queue]\nbackend = "${backend}"\nname = "${queueName}"\nconcurrency = 10${url ? `\nurl = "${url}"` : ""}`,
+      `[plugin.queue]\nbackend = "${backend}"\nname = "${queueName}"\nconcurrency = 10${url ? `\nurl = "${url}"` : ""}${keepCompleted ? "" : "\nkeep_completed = false"}`,
     ].join("\n");
   };
 
   return {
-    label: `jfast ${backend}`,
-    settings: backend === "postgres" ? "pool_size 12, defaults otherwise" : "defaults",
+    label: `jfast ${backend}${keepCompleted ? (backend === "postgres" ? ", completed kept" : "") : ""}`,
+    settings: [
+      keepCompleted ? "" : "keep_completed = false (completed jobs deleted, as graphile-worker does)",
+      backend === "postgres" ? "pool_size 12" : "",
+      "defaults otherwise",
+    ].filter(Boolean).join(", "),
     async setup() {
       root = await mkdtemp(path.join(tmpdir(), "jfast-bench-"));
       await writeFile(path.join(root, "jfast.toml"), toml());
