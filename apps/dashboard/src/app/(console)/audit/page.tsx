@@ -1,6 +1,8 @@
 "use client";
 import type { AuditEntry } from "@jfast/runtime/admin";
 import { useQueries } from "@tanstack/react-query";
+import { useState } from "react";
+import { Button } from "~/components/button";
 import { Badge } from "~/components/badge";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { Table } from "~/components/table";
@@ -15,13 +17,25 @@ interface Row {
 
 export default function AuditPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "audit.list"], queryFn: () => adminClient(s).audit.list.query({ limit: 100 }) })) });
+  const [draft, setDraft] = useState("");
+  const [tenant, setTenant] = useState("");
+  const queries = useQueries({
+    queries: services.map((s) => ({ queryKey: [s, "audit.list", tenant], queryFn: () => adminClient(s).audit.list.query({ limit: 100, ...(tenant ? { tenant } : {}) }) })),
+  });
   const rows: Row[] = services.flatMap((s, i) => (queries[i]?.data?.entries ?? []).map((entry) => ({ service: s, entry }))).sort((a, b) => b.entry.at.localeCompare(a.entry.at));
   const memory = services.filter((_, i) => queries[i]?.data?.store === "memory");
   return (
     <>
       <h1>Audit trail</h1>
       <div className="stack">
+        <form className="inline-form" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); setTenant(draft.trim()); }}>
+          <label className="field">
+            Tenant
+            <input className="input" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="all tenants" />
+          </label>
+          <Button type="submit">Apply</Button>
+          {tenant ? <Button onClick={() => { setDraft(""); setTenant(""); }}>Clear</Button> : null}
+        </form>
         {memory.length ? <p className="alert alert-info" role="status">{memory.join(", ")} keep{memory.length === 1 ? "s" : ""} the trail in memory and in its logs (no database): it restarts empty.</p> : null}
         {services.map((s, i) => (queries[i]?.isError ? <ErrorState key={s} title={`${s}:`} error={queries[i]?.error} /> : null))}
         {queries.some((q) => q.isPending) ? <Loading what="the audit trail" /> : (
@@ -29,7 +43,7 @@ export default function AuditPage() {
             label="Audit trail"
             rows={rows}
             rowKey={(r) => `${r.service}/${r.entry.id}`}
-            empty={<EmptyState title="No admin actions yet">Retries and discards appear here with who made them.</EmptyState>}
+            empty={<EmptyState title={tenant ? "No admin actions for this tenant" : "No admin actions yet"}>{tenant ? `No retry, discard, replay or pause named tenant ${tenant}.` : "Retries, discards, replays and pauses appear here with who made them."}</EmptyState>}
             columns={[
               { key: "at", header: "When", cell: (r) => <RelativeTime iso={r.entry.at} /> },
               { key: "service", header: "Service", cell: (r) => <Badge tone="info">{r.service}</Badge> },
