@@ -11,4 +11,4 @@ WITH released AS (
   WHERE id = ANY($1::text[]) AND locked_by = $2 AND state = 'running'
   RETURNING id
 )
-SELECT id, pg_notify($3, '') AS notified FROM released
+SELECT id, (SELECT pg_notify($3, '')) AS notified FROM released

@@ -8,4 +8,4 @@ WITH retried AS (
   WHERE queue = $1 AND state = 'dead'
   RETURNING id
 )
-SELECT id, pg_notify($2, '') AS notified FROM retried
+SELECT id, (SELECT pg_notify($2, '')) AS notified FROM retried

@@ -8,4 +8,4 @@ WITH retried AS (
   WHERE queue = $1 AND state = 'dead' AND id = ANY($2::text[])
   RETURNING id
 )
-SELECT id, pg_notify($3, '') AS notified FROM retried
+SELECT id, (SELECT pg_notify($3, '')) AS notified FROM retried
