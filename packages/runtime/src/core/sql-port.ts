@@ -3,7 +3,15 @@
  * `$1…$n` placeholders, rows as plain objects.
  */
 export interface SqlExecutor {
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * Prepare the statement once per connection under this name and reuse it (node-postgres): no parsing or
+   * planning per call. One name, one text, always. Ignored where a driver has no use for it (PGlite).
+   */
+  name?: string;
 }
 
 /** A connection that can also open transactions and receive notifications. */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
+import type { QueryOptions, SqlDatabase, SqlExecutor } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
 import { translateConnectionError } from "./connection-errors.js";
 import { PgListener } from "./pg-listener.js";
@@ -38,9 +38,9 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
   const translate = (error: unknown) => translateConnectionError(error, url);
 
   const executor = (client: pg.PoolClient): SqlExecutor => ({
-    async query(text, values) {
+    async query(text, values, options) {
       try {
-        return rowsOf(await client.query(text, values as unknown[] | undefined));
+        return rowsOf(await client.query(statement(text, values, options)));
       } catch (error) {
         throw translate(error);
       }
@@ -50,9 +50,9 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
   return {
     driver: "pg",
     pool,
-    async query(text, values) {
+    async query(text, values, options) {
       try {
-        return rowsOf(await pool.query(text, values as unknown[] | undefined));
+        return rowsOf(await pool.query(statement(text, values, options)));
       } catch (error) {
         throw translate(error);
       }
@@ -94,6 +94,11 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
       await pool.end();
     },
   };
+}
+
+/** A named statement is prepared on each connection the first time it runs there, then only bound and executed. */
+function statement(text: string, values: readonly unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig {
+  return { text, ...(values ? { values: values as unknown[] } : {}), ...(options?.name ? { name: options.name } : {}) };
 }
 
 /** `[plugin.database] schema` is validated as a plain identifier; public stays reachable for the service's own tables. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SQL } from "../../src/backends/postgres/load-sql.js";
 import { workerLostError } from "../../src/core/queue-backend.js";
 import { jsonbText } from "../../src/backends/postgres/job-rows.js";
+import { Job } from "../../src/core/job.js";
 import { openTestBackend } from "./pg-test-env.js";
 
 /**
@@ -88,6 +89,42 @@ describe("postgres: query plans on a table full of finished rows", () => {
       expect(claimed.map((j) => j.id)).toEqual(Array.from({ length: 1000 }, (_, i) => `ready-${i + 1}`));
     } finally {
       await backlog.cleanup();
+    }
+  });
+
+  it("keeps that shape in the generic plan of the prepared claim", async () => {
+    // The backend prepares the claim per connection; PostgreSQL may then reuse a generic plan, made without
+    // knowing the queue or the limit. Forced here, it must read the same indexes as the custom plan.
+    const text = await env.database.sql.transaction(async (tx) => {
+      await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await tx.query(`PREPARE generic_claim(text, integer, text, double precision, text, text[]) AS ${SQL.claim}`);
+      try {
+        const rows = await tx.query<{ "QUERY PLAN": string }>(
+          `EXPLAIN EXECUTE generic_claim('${QUEUE}', 1000, 'w1', 30000, '{}', '{}')`,
+        );
+        return rows.map((r) => r["QUERY PLAN"]).join("\n");
+      } finally {
+        await tx.query("DEALLOCATE generic_claim");
+      }
+    });
+    expect(text).toMatch(/Index Scan using jfast_jobs_ready_idx on jfast_jobs/);
+    expect(text).toMatch(/Index Scan using jfast_jobs_lease_idx on jfast_jobs/);
+    expect(text).toMatch(/jfast_jobs_pkey/);
+    expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
+    expect(text).not.toMatch(/Hash Join/);
+  });
+
+  it("prepares the statements a worker repeats, once per connection", async () => {
+    const single = await openTestBackend({ queue: QUEUE, poolSize: 1 });
+    try {
+      await single.backend.enqueue({ jobs: [new Job({ task: "bulk.ready" })] });
+      const [claimed] = await single.backend.claim({ workerId: "w1", limit: 10, leaseMs: 30_000 });
+      await single.backend.complete({ workerId: "w1", job: claimed! });
+      await single.backend.claim({ workerId: "w1", limit: 10, leaseMs: 30_000 });
+      const rows = await single.database.sql.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name");
+      expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(["jfast_claim", "jfast_complete"]));
+    } finally {
+      await single.cleanup();
     }
   });
 

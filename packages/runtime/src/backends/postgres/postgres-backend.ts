@@ -22,6 +22,21 @@ import { SQL } from "./load-sql.js";
 
 const DOCS = "docs/postgres.md";
 
+/**
+ * The statements every worker runs over and over are prepared once per connection: parsing and planning the
+ * claim cost as much as running it for a single job. A generic plan PostgreSQL may settle on after a few runs
+ * has the custom plans' shape, since every branch reads through an index matching its predicate and key
+ * (test/postgres/claim-plan.test.ts checks the prepared claim too).
+ */
+const PREPARED = {
+  enqueue: { name: "jfast_enqueue" },
+  claim: { name: "jfast_claim" },
+  complete: { name: "jfast_complete" },
+  completeDelete: { name: "jfast_complete_delete" },
+  extendLeases: { name: "jfast_extend_leases" },
+  nextDue: { name: "jfast_next_due" },
+} as const;
+
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
 /** Dead rows read at most to count one tenant's dead letters per task (no counter is kept per tenant). */
@@ -73,9 +88,9 @@ export class PostgresBackend implements QueueBackend {
     this.schema = options.schema;
     this.logger = options.logger;
     this.channel = notificationChannel(options.schema, options.queue);
-    const complete = options.keepCompleted === false ? SQL.completeDelete : SQL.complete;
+    const [complete, name] = options.keepCompleted === false ? [SQL.completeDelete, PREPARED.completeDelete] : [SQL.complete, PREPARED.complete];
     this.completions = new CompletionBatcher(async (ids, workerId) => {
-      await this.run("complete", () => this.db.query(complete, [ids, workerId]));
+      await this.run("complete", () => this.db.query(complete, [ids, workerId], name));
     });
   }
 
@@ -111,7 +126,7 @@ export class PostgresBackend implements QueueBackend {
   async enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
     const rows = await this.run("enqueue", () =>
-      executor.query<{ id: string }>(SQL.enqueue, [this.queue, this.channel, ...jobsToColumns(jobs)]),
+      executor.query<{ id: string }>(SQL.enqueue, [this.queue, this.channel, ...jobsToColumns(jobs)], PREPARED.enqueue),
     );
     const inserted = new Set(rows.map((r) => r.id));
     // Keep the caller's order (RETURNING does not promise one).
@@ -122,7 +137,7 @@ export class PostgresBackend implements QueueBackend {
     if (limit <= 0) return [];
     const lost = workerLostError(0);
     const rows = await this.run("claim", () =>
-      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks]),
+      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks], PREPARED.claim),
     );
     // Oldest first, as claim.sql orders them.
     return rows.map(rowToJob);
@@ -130,7 +145,7 @@ export class PostgresBackend implements QueueBackend {
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
     if (jobIds.length === 0) return;
-    await this.run("extendLeases", () => this.db.query(SQL.extendLeases, [jobIds, workerId, leaseMs]));
+    await this.run("extendLeases", () => this.db.query(SQL.extendLeases, [jobIds, workerId, leaseMs], PREPARED.extendLeases));
   }
 
   complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -169,7 +184,7 @@ export class PostgresBackend implements QueueBackend {
     const seen = this.notifications;
     let dueInMs: number | null = null;
     try {
-      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue, pausedTasks]));
+      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue, pausedTasks], PREPARED.nextDue));
       dueInMs = row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Number(row.due_in_ms);
     } catch (error) {
       this.logger?.warn("could not look up the next due job; waiting for the poll interval", { error });
