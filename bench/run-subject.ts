@@ -15,7 +15,7 @@ export const SUBJECTS: Record<string, () => Subject> = {
   "jfast-postgres-kept": () => jfastSubject("postgres"),
   "graphile-worker": graphileSubject,
   "pg-boss": pgBossSubject,
-  "jfast-redis": () => jfastSubject("redis"),
+  "jfast-redis": () => jfastSubject("redis", { keepCompleted: false }),
   bullmq: bullmqSubject,
   "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
   amqplib: amqplibSubject,

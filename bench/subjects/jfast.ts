@@ -42,7 +42,7 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
   return {
     label: `jfast ${backend}${keepCompleted ? (backend === "postgres" ? ", completed kept" : "") : ""}`,
     settings: [
-      keepCompleted ? "" : "keep_completed = false (completed jobs deleted, as graphile-worker does)",
+      keepCompleted ? "" : `keep_completed = false (completed jobs deleted, as ${backend === "redis" ? "BullMQ's removeOnComplete does" : "graphile-worker does"})`,
       backend === "postgres" ? "pool_size 12" : "",
       "defaults otherwise",
     ].filter(Boolean).join(", "),
