@@ -21,7 +21,7 @@ export interface QueuesView {
   enabled: boolean;
   /** Every registered task (zeros when it has no job), then tasks that only have jobs; by name. */
   tasks: QueueTaskView[];
-  /** "estimated": counted from a bounded sample (Redis past 1 000 jobs per state, one tenant's older dead letters). */
+  /** "estimated": split by task from a bounded sample (PostgreSQL past 10 000 jobs per state, Redis past 1 000, one tenant's older dead letters). */
   countsAre: "exact" | "estimated";
   /** Set where the backend cannot count per task (RabbitMQ): every count is 0 and this says why. */
   countsUnavailableReason: string | null;

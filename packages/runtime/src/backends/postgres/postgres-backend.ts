@@ -39,8 +39,11 @@ const PREPARED = {
 
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
-/** Dead rows read at most to count one tenant's dead letters per task (no counter is kept per tenant). */
-const TENANT_DEAD_READ = 10_000;
+/**
+ * Rows read at most per state to split the depths by task (depths-by-task.sql): live jobs sampled per state and
+ * scaled to the exact totals, and one tenant's dead letters (no counter is kept per tenant). Exact below it.
+ */
+const TASK_SPLIT_READ = 10_000;
 
 /** What the backend logs through; structurally the runtime's Logger (backends import core and errors only). */
 export interface BackendLogger {
@@ -246,16 +249,16 @@ export class PostgresBackend implements QueueBackend {
 
   async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
     const rows = await this.run("depthsByTask", () =>
-      this.db.query<{ task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; dead_more: boolean | null }>(
+      this.db.query<{ task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null }>(
         SQL.depthsByTask,
-        [this.queue, params.tenantId ?? null, TENANT_DEAD_READ],
+        [this.queue, params.tenantId ?? null, TASK_SPLIT_READ],
       ),
     );
     const tasks: Record<string, Depths> = {};
     let exact = true;
     for (const row of rows) {
       if (row.task === null) {
-        exact = row.dead_more !== true;
+        exact = row.estimated !== true;
         continue;
       }
       tasks[row.task] = { ready: Number(row.ready), scheduled: Number(row.scheduled), running: Number(row.running), dead: Number(row.dead) };

@@ -1,25 +1,45 @@
--- Depths per task for the admin's queues view, optionally of one tenant's jobs. Live jobs are counted inside
--- their partial indexes (each branch repeats its index's predicate so the planner can use it); finished rows
--- are never visited. Dead letters come from jfast_task_counters (kept by the trigger of 0009) without a tenant;
--- with one, from the newest $3 dead rows only (the dead index read backwards, then filtered), and `dead_more`
--- says whether older dead letters were left uncounted.
--- params: $1 queue, $2 tenant id (text or null), $3 dead rows read at most for a tenant (integer)
+-- Depths per task for the admin's queues view and the jfast_queue_depth gauge, optionally of one tenant's jobs.
+-- The totals per state are exact and counted inside the partial indexes, as depths.sql counts them. The task (and
+-- tenant) of a live job is not in those indexes, so splitting a total by task reads rows: at most $3 per state,
+-- the first in each index's order, and each task's share of them is scaled to the state's total. Exact while a
+-- state holds at most $3 jobs; an estimate beyond, which `estimated` says. Grouping every live row by task
+-- instead is a sequential scan of jfast_jobs (finished rows included) once the backlog is large, on every
+-- refresh of the page and every scrape. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
+-- without a tenant; with one, from the newest $3 dead rows only (the dead index read backwards, then filtered).
+-- params: $1 queue, $2 tenant id (text or null), $3 rows read at most per state (integer)
 -- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying
---         dead_more (boolean)
+--         estimated (boolean): a state had more jobs than were read, so its counts per task are scaled
 -- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx, jfast_task_counters_pkey, jfast_jobs_dead_idx (tenant)
-WITH ready AS (
-  SELECT task,
-         count(*) FILTER (WHERE available_at <= now()) AS ready,
-         count(*) FILTER (WHERE available_at > now()) AS scheduled
-  FROM jfast_jobs
-  WHERE queue = $1 AND state = 'ready' AND ($2::text IS NULL OR tenant_id = $2::text)
-  GROUP BY task
+WITH totals AS (
+  SELECT 'ready' AS state, count(*) AS total FROM jfast_jobs WHERE queue = $1 AND state = 'ready' AND available_at <= now()
+  UNION ALL
+  SELECT 'scheduled', count(*) FROM jfast_jobs WHERE queue = $1 AND state = 'ready' AND available_at > now()
+  UNION ALL
+  SELECT 'running', count(*) FROM jfast_jobs WHERE queue = $1 AND state = 'running'
 ),
-running AS (
-  SELECT task, count(*) AS running
-  FROM jfast_jobs
-  WHERE queue = $1 AND state = 'running' AND ($2::text IS NULL OR tenant_id = $2::text)
-  GROUP BY task
+sample AS (
+  (SELECT 'ready' AS state, task, tenant_id FROM jfast_jobs
+   WHERE queue = $1 AND state = 'ready' AND available_at <= now()
+   ORDER BY available_at, seq LIMIT $3)
+  UNION ALL
+  (SELECT 'scheduled', task, tenant_id FROM jfast_jobs
+   WHERE queue = $1 AND state = 'ready' AND available_at > now()
+   ORDER BY available_at, seq LIMIT $3)
+  UNION ALL
+  (SELECT 'running', task, tenant_id FROM jfast_jobs
+   WHERE queue = $1 AND state = 'running'
+   ORDER BY locked_until LIMIT $3)
+),
+sampled AS (
+  SELECT state, count(*) AS n FROM sample GROUP BY state
+),
+live AS (
+  SELECT s.task, s.state, round(count(*) * (t.total::numeric / r.n))::bigint AS n
+  FROM sample AS s
+  JOIN sampled AS r USING (state)
+  JOIN totals AS t USING (state)
+  WHERE $2::text IS NULL OR s.tenant_id = $2::text
+  GROUP BY s.task, s.state, r.n, t.total
 ),
 newest_dead AS (
   SELECT task, tenant_id
@@ -29,18 +49,24 @@ newest_dead AS (
   LIMIT $3
 ),
 dead AS (
-  SELECT task, dead FROM jfast_task_counters WHERE queue = $1 AND dead > 0 AND $2::text IS NULL
+  SELECT task, dead AS n FROM jfast_task_counters WHERE queue = $1 AND dead > 0 AND $2::text IS NULL
   UNION ALL
   SELECT task, count(*) FROM newest_dead WHERE tenant_id = $2::text GROUP BY task
+),
+counts AS (
+  SELECT task, state, n FROM live
+  UNION ALL
+  SELECT task, 'dead', n FROM dead
 )
-SELECT coalesce(r.task, n.task, d.task) AS task,
-       coalesce(r.ready, 0) AS ready,
-       coalesce(r.scheduled, 0) AS scheduled,
-       coalesce(n.running, 0) AS running,
-       coalesce(d.dead, 0) AS dead,
-       NULL::boolean AS dead_more
-FROM ready AS r
-FULL JOIN running AS n ON n.task = r.task
-FULL JOIN dead AS d ON d.task = coalesce(r.task, n.task)
+SELECT task,
+       coalesce(sum(n) FILTER (WHERE state = 'ready'), 0)::bigint AS ready,
+       coalesce(sum(n) FILTER (WHERE state = 'scheduled'), 0)::bigint AS scheduled,
+       coalesce(sum(n) FILTER (WHERE state = 'running'), 0)::bigint AS running,
+       coalesce(sum(n) FILTER (WHERE state = 'dead'), 0)::bigint AS dead,
+       NULL::boolean AS estimated
+FROM counts
+GROUP BY task
 UNION ALL
-SELECT NULL, 0, 0, 0, 0, (SELECT count(*) FROM newest_dead) >= $3
+SELECT NULL, 0, 0, 0, 0,
+       (SELECT count(*) FROM newest_dead) >= $3
+       OR EXISTS (SELECT 1 FROM sampled JOIN totals USING (state) WHERE sampled.n < totals.total)
