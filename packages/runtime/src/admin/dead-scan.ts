@@ -15,7 +15,12 @@ export interface DeadFilter {
   diedBefore?: string | undefined;
 }
 
-/** Rows read per call to the backend while filtering. */
+/**
+ * Rows read by the first call to the backend while filtering; each next call reads twice as many. The seam pages
+ * by offset, so every call walks the dead index again from the newest: equal pages of 500 walked 105 000 index
+ * entries to read a budget of 10 000, doubling pages walk 23 000 (and a filter that matches early still stops
+ * after the first small page).
+ */
 export const SCAN_PAGE = 500;
 /**
  * The most dead letters one filtered admin call reads. The seam lists dead letters newest first by offset, so
@@ -104,8 +109,10 @@ export async function scanDead(
   const rows: DeadJob[] = [];
   let offset = params.offset;
   let scanned = 0;
+  let pageSize = SCAN_PAGE;
   while (scanned < budget) {
-    const limit = Math.min(SCAN_PAGE, budget - scanned);
+    const limit = Math.min(pageSize, budget - scanned);
+    pageSize *= 2;
     const page = await backend.listDead({ limit, offset });
     for (const dead of page) {
       offset += 1;
