@@ -1,9 +1,9 @@
 /**
- * How long each dashboard page takes to show its data with 100 000 dead letters (and a million finished jobs) in
- * a service's PostgreSQL queue, and what the admin procedures and their SQL cost on the server.
+ * How long each dashboard page takes to show its data with 100 000 dead letters (and a million finished jobs, a
+ * million queued) in a service's PostgreSQL queue, and what the admin procedures and their SQL cost on the server.
  *
  *   npm run dashboard-load -w @jfast/bench
- *   DEAD=100000 COMPLETED=1000000 QUEUED=50000 AUDIT=5000 LOADS=5 npm run dashboard-load -w @jfast/bench
+ *   DEAD=100000 COMPLETED=1000000 QUEUED=1000000 AUDIT=5000 LOADS=5 npm run dashboard-load -w @jfast/bench
  *
  * 1. a fresh schema: the service (bench/dashboard/service.mjs, no worker) migrates it, then SQL fills it
  *    (bench/dashboard/seed.ts) and VACUUM ANALYZE leaves it as autovacuum would;
@@ -36,7 +36,7 @@ import { median, withSpread } from "./lib/stats.js";
 const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DEAD = Number(process.env.DEAD ?? 100_000);
 const COMPLETED = Number(process.env.COMPLETED ?? 1_000_000);
-const QUEUED = Number(process.env.QUEUED ?? 50_000);
+const QUEUED = Number(process.env.QUEUED ?? 1_000_000);
 const AUDIT = Number(process.env.AUDIT ?? 5_000);
 const LOADS = Number(process.env.LOADS ?? 5);
 const CHROMIUM = "/usr/bin/chromium";
@@ -78,6 +78,7 @@ async function timeCall(service: string, call: Call, ctx: PageContext): Promise<
   const url = `${service}/jfast/admin/${call.procedure}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
   const times: number[] = [];
   for (let i = 0; i <= LOADS; i++) {
+    if (call.apartMs) await new Promise((resolve) => setTimeout(resolve, call.apartMs));
     const t0 = performance.now();
     const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
     const body = await response.text();
@@ -94,7 +95,8 @@ function explainCases(ctx: PageContext): ExplainCase[] {
   return [
     { label: "dead letters list (first 100)", file: sql("list-dead"), params: [QUEUE, 101, 0] },
     { label: "groups: the newest 10 000 dead letters", file: sql("list-dead"), params: [QUEUE, 10_001, 0] },
-    { label: "filtered scan: its last page (offset 9 500)", file: sql("list-dead"), params: [QUEUE, 500, 9_500] },
+    // A filtered scan (tenant, task, error text) reads pages of 500, 1 000, 2 000, 4 000, 2 500: its last one.
+    { label: "filtered scan: its last page (2 500 at offset 7 500)", file: sql("list-dead"), params: [QUEUE, 2_500, 7_500] },
     { label: "preview count / overview depths", file: sql("depths"), params: [QUEUE] },
     { label: "depthsByTask", file: sql("depths-by-task"), params: [QUEUE, null, 10_000] },
     { label: "depthsByTask of one tenant", file: sql("depths-by-task"), params: [QUEUE, "tenant-3", 10_000] },

@@ -92,14 +92,18 @@ export async function seedCompleted(client: pg.Client, count: number): Promise<v
 
 /** Ready jobs: nine in ten due now (a backlog), one in ten scheduled for the next day. */
 export async function seedQueued(client: pg.Client, count: number): Promise<void> {
-  await client.query(`
+  await inSlices(
+    client,
+    count,
+    (from, to) => `
     INSERT INTO jfast_jobs (id, queue, task, payload, state, max_attempts, available_at, created_at, tenant_id)
     SELECT ${uuid7("created", "'ready' || g")}, '${QUEUE}', (${taskArray})[1 + g % ${TASKS.length}],
            json_build_object('customer', json_build_object('id', 'cus_' || (g % ${CUSTOMERS})), 'invoice', 'inv-r' || g),
            'ready', 3, CASE WHEN g % 10 = 0 THEN now() + interval '1 day' * (g::float8 / ${count}) ELSE created END, created,
            'tenant-' || (g % ${TENANTS})
-    FROM generate_series(1, ${count}) AS g,
-         LATERAL (SELECT now() - interval '1 hour' * (1 - g::float8 / ${count}) AS created) AS v`);
+    FROM generate_series(${from}, ${to}) AS g,
+         LATERAL (SELECT now() - interval '1 hour' * (1 - g::float8 / ${count}) AS created) AS v`,
+  );
 }
 
 export async function seedAudit(client: pg.Client, count: number): Promise<void> {
