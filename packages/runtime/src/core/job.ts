@@ -53,6 +53,9 @@ export interface JobInit {
   timeoutMs?: number | null;
 }
 
+/** True while Job.restore() runs the constructor for a stored job. */
+let restoring = false;
+
 export class Job {
   readonly id: string;
   readonly task: string;
@@ -93,7 +96,7 @@ export class Job {
           : null;
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
-    assertJsonPayload(this.payload, this.task);
+    if (!restoring) assertJsonPayload(this.payload, this.task);
   }
 
   static fromJSON(json: JobJSON): Job {
@@ -115,25 +118,31 @@ export class Job {
   }
 
   /**
-   * A job as a backend stored it, rebuilt without what `new Job` adds: no payload check (it was checked when
-   * first enqueued) and no capture of the current request's context. Backends call it for every job they
-   * claim, so it stays cheap.
+   * A job as a backend stored it, rebuilt without the payload check of `new Job` (it was checked when the job
+   * was first enqueued). Backends call it for every job they claim, so it stays cheap. It goes through the
+   * constructor all the same, so every Job has the same shape and property reads on jobs stay fast.
    */
   static restore(fields: Omit<JobJSON, "availableAt" | "createdAt"> & { availableAt: Date; createdAt: Date }): Job {
-    const job = Object.create(Job.prototype) as Job;
-    const writable = job as { -readonly [K in keyof Job]: Job[K] };
-    writable.id = fields.id;
-    writable.task = fields.task;
-    writable.payload = fields.payload;
-    writable.attempts = fields.attempts;
-    writable.maxAttempts = fields.maxAttempts;
-    writable.availableAt = fields.availableAt;
-    writable.createdAt = fields.createdAt;
-    writable.tenantId = fields.tenantId;
-    writable.requestId = fields.requestId;
-    writable.trace = fields.trace;
-    writable.errors = fields.errors;
-    writable.timeoutMs = fields.timeoutMs;
+    restoring = true;
+    let job: Job;
+    try {
+      job = new Job({
+        id: fields.id,
+        task: fields.task,
+        payload: fields.payload,
+        availableAt: fields.availableAt,
+        tenantId: fields.tenantId,
+        requestId: fields.requestId,
+        trace: fields.trace,
+        timeoutMs: fields.timeoutMs,
+        ...(fields.maxAttempts === null ? {} : { maxAttempts: fields.maxAttempts }),
+      });
+    } finally {
+      restoring = false;
+    }
+    job.attempts = fields.attempts;
+    job.errors = fields.errors;
+    (job as { createdAt: Date }).createdAt = fields.createdAt;
     return job;
   }
 
