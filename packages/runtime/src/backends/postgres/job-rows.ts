@@ -8,8 +8,9 @@ export interface JobRow {
   payload: unknown;
   attempts: number;
   max_attempts: number | null;
-  available_at: Date | string;
-  created_at: Date | string;
+  /** A Date or text from most statements; epoch milliseconds from claim.sql. */
+  available_at: Date | string | number;
+  created_at: Date | string | number;
   tenant_id: string | null;
   request_id: string | null;
   trace: JobJSON["trace"];
@@ -52,15 +53,15 @@ export function rowToJob(row: JobRow): Job {
   });
 }
 
-function toDate(value: Date | string): Date {
+function toDate(value: Date | string | number): Date {
   return value instanceof Date ? value : new Date(value);
 }
 
-export function toIso(value: Date | string): string {
+export function toIso(value: Date | string | number): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
-export function toIsoOrNull(value: Date | string | null | undefined): string | null {
+export function toIsoOrNull(value: Date | string | number | null | undefined): string | null {
   return value === null || value === undefined ? null : toIso(value);
 }
 

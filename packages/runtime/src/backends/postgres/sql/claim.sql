@@ -12,7 +12,7 @@
 -- the partial indexes above still drive the claim (a long paused backlog at the head is read past, not used).
 -- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
 --         $6 paused tasks text[] (empty: none)
--- result: the claimed rows (job columns + seq), oldest first (available_at, then enqueue order)
+-- result: the claimed rows (job columns + seq, times in epoch ms), oldest first (available_at, then enqueue order)
 -- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey (id = ANY) for the updates
 WITH expired AS (
   SELECT id, attempts, max_attempts, available_at, seq
@@ -62,7 +62,10 @@ claimed AS (
                     THEN j.errors || jsonb_build_array(jsonb_set($5::jsonb, '{attempt}', to_jsonb(j.attempts)))
                     ELSE j.errors END
   WHERE j.id = ANY (ARRAY(SELECT id FROM chosen))
-  RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
+  -- Times as epoch milliseconds (double precision): parsing timestamptz text was the driver's largest cost per
+  -- claimed row.
+  RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts,
+            date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
             j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms
 )
 SELECT * FROM claimed ORDER BY available_at, seq
