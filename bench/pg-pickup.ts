@@ -114,6 +114,7 @@ async function fillFinished(): Promise<void> {
       "explain",
       30_000,
       JSON.stringify({ attempt: 0, class: "WorkerLost", message: "bench", reason: "worker lost" }),
+      [],
     ]);
     await client.query("ROLLBACK");
     console.log("claim plan (10 ready jobs among the finished rows):\n" + plan.rows.map((r) => "  " + r["QUERY PLAN"]).join("\n"));
