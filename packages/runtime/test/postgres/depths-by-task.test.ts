@@ -66,7 +66,9 @@ describe("postgres: depths per task on a large backlog", () => {
         // An index-only scan counts entries without visiting rows; anything else on jfast_jobs reads rows.
         if (node["Relation Name"] === "jfast_jobs" && node["Node Type"] !== "Index Only Scan") {
           reads += 1;
-          expect(node["Node Type"]).toBe("Index Scan");
+          // Through a partial index either way: an index scan, or a bitmap heap scan over a bitmap index scan
+          // (the planner picks between them by its estimates); never a sequential scan of the table.
+          expect(["Index Scan", "Bitmap Heap Scan"]).toContain(node["Node Type"]);
           expect(node["Actual Rows"]! * node["Actual Loops"]!).toBeLessThanOrEqual(10_000);
         }
       });
