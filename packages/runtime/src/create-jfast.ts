@@ -329,8 +329,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         logger,
         concurrency: workerOptions.concurrency ?? config.queue.concurrency,
         // RabbitMQ already pushes ahead (its prefetch is the concurrency); the others claim in batches, sized
-        // to the rate jobs finish at unless a fixed prefetch is given.
-        ...(queue.backend.kind === "rabbitmq" ? { prefetch: 0 } : workerOptions.prefetch !== undefined ? { prefetch: workerOptions.prefetch } : {}),
+        // to the rate jobs finish at unless a fixed prefetch is given (here, else [plugin.queue] prefetch).
+        ...(queue.backend.kind === "rabbitmq" ? { prefetch: 0 } : fixedPrefetch(workerOptions.prefetch ?? config.queue.prefetch)),
         leaseMs: config.queue.visibilityTimeoutMs,
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
@@ -408,3 +408,8 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
 }
 
 export type { Job };
+
+/** A fixed worker prefetch, or nothing for the adaptive one. */
+function fixedPrefetch(prefetch: number | null | undefined): { prefetch?: number } {
+  return prefetch === null || prefetch === undefined ? {} : { prefetch };
+}

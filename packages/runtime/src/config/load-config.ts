@@ -30,6 +30,8 @@ export interface QueueConfig {
   maxPayloadBytes: number;
   /** PostgreSQL: a completed job's row stays (true) or is deleted on completion (false). */
   keepCompleted: boolean;
+  /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
+  prefetch: number | null;
 }
 
 export interface OutboxConfig {
@@ -211,6 +213,7 @@ export function resolveConfig(params: {
       scheduler: queueRaw.scheduler,
       maxPayloadBytes: queueRaw.max_payload_bytes,
       keepCompleted: queueRaw.keep_completed,
+      prefetch: queueRaw.prefetch ?? null,
     },
     outbox: enabled.has("outbox")
       ? {

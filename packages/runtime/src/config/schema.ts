@@ -31,6 +31,8 @@ export const queueSchema = z
           scheduler: z.boolean().default(false),
           /** Largest payload (JSON, in bytes) enqueue accepts; brokers and rows are not the place for files. */
           max_payload_bytes: z.number().int().min(1).default(1024 * 1024),
+          /** Jobs a worker claims ahead of its free slots (PostgreSQL, Redis); unset: sized to the work, up to 1000. */
+          prefetch: z.number().int().min(0).max(10_000).optional(),
           /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
           keep_completed: z.boolean().default(true),
         });
