@@ -111,6 +111,8 @@ interface PageResult {
   from: string;
   waitsFor: string;
   browserMs: number[];
+  /** Per measured load: the admin procedures requested until the data showed, and the requests aborted. */
+  requests: { sent: string[]; aborted: string[] }[];
   calls: { procedure: string; ms: number[] }[];
 }
 
@@ -157,7 +159,7 @@ async function main(): Promise<void> {
     for (const page of PAGES) {
       const calls = [];
       for (const call of page.calls) calls.push({ procedure: call.procedure, ms: await timeCall(service.url, call, ctx) });
-      results.push({ name: page.name, from: page.from, waitsFor: page.waitsFor, browserMs: [], calls });
+      results.push({ name: page.name, from: page.from, waitsFor: page.waitsFor, browserMs: [], requests: [], calls });
     }
     const extras = [];
     for (const extra of EXTRA_CALLS) extras.push({ name: extra.name, procedure: extra.call.procedure, ms: await timeCall(service.url, extra.call, ctx) });
@@ -175,9 +177,18 @@ async function main(): Promise<void> {
     for (const [i, page] of PAGES.entries()) {
       for (let round = 0; round <= LOADS; round++) {
         const tab = await context.newPage();
+        // The admin calls the page made through the dashboard until its data was on screen, and those it gave up on.
+        const sent: string[] = [];
+        const aborted: string[] = [];
+        const procedureOf = (url: string) => /\/api\/admin\/[^/]+\/([^/?]+)/.exec(url)?.[1];
+        tab.on("request", (r) => void (procedureOf(r.url()) && sent.push(procedureOf(r.url())!)));
+        tab.on("requestfailed", (r) => void (procedureOf(r.url()) && aborted.push(procedureOf(r.url())!)));
         try {
           const ms = await page.load(tab, ctx);
-          if (round > 0) results[i]!.browserMs.push(ms);
+          if (round > 0) {
+            results[i]!.browserMs.push(ms);
+            results[i]!.requests.push({ sent: [...sent], aborted: [...aborted] });
+          }
         } finally {
           await tab.close();
         }
@@ -231,9 +242,11 @@ function render(report: {
     `Node ${report.versions.node}, PostgreSQL ${report.versions.postgres}, Chromium ${report.versions.chromium}; jfast_jobs: ${report.data.counts.map((c) => `${c.n} ${c.state}`).join(", ")} (${report.data.tableSize})`,
     ...report.notes.map((n) => `note: ${n}`),
     "",
-    `| page | browser, median (min–max) of ${report.loads} | admin procedures, server side (median of ${report.loads}) |`,
-    "| --- | --- | --- |",
-    ...report.pages.map((p) => `| ${p.name} | ${withSpread(p.browserMs)} ms${p.from === "click" ? " from the click" : ""} | ${p.calls.map((c) => `\`${c.procedure}\` ${ms(c.ms)}`).join(", ")} |`),
+    `| page | browser, median (min–max) of ${report.loads} | admin procedures, server side (median of ${report.loads}) | requests per load until shown (aborted) |`,
+    "| --- | --- | --- | --- |",
+    ...report.pages.map(
+      (p) => `| ${p.name} | ${withSpread(p.browserMs)} ms${p.from === "click" ? " from the click" : ""} | ${p.calls.map((c) => `\`${c.procedure}\` ${ms(c.ms)}`).join(", ")} | ${requestsPerLoad(p.requests)} |`,
+    ),
     "",
     "| other admin call | server side, median (min–max) |",
     "| --- | --- |",
@@ -246,6 +259,19 @@ function render(report: {
     ),
   ];
   return lines.join("\n") + "\n";
+}
+
+/** "queues.list 2 (1), overview.whoami 1": requests per load, averaged over the loads. */
+function requestsPerLoad(loads: { sent: string[]; aborted: string[] }[]): string {
+  const per = (lists: string[][]) => {
+    const counts = new Map<string, number>();
+    for (const list of lists) for (const p of list) counts.set(p, (counts.get(p) ?? 0) + 1);
+    return counts;
+  };
+  const sent = per(loads.map((l) => l.sent));
+  const aborted = per(loads.map((l) => l.aborted));
+  const avg = (n: number) => String(Math.round((n / Math.max(1, loads.length)) * 10) / 10);
+  return [...sent].map(([p, n]) => `${p} ${avg(n)}${aborted.get(p) ? ` (${avg(aborted.get(p)!)})` : ""}`).join(", ") || "—";
 }
 
 main().catch((error: unknown) => {
