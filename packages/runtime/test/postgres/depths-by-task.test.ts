@@ -58,19 +58,22 @@ describe("postgres: depths per task on a large backlog", () => {
     expect(tasks["big.c"]).toBeUndefined();
   });
 
-  it("reads at most 10 000 rows of jfast_jobs per state, counting the rest inside the partial indexes", async () => {
+  it("reads at most 10 000 rows of jfast_jobs per state besides the counts, and never scans the table", async () => {
     for (const tenant of [null, "acme"]) {
       const [row] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.depthsByTask}`, [QUEUE, tenant, 10_000]);
       let reads = 0;
-      walk(row!["QUERY PLAN"][0].Plan, (node) => {
-        // An index-only scan counts entries without visiting rows; anything else on jfast_jobs reads rows.
-        if (node["Relation Name"] === "jfast_jobs" && node["Node Type"] !== "Index Only Scan") {
-          reads += 1;
-          // Through a partial index either way: an index scan, or a bitmap heap scan over a bitmap index scan
-          // (the planner picks between them by its estimates); never a sequential scan of the table.
-          expect(["Index Scan", "Bitmap Heap Scan"]).toContain(node["Node Type"]);
-          expect(node["Actual Rows"]! * node["Actual Loops"]!).toBeLessThanOrEqual(10_000);
+      walk(row!["QUERY PLAN"][0].Plan, null, (node, cte) => {
+        if (node["Relation Name"] !== "jfast_jobs") return;
+        expect(node["Node Type"]).not.toBe("Seq Scan");
+        // The totals count every live job of a state through its partial index: index-only while the visibility
+        // map is current, else a bitmap heap scan of those rows (a transaction holding an old snapshot, such as
+        // another test's, keeps vacuum from marking them). Either way, finished rows are not read.
+        if (cte === "CTE totals") {
+          expect(node["Index Name"] ?? node.Plans?.[0]?.["Index Name"]).toMatch(/^jfast_jobs_(ready|lease)_idx$/);
+          return;
         }
+        reads += 1;
+        expect(node["Actual Rows"]! * node["Actual Loops"]!).toBeLessThanOrEqual(10_000);
       });
       expect(reads).toBeGreaterThan(0);
     }
@@ -79,6 +82,7 @@ describe("postgres: depths per task on a large backlog", () => {
 
 interface PlanNode {
   "Node Type": string;
+  "Subplan Name"?: string;
   "Relation Name"?: string;
   "Index Name"?: string;
   "Actual Rows"?: number;
@@ -86,7 +90,9 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-function walk(node: PlanNode, visit: (node: PlanNode) => void): void {
-  visit(node);
-  for (const child of node.Plans ?? []) walk(child, visit);
+/** Visits every plan node with the name of the CTE it belongs to ("CTE totals"), or null outside one. */
+function walk(node: PlanNode, cte: string | null, visit: (node: PlanNode, cte: string | null) => void): void {
+  const inside = node["Subplan Name"]?.startsWith("CTE ") ? node["Subplan Name"] : cte;
+  visit(node, inside);
+  for (const child of node.Plans ?? []) walk(child, inside, visit);
 }
