@@ -7,8 +7,12 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createJfast, createLogger, Event, on, type EventsBus, type Jfast, type Worker } from "@jfast/runtime";
+import { eventually as waitFor } from "@jfast/runtime/testing";
 import { createApp } from "../server.js";
 import { createShipmentStore, type Shipment } from "../src/store/shipment-store.js";
+
+// A Kafka consumer group's first join can take several seconds on a busy machine.
+const eventually = <T>(what: string, check: () => Promise<T | undefined | null | false>) => waitFor(what, check, 30_000);
 
 // The shipping service as `jfast dev` builds it (this directory's jfast.toml, modules and HTTP app) on the
 // real Redis and Kafka, isolated by a queue name (its Redis keys) and a topic prefix (its topics and group)
@@ -32,20 +36,6 @@ async function requireService(name: string, address: string, fix: string): Promi
   if (!open) throw new Error(`${name} is not running on ${address}: ${fix}`);
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
-}
 
 const quiet = (service: string) => createLogger({ service, level: "warn" });
 
