@@ -2,10 +2,10 @@
 import type { AuditEntry } from "@jfast/runtime/admin";
 import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
-import { Button } from "~/components/button";
 import { Badge } from "~/components/badge";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { Table } from "~/components/table";
+import { TenantFilter } from "~/components/tenant-filter";
 import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
 import { useServices } from "~/trpc/provider";
@@ -17,7 +17,6 @@ interface Row {
 
 export default function AuditPage() {
   const services = useServices();
-  const [draft, setDraft] = useState("");
   const [tenant, setTenant] = useState("");
   const queries = useQueries({
     queries: services.map((s) => ({ queryKey: [s, "audit.list", tenant], queryFn: () => adminClient(s).audit.list.query({ limit: 100, ...(tenant ? { tenant } : {}) }) })),
@@ -28,14 +27,7 @@ export default function AuditPage() {
     <>
       <h1>Audit trail</h1>
       <div className="stack">
-        <form className="inline-form" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); setTenant(draft.trim()); }}>
-          <label className="field">
-            Tenant
-            <input className="input" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="all tenants" />
-          </label>
-          <Button type="submit">Apply</Button>
-          {tenant ? <Button onClick={() => { setDraft(""); setTenant(""); }}>Clear</Button> : null}
-        </form>
+        <TenantFilter tenant={tenant} onChange={setTenant} />
         {memory.length ? <p className="alert alert-info" role="status">{memory.join(", ")} keep{memory.length === 1 ? "s" : ""} the trail in memory and in its logs (no database): it restarts empty.</p> : null}
         {services.map((s, i) => (queries[i]?.isError ? <ErrorState key={s} title={`${s}:`} error={queries[i]?.error} /> : null))}
         {queries.some((q) => q.isPending) ? <Loading what="the audit trail" /> : (

@@ -7,6 +7,7 @@ import { Card } from "~/components/card";
 import { EmptyState, Loading } from "~/components/empty-state";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
+import { TenantFilter } from "~/components/tenant-filter";
 import { RelativeTime } from "~/components/time";
 import { adminClient } from "~/trpc/client";
 import type { TaskQueueView } from "~/trpc/types";
@@ -17,7 +18,6 @@ import { useServices } from "~/trpc/provider";
 export function Queues({ initialTenant }: { initialTenant: string }) {
   const services = useServices();
   const roles = useRoles(services);
-  const [draft, setDraft] = useState(initialTenant);
   const [tenant, setTenant] = useState(initialTenant);
   const [notice, setNotice] = useState<{ tone: "bad" | "info"; text: string } | null>(null);
   const queries = useQueries({
@@ -34,14 +34,7 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
 
   return (
     <div className="stack">
-      <form className="inline-form" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); setTenant(draft.trim()); }}>
-        <label className="field">
-          Tenant
-          <input className="input" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="all tenants" />
-        </label>
-        <Button type="submit">Apply</Button>
-        {tenant ? <Button onClick={() => { setDraft(""); setTenant(""); }}>Clear</Button> : null}
-      </form>
+      <TenantFilter tenant={tenant} onChange={setTenant} initial={initialTenant} />
       {notice ? <p className={`alert alert-${notice.tone}`} role={notice.tone === "bad" ? "alert" : "status"}>{notice.text}</p> : null}
       {services.length === 0 ? <EmptyState title="No services configured" /> : null}
       {services.map((service, i) => {
