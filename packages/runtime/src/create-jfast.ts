@@ -328,9 +328,9 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         execute,
         logger,
         concurrency: workerOptions.concurrency ?? config.queue.concurrency,
-        // RabbitMQ already pushes ahead (its prefetch is the concurrency); the others claim in batches, sized
-        // to the rate jobs finish at unless a fixed prefetch is given (here, else [plugin.queue] prefetch).
-        ...(queue.backend.kind === "rabbitmq" ? { prefetch: 0 } : fixedPrefetch(workerOptions.prefetch ?? config.queue.prefetch)),
+        // Claims go in batches sized to the rate jobs finish at, unless a fixed prefetch is given (here, else
+        // [plugin.queue] prefetch); a backend whose broker pushes ahead (RabbitMQ) gets no buffer either way.
+        ...fixedPrefetch(workerOptions.prefetch ?? config.queue.prefetch),
         leaseMs: config.queue.visibilityTimeoutMs,
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,

@@ -17,6 +17,12 @@ import type { ThroughputStore } from "./throughput.js";
  */
 export interface QueueBackend {
   readonly kind: BackendKind;
+  /**
+   * The broker hands this process messages ahead of its claims (RabbitMQ's prefetch, sized by the largest
+   * claim): a worker then keeps no buffer of its own on top, whatever its `prefetch` says. A buffer would hold
+   * deliveries that die with their channel and run them anyway.
+   */
+  readonly pushesAhead?: boolean;
   /** Creates tables / keys / broker topology. Idempotent and safe with several processes at once. */
   setup(): Promise<void>;
   close(): Promise<void>;

@@ -30,8 +30,8 @@ export interface WorkerOptions {
   observer?: AttemptObserver;
   /**
    * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
-   * batches instead of one round trip (and one commit) per finished job. 0 for backends whose broker already
-   * pushes ahead (RabbitMQ's prefetch). Buffered jobs are released, attempt returned, on shutdown.
+   * batches instead of one round trip (and one commit) per finished job. Ignored (0) for a backend whose broker
+   * pushes ahead (`QueueBackend.pushesAhead`: RabbitMQ). Buffered jobs are released, attempt returned, on shutdown.
    * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never fewer
    * than `concurrency` nor more than PREFETCH_MAX jobs.
    */
@@ -221,7 +221,8 @@ export class Worker {
 
   /** How many jobs the buffer should hold beyond the running ones (see WorkerOptions.prefetch). */
   private prefetchTarget(): number {
-    const { prefetch, concurrency } = this.options;
+    const { prefetch, concurrency, backend } = this.options;
+    if (backend.pushesAhead) return 0;
     if (prefetch !== undefined) return Math.max(0, prefetch);
     const now = performance.now();
     const elapsed = now - this.rateSampleAt;

@@ -85,10 +85,6 @@ export function startWorker(
     backoffBaseMs: options.backoffBaseMs ?? 50,
     pollIntervalMs: 5000,
     defaultMaxAttempts: 3,
-    // As createJfast sets it for RabbitMQ: the broker pushes ahead (its prefetch is the concurrency), so the
-    // worker keeps no buffer of its own. A buffer would hold deliveries that die with their channel when the
-    // broker goes away, run them anyway and then fail to ack them: each would run twice.
-    prefetch: 0,
     ...(options.workerId ? { workerId: options.workerId } : {}),
   });
   worker.start();

@@ -65,6 +65,7 @@ const DEPTH_CHANNELS = 4;
  */
 export class RabbitMqBackend implements QueueBackend {
   readonly kind = BackendKind.rabbitmq;
+  readonly pushesAhead = true;
   readonly names: QueueNames;
   readonly shape: CascadeShape;
   private readonly options: RabbitMqBackendOptions;
