@@ -80,8 +80,12 @@ else
     "-Dlog4j2.configurationFile=$here/log4j2.properties")
 
   # A KRaft cluster id is 16 random bytes in URL-safe base64 without padding (what `random-uuid` prints);
-  # made here to save a JVM start.
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  # made here to save a JVM start. Like `random-uuid`, never one that starts with '-': the storage tool would
+  # read it as an option and refuse to format (one start in 64).
+  cluster_id="-"
+  while [[ "$cluster_id" == -* ]]; do
+    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  done
   t0=$(date +%s%N)
   "$java_bin" "${jvm_opts[@]}" -cp "$libs/*" kafka.tools.StorageTool format \
     -t "$cluster_id" -c "$state/server.properties" >"$state/format.log" 2>&1 \
