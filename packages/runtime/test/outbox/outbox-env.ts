@@ -120,6 +120,9 @@ export interface PrivateRedis {
   url: string;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open and commands sent to it hang unanswered, until thaw() (SIGCONT). */
+  freeze(): void;
+  thaw(): void;
   /** One command on a short-lived connection (CONFIG SET ...). */
   command(...args: string[]): Promise<unknown>;
 }
@@ -146,6 +149,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const exited = new Promise((resolve) => running.once("exit", resolve));
       running.kill("SIGKILL");
       await exited;
+    },
+    freeze() {
+      child?.kill("SIGSTOP");
+    },
+    thaw() {
+      child?.kill("SIGCONT");
     },
     async command(...args) {
       const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });

@@ -152,12 +152,15 @@ describe("outbox relay", () => {
     const first = await startShop({ root: fixture.root, schema, queue: { backend: "redis", url: redis.url, name: queue } });
     let stopped = false;
     cleanups.push(async () => stopped || first.jfast.stop());
-    await redis.stop();
+    // A frozen Redis keeps the connection open and never answers: the send stays in flight for as long as the
+    // test needs, whatever the client's reconnect and retry timers would do with a dead one.
+    redis.freeze();
+    cleanups.push(async () => redis.thaw());
     const job = new Job({ task: "mail.send_receipt", payload: { receipt_id: "s1" } });
     await first.database.transaction((tx) => first.outbox.enqueue(tx, job));
     await eventually("a send in flight past send_timeout", async () => (await first.outbox.health()).failing === 1);
-    // jfast.stop() also closes the Redis backend, which waits out its own reconnect window while Redis is
-    // down; the relay's part is over once the row is given back.
+    const before = (await outboxRows(schema))[0];
+    expect(before, "claimed once, its send unsettled").toMatchObject({ state: "pending", attempts: 1 });
     const stopping = first.jfast.stop();
     const released = Date.now();
     const [row] = await eventually("the row given back", async () => {
@@ -166,15 +169,19 @@ describe("outbox relay", () => {
     }, 10_000);
     // The relay waits at most min(5 s, send_timeout = 1 s) for a send in flight before giving its rows back.
     expect(Date.now() - released).toBeLessThan(5000);
-    expect(row).toEqual({ state: "pending", attempts: 0, claimed_by: null, due: true });
+    expect(row, "given back with its attempt returned, due at once").toEqual({ state: "pending", attempts: 0, claimed_by: null, due: true });
+    // The abandoned send lands once Redis answers again; the relay has let go of it and records nothing.
+    redis.thaw();
     await stopping;
     stopped = true;
+    expect((await outboxRows(schema))[0]).toMatchObject({ state: "pending", attempts: 0 });
 
-    await redis.start();
     const second = await startShop({ root: fixture.root, schema, queue: { backend: "redis", url: redis.url, name: queue } });
     cleanups.push(() => second.jfast.stop());
-    await eventually("the next process delivers it", () => second.backend.getJob({ id: job.id }), 15_000);
-    expect((await outboxRows(schema))[0]).toMatchObject({ state: "delivered" });
+    // Its send of the same id is a no-op in Redis (the abandoned one landed) and settles the row.
+    await eventually("the next process delivers it", async () => (await outboxRows(schema))[0]?.state === "delivered", 15_000);
+    expect(await second.backend.getJob({ id: job.id })).toMatchObject({ state: "ready", job: { id: job.id, task: "mail.send_receipt" } });
+    expect((await second.queue.depths()).ready).toBe(1);
   });
 
   // Creating a PGlite database costs tens of seconds on a busy machine.
