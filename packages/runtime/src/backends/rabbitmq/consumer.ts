@@ -326,7 +326,14 @@ export class Consumer {
 
   /** The lease ran out with no heartbeat: give the message back; the broker redelivers it as a lost attempt. */
   private expire(delivery: Delivery): void {
-    if (delivery.settled || (delivery.lockedUntil ?? 0) > Date.now()) return;
+    if (delivery.settled) return;
+    const left = (delivery.lockedUntil ?? 0) - Date.now();
+    if (left > 0) {
+      // A timer measures from the event loop's cached clock, which lags the wall clock on a busy loop, so it
+      // can fire a little before lockedUntil: wait out the rest rather than leave the delivery held forever.
+      this.lease(delivery, delivery.lockedUntil!, left);
+      return;
+    }
     this.settle(delivery);
     this.nack(delivery);
   }
