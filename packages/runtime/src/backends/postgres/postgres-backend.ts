@@ -13,10 +13,10 @@ import {
   type RetryDeadParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
-import { CompletionBatcher } from "./completion-batcher.js";
 import { jobsToColumns, jsonbText, rowToJob, rowToJson, toIso, toIsoOrNull, type JobRow } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
 
@@ -30,6 +30,7 @@ const DOCS = "docs/postgres.md";
  */
 const PREPARED = {
   enqueue: { name: "jfast_enqueue" },
+  enqueueFresh: { name: "jfast_enqueue_fresh" },
   claim: { name: "jfast_claim" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },

@@ -13,6 +13,7 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
+import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError, NotSupportedError } from "../../errors/jfast-error.js";
@@ -72,6 +73,8 @@ export class RedisBackend implements QueueBackend {
   private readonly completedRetentionMs: number;
   /** Per worker id: jobs handed to it and not settled yet. Anything else in its processing list is re-delivered. */
   private readonly held = new Map<string, Set<string>>();
+  /** Completions that arrive while one complete.lua call is in flight go together in the next call. */
+  private readonly completions: CompletionBatcher;
   private readonly lostTail: string;
   private timer: NodeJS.Timeout | null = null;
   /** Hears "a job was scheduled for <ms>" from every process; opened by the first wait. */
@@ -96,6 +99,12 @@ export class RedisBackend implements QueueBackend {
     });
     const { attempt: _attempt, at: _at, ...rest } = workerLostError(0);
     this.lostTail = JSON.stringify(rest).slice(1);
+    this.completions = new CompletionBatcher(async (ids, workerId) => {
+      // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be.
+      await this.script("complete", "complete jobs", [workerId, this.completedRetentionMs, ...ids]);
+      const held = this.held.get(workerId);
+      for (const id of ids) held?.delete(id);
+    });
   }
 
   async setup(): Promise<void> {
@@ -131,6 +140,9 @@ export class RedisBackend implements QueueBackend {
     if (this.timer) clearInterval(this.timer);
     this.waiter.close();
     this.subscriber?.disconnect(false);
+    // Completions already handed to us are written before the processing lists are returned, or their jobs would
+    // come back as "worker lost" and run again.
+    await this.completions.flush();
     for (const workerId of this.held.keys()) {
       try {
         await this.script("recover", "return its processing list", ["own", workerId, this.lostTail]);
@@ -214,9 +226,8 @@ export class RedisBackend implements QueueBackend {
     await this.script("extend", "extend leases", [workerId, leaseMs, this.workerTtlMs, ...jobIds]);
   }
 
-  async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
-    await this.script("complete", "complete a job", [workerId, job.id, this.completedRetentionMs]);
-    this.held.get(workerId)?.delete(job.id);
+  complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
+    return this.completions.add(job.id, workerId);
   }
 
   async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {

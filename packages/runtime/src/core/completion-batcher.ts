@@ -1,9 +1,11 @@
 /**
- * Coalesces completions into one UPDATE per round trip. The first completion is written at once (no
- * added latency when the queue is quiet); completions that arrive while a write is in flight wait for it
- * and go together in the next one. Under load — many short jobs at high concurrency — that turns N
- * round trips into a few, without a timer. A batch is written per worker id (one process usually runs one
- * worker), so the statement takes one array of ids and one worker id.
+ * Coalesces a backend's completions into one write per round trip (the PostgreSQL queue's UPDATE, the Redis
+ * queue's complete.lua). The first completion is written at once (no added latency when the queue is quiet);
+ * completions that arrive while a write is in flight wait for it and go together in the next one. Under
+ * load — many short jobs at high concurrency — that turns N round trips into a few, without a timer. A batch
+ * is written per worker id (one process usually runs one worker), so a write takes ids of one worker only.
+ * A failed write rejects every completion in it; `write` must settle each id as a write of that id alone
+ * would (only its current owner settles it), so batching changes round trips, never outcomes.
  */
 export class CompletionBatcher {
   private pending: Array<{ id: string; workerId: string; resolve: () => void; reject: (error: unknown) => void }> = [];
