@@ -44,10 +44,14 @@ local function owned_by(jkey, worker)
 end
 
 -- Takes a running job out of its owner's hands: lease, owner, entry in the owner's processing list.
+-- The list is searched from its tail (count -1): a claim pushes onto the head, so the job settled next is
+-- usually among the oldest, near the tail; from the head each settlement would scan nearly the whole list
+-- (hundreds of ids for a worker with a prefetch buffer and batched completions). An id is in a processing list
+-- at most once (the claim drops second references), so the end the search starts from changes nothing else.
 local function detach(jkey, id)
   local owner = redis.call('HGET', jkey, 'owner')
   if owner then
-    redis.call('LREM', PROCESSING_PREFIX .. owner, 1, id)
+    redis.call('LREM', PROCESSING_PREFIX .. owner, -1, id)
   end
   redis.call('ZREM', RUNNING, id)
   redis.call('HDEL', jkey, 'owner', 'lease')
