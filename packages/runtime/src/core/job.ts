@@ -56,6 +56,21 @@ export interface JobInit {
 /** True while Job.restore() runs the constructor for a stored job. */
 let restoring = false;
 
+/** Jobs whose id this process generated and that no backend has been handed yet (see firstHandOff). */
+const neverHandedOff = new WeakSet<Job>();
+
+/**
+ * True when every job of a batch has an id generated here (UUIDv7, never passed in) and was never handed to
+ * a backend: none of those ids can be stored anywhere yet, so a backend may insert them without checking
+ * for an existing one. Marks them handed off either way, so a retried enqueue of the same Job objects (after
+ * a timeout whose insert did commit) goes the checking way and stays a no-op.
+ */
+export function firstHandOff(jobs: readonly Job[]): boolean {
+  let fresh = true;
+  for (const job of jobs) if (!neverHandedOff.delete(job)) fresh = false;
+  return fresh;
+}
+
 export class Job {
   readonly id: string;
   readonly task: string;
@@ -96,7 +111,15 @@ export class Job {
           : null;
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
-    if (!restoring) assertJsonPayload(this.payload, this.task);
+    if (!restoring) {
+      if (Number.isNaN(this.availableAt.getTime())) {
+        throw new TypeError(
+          `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
+        );
+      }
+      assertJsonPayload(this.payload, this.task);
+      if (init.id === undefined) neverHandedOff.add(this);
+    }
   }
 
   static fromJSON(json: JobJSON): Job {

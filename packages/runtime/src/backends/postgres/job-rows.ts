@@ -66,25 +66,40 @@ export function toIsoOrNull(value: Date | string | number | null | undefined): s
 }
 
 /**
- * The enqueue statement's parameters: one array per column. JSON columns travel as text so both drivers
- * send them the same way (node-postgres would turn a JS array into a PostgreSQL array).
+ * The enqueue statement's parameters: one array per column, read from the jobs' fields directly. JSON columns
+ * travel as text so both drivers send them the same way (node-postgres would turn a JS array into a
+ * PostgreSQL array); times as epoch milliseconds; no errors as null (see enqueue.sql).
  */
 export function jobsToColumns(jobs: readonly Job[]): unknown[] {
-  const json = jobs.map((job) => job.toJSON());
-  return [
-    json.map((j) => j.id),
-    json.map((j) => j.task),
-    json.map((j) => JSON.stringify(j.payload)),
-    json.map((j) => j.attempts),
-    json.map((j) => j.maxAttempts),
-    json.map((j) => j.availableAt),
-    json.map((j) => j.createdAt),
-    json.map((j) => j.tenantId),
-    json.map((j) => j.requestId),
-    json.map((j) => (j.trace === null ? null : JSON.stringify(j.trace))),
-    json.map((j) => jsonbText(j.errors)),
-    json.map((j) => j.timeoutMs),
-  ];
+  const n = jobs.length;
+  const ids = new Array<string>(n);
+  const tasks = new Array<string>(n);
+  const payloads = new Array<string>(n);
+  const attempts = new Array<number>(n);
+  const maxAttempts = new Array<number | null>(n);
+  const availableAt = new Array<number>(n);
+  const createdAt = new Array<number>(n);
+  const tenants = new Array<string | null>(n);
+  const requests = new Array<string | null>(n);
+  const traces = new Array<string | null>(n);
+  const errors = new Array<string | null>(n);
+  const timeouts = new Array<number | null>(n);
+  for (let i = 0; i < n; i++) {
+    const job = jobs[i]!;
+    ids[i] = job.id;
+    tasks[i] = job.task;
+    payloads[i] = JSON.stringify(job.payload);
+    attempts[i] = job.attempts;
+    maxAttempts[i] = job.maxAttempts;
+    availableAt[i] = job.availableAt.getTime();
+    createdAt[i] = job.createdAt.getTime();
+    tenants[i] = job.tenantId;
+    requests[i] = job.requestId;
+    traces[i] = job.trace === null ? null : JSON.stringify(job.trace);
+    errors[i] = job.errors.length === 0 ? null : jsonbText(job.errors);
+    timeouts[i] = job.timeoutMs;
+  }
+  return [ids, tasks, payloads, attempts, maxAttempts, availableAt, createdAt, tenants, requests, traces, errors, timeouts];
 }
 
 /**

@@ -11,6 +11,7 @@ export function loadSql(name: string): string {
 export const SQL = {
   checkSchema: loadSql("check-schema"),
   enqueue: loadSql("enqueue"),
+  enqueueFresh: loadSql("enqueue-fresh"),
   claim: loadSql("claim"),
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),

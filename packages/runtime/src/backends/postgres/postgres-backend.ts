@@ -1,4 +1,4 @@
-import { Job, type AttemptError } from "../../core/job.js";
+import { firstHandOff, Job, type AttemptError } from "../../core/job.js";
 import type { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
@@ -129,9 +129,8 @@ export class PostgresBackend implements QueueBackend {
    */
   async enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
-    const rows = await this.run("enqueue", () =>
-      executor.query<{ id: string }>(SQL.enqueue, [this.queue, this.channel, ...jobsToColumns(jobs)], PREPARED.enqueue),
-    );
+    const [sql, prepared] = firstHandOff(jobs) ? [SQL.enqueueFresh, PREPARED.enqueueFresh] : [SQL.enqueue, PREPARED.enqueue];
+    const rows = await this.run("enqueue", () => executor.query<{ id: string }>(sql, [this.queue, this.channel, ...jobsToColumns(jobs)], prepared));
     const inserted = new Set(rows.map((r) => r.id));
     // Keep the caller's order (RETURNING does not promise one).
     return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };
