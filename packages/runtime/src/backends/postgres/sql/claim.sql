@@ -12,7 +12,7 @@
 -- the partial indexes above still drive the claim (a long paused backlog at the head is read past, not used).
 -- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
 --         $6 paused tasks text[] (empty: none)
--- result: the claimed rows (job columns + seq, times in epoch ms), oldest first (available_at, then enqueue order)
+-- result: the claimed rows (job columns, times in epoch ms, errors NULL when none), oldest first (available_at, then enqueue order)
 -- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx; jfast_jobs_pkey (id = ANY) for the updates
 WITH expired AS (
   SELECT id, attempts, max_attempts, available_at, seq
@@ -63,9 +63,11 @@ claimed AS (
                     ELSE j.errors END
   WHERE j.id = ANY (ARRAY(SELECT id FROM chosen))
   -- Times as epoch milliseconds (double precision): parsing timestamptz text was the driver's largest cost per
-  -- claimed row.
+  -- claimed row. No errors yet (a first attempt, nearly every claim) comes back as NULL: nothing to print as
+  -- jsonb here and parse as JSON in the driver.
   RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts,
             date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
-            j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms
+            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms
 )
-SELECT * FROM claimed ORDER BY available_at, seq
+SELECT id, task, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms
+FROM claimed ORDER BY available_at, seq
