@@ -97,6 +97,11 @@ export interface ClaimParams {
    * the worker releases what it should not run. Also passed to waitForWork, so paused jobs do not wake it.
    */
   pausedTasks?: readonly string[];
+  /**
+   * For a backend whose broker pushes ahead (`pushesAhead`): how many jobs beyond the worker's slots the broker
+   * may push to it, the worker's prefetch target (docs/worker.md#concurrency). Other backends ignore it.
+   */
+  pushAhead?: number;
 }
 
 export interface EnqueueResult {

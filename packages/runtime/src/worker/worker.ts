@@ -30,8 +30,10 @@ export interface WorkerOptions {
   observer?: AttemptObserver;
   /**
    * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
-   * batches instead of one round trip (and one commit) per finished job. Ignored (0) for a backend whose broker
-   * pushes ahead (`QueueBackend.pushesAhead`: RabbitMQ). Buffered jobs are released, attempt returned, on shutdown.
+   * batches instead of one round trip (and one commit) per finished job. A backend whose broker pushes ahead
+   * (`QueueBackend.pushesAhead`: RabbitMQ) is told the same target with each claim and the broker holds those
+   * jobs instead (its prefetch); the worker then keeps no buffer. Buffered jobs are released, attempt returned,
+   * on shutdown.
    * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never fewer
    * than `concurrency` nor more than PREFETCH_MAX jobs.
    */
@@ -175,7 +177,9 @@ export class Worker {
     let failures = 0;
     while (!this.stopping) {
       this.fillSlots();
-      const prefetch = this.prefetchTarget();
+      // A broker that pushes ahead holds the prefetch itself (told with each claim); no local buffer then.
+      const target = this.prefetchTarget();
+      const prefetch = backend.pushesAhead ? 0 : target;
       const capacity = concurrency + prefetch - this.running.size - this.buffer.length;
       // Claim when a slot waits with nothing buffered, or once the buffer is down to half: the next batch is
       // then on its way while the rest of this one runs, and slots never wait for a round trip.
@@ -186,7 +190,13 @@ export class Worker {
       }
       let claimed: Job[];
       try {
-        claimed = await backend.claim({ workerId: this.id, limit: capacity, leaseMs, pausedTasks: this.options.paused?.names() ?? [] });
+        claimed = await backend.claim({
+          workerId: this.id,
+          limit: capacity,
+          leaseMs,
+          pausedTasks: this.options.paused?.names() ?? [],
+          ...(backend.pushesAhead ? { pushAhead: target } : {}),
+        });
         failures = 0;
       } catch (error) {
         failures++;
@@ -219,10 +229,13 @@ export class Worker {
     }
   }
 
-  /** How many jobs the buffer should hold beyond the running ones (see WorkerOptions.prefetch). */
+  /**
+   * How many jobs the buffer should hold beyond the running ones (see WorkerOptions.prefetch). For a broker
+   * that pushes ahead there is no floor of `concurrency`: jobs it holds unacked for a busy worker count
+   * against its consumer_timeout, so with slow jobs it pushes none ahead.
+   */
   private prefetchTarget(): number {
     const { prefetch, concurrency, backend } = this.options;
-    if (backend.pushesAhead) return 0;
     if (prefetch !== undefined) return Math.max(0, prefetch);
     const now = performance.now();
     const elapsed = now - this.rateSampleAt;
@@ -231,7 +244,8 @@ export class Worker {
       this.rateSampleAt = now;
       this.rateSampleProcessed = this.processed;
     }
-    return Math.min(PREFETCH_MAX, Math.max(concurrency, Math.ceil(this.finishRate * PREFETCH_HORIZON_MS)));
+    const floor = backend.pushesAhead ? 0 : concurrency;
+    return Math.min(PREFETCH_MAX, Math.max(floor, Math.ceil(this.finishRate * PREFETCH_HORIZON_MS)));
   }
 
   private fillSlots(): void {

@@ -71,7 +71,7 @@ export async function dropQueue(queue: string, levels = 25): Promise<void> {
 export function startWorker(
   backend: QueueBackend,
   tasks: TaskDefinition[],
-  options: { concurrency?: number; leaseMs?: number; backoffBaseMs?: number; workerId?: string } = {},
+  options: { concurrency?: number; leaseMs?: number; backoffBaseMs?: number; workerId?: string; prefetch?: number } = {},
 ): Worker {
   const byName = new Map(tasks.map((t) => [t.name, t]));
   const worker = new Worker({
@@ -86,6 +86,7 @@ export function startWorker(
     pollIntervalMs: 5000,
     defaultMaxAttempts: 3,
     ...(options.workerId ? { workerId: options.workerId } : {}),
+    ...(options.prefetch !== undefined ? { prefetch: options.prefetch } : {}),
   });
   worker.start();
   return worker;

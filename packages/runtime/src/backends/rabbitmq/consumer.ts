@@ -48,9 +48,11 @@ export interface ConsumerOptions {
  * redelivery is the lease: if the connection or channel goes away, the broker requeues every unacked message
  * and the next receiver sees `redelivered` and counts the lost attempt (see arrival.ts).
  *
- * Prefetch: the consumer starts on the first claim (or wait) and its prefetch is the largest `limit` a claim
- * has asked for. The worker's first claim asks for all its slots, so prefetch = the worker's concurrency and
- * the broker never pushes more than the worker can start. A process that only enqueues never consumes.
+ * Prefetch: the consumer starts on the first claim (or wait). Its prefetch is the largest `limit` a claim has
+ * asked for (the worker's first claim asks for all its slots) plus the claim's `pushAhead`, the worker's
+ * prefetch target: with short jobs the broker then has the next ones on the wire while these run, instead of
+ * one round trip per finished job. Raised at once, lowered when the target falls well below it. A process that
+ * only enqueues never consumes.
  *
  * In-process lease: `leaseMs` (the visibility timeout) still applies inside a live process. A delivery whose
  * lease is not extended in time is nacked back to the broker, which redelivers it as a lost attempt.
@@ -58,6 +60,8 @@ export interface ConsumerOptions {
 export class Consumer {
   private readonly options: ConsumerOptions;
   private prefetch = 0;
+  /** The largest claim so far: a worker's first claim asks for all its slots. */
+  private slots = 0;
   private sub: Subscription | null = null;
   private readonly opening = new WeakMap<Session, Promise<void>>();
   private readonly buffer: Delivery[] = [];
@@ -94,13 +98,13 @@ export class Consumer {
     return [...this.buffer];
   }
 
-  async claim(params: { workerId: string; limit: number; leaseMs: number }): Promise<Job[]> {
+  async claim(params: { workerId: string; limit: number; leaseMs: number; pushAhead?: number }): Promise<Job[]> {
     if (params.limit <= 0 || this.closing) return [];
-    await this.ensureConsuming(params.limit);
+    await this.ensureConsuming(params.limit, Math.max(0, params.pushAhead ?? 0));
     // Messages the broker already dispatched may still be on the wire: a round trip on the consuming channel
     // returns after them (the broker writes a channel's frames in order), so a job enqueued and confirmed
     // before this claim is in the buffer by the time we look.
-    if (this.buffer.length < params.limit) await this.barrier();
+    if (this.buffer.length === 0) await this.barrier();
     const now = Date.now();
     const jobs: Job[] = [];
     while (jobs.length < params.limit && this.buffer.length > 0) {
@@ -183,7 +187,7 @@ export class Consumer {
   /** Resolves when a job is buffered, after `timeoutMs`, on abort, or on close. Never polls. */
   wait(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
     if (params.signal.aborted || this.closing) return Promise.resolve();
-    if (this.prefetch === 0) void this.ensureConsuming(1).catch(() => undefined);
+    if (this.prefetch === 0) void this.ensureConsuming(1, 0).catch(() => undefined);
     if (this.buffer.length > 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -229,11 +233,14 @@ export class Consumer {
     return [...this.buffer.splice(0), ...this.parked.splice(0)].filter((d) => d.sub.alive);
   }
 
-  private async ensureConsuming(limit: number): Promise<void> {
-    const raise = limit > this.prefetch;
-    if (raise) this.prefetch = limit;
+  private async ensureConsuming(limit: number, ahead: number): Promise<void> {
+    this.slots = Math.max(this.slots, limit);
+    const want = this.slots + ahead;
+    // Raised at once; lowered only when well below (the rate behind `ahead` moves a little with every sample).
+    const change = want > this.prefetch || want * 4 < this.prefetch * 3;
+    if (change) this.prefetch = want;
     if (this.sub?.alive) {
-      if (raise) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
+      if (change) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
       return;
     }
     const session = await this.options.connection.session("consume the work queue");
