@@ -13,7 +13,7 @@ import { pgbenchCeiling, redisCeiling } from "./lib/ceilings.js";
 import { renderReport, type RunResult } from "./lib/report.js";
 
 const run = promisify(execFile);
-const ALL = ["jfast-postgres", "jfast-postgres-kept", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib"];
+const ALL = ["jfast-postgres", "jfast-postgres-kept", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib", "amqplib-prefetch"];
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const subjects = only ?? ALL;

@@ -18,7 +18,8 @@ export const SUBJECTS: Record<string, () => Subject> = {
   "jfast-redis": () => jfastSubject("redis", { keepCompleted: false }),
   bullmq: bullmqSubject,
   "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
-  amqplib: amqplibSubject,
+  amqplib: () => amqplibSubject(),
+  "amqplib-prefetch": () => amqplibSubject({ prefetch: 1000 }),
 };
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);

@@ -1,6 +1,8 @@
 /**
  * The RabbitMQ ceiling: raw amqplib on a durable queue, persistent messages published on a confirm channel,
- * consumed with manual acks and a prefetch equal to the concurrency. No job semantics at all.
+ * consumed with manual acks and a prefetch equal to the concurrency (the issue's reference setting), or with a
+ * fixed prefetch (`prefetch`: the broker pushes that many ahead, as jfast's worker lets it with short jobs).
+ * No job semantics at all.
  */
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
@@ -10,7 +12,7 @@ import { probe, services, timePickup, waitDone, type Subject } from "../lib/subj
 const version = createRequire(import.meta.url)("amqplib/package.json").version as string;
 const CONFIRM_WINDOW = 1000;
 
-export function amqplibSubject(): Subject {
+export function amqplibSubject(options: { prefetch?: number } = {}): Subject {
   const queueName = `amqpbench.${randomBytes(4).toString("hex")}`;
   let connection: ChannelModel;
   let publisher: ConfirmChannel;
@@ -28,8 +30,8 @@ export function amqplibSubject(): Subject {
     return channel;
   };
   return {
-    label: `amqplib ${version} (raw)`,
-    settings: `durable classic queue, persistent messages, confirms awaited every ${CONFIRM_WINDOW}, manual ack, prefetch = concurrency`,
+    label: `amqplib ${version} (raw${options.prefetch ? `, prefetch ${options.prefetch}` : ""})`,
+    settings: `durable classic queue, persistent messages, confirms awaited every ${CONFIRM_WINDOW}, manual ack, prefetch = ${options.prefetch ?? "concurrency"}`,
     async setup() {
       connection = await amqp.connect(services.amqp);
       publisher = await connection.createConfirmChannel();
@@ -44,7 +46,7 @@ export function amqplibSubject(): Subject {
     },
     async drain(count, concurrency) {
       const target = probe.done + count;
-      const channel = await consume(concurrency);
+      const channel = await consume(options.prefetch ?? concurrency);
       await waitDone(target);
       await channel.close();
     },
