@@ -20,34 +20,35 @@ export interface EncodeExtras {
 }
 
 export function encodeJob(json: JobJSON, extras: EncodeExtras = {}): Outgoing {
-  const headers: Record<string, unknown> = {
-    [Header.attempts]: json.attempts,
-    [Header.task]: json.task,
+  const options: Options.Publish = {
+    persistent: true,
+    mandatory: true,
+    contentType: "application/json",
+    messageId: json.id,
+    type: json.task,
+    timestamp: Math.floor(Date.now() / 1000),
   };
-  if (extras.dueAt !== undefined) headers[Header.dueAt] = extras.dueAt;
-  if (extras.diedAt !== undefined) {
-    const last = json.errors.at(-1);
-    headers[Header.diedAt] = extras.diedAt;
-    if (last) {
-      headers[Header.lastError] = `${last.class}: ${last.message}`;
-      if (last.reason) headers[Header.lastReason] = last.reason;
+  // A job's first publish (nothing spent, no long delay) carries no headers: the task is in `type` and the
+  // attempts are 0. A header table costs the broker about as much as the rest of the message, and a bulk
+  // enqueue is made of first publishes; headers are for the messages an operator inspects.
+  if (json.attempts > 0 || extras.dueAt !== undefined || extras.diedAt !== undefined) {
+    const headers: Record<string, unknown> = {
+      [Header.attempts]: json.attempts,
+      [Header.task]: json.task,
+    };
+    if (extras.dueAt !== undefined) headers[Header.dueAt] = extras.dueAt;
+    if (extras.diedAt !== undefined) {
+      const last = json.errors.at(-1);
+      headers[Header.diedAt] = extras.diedAt;
+      if (last) {
+        headers[Header.lastError] = `${last.class}: ${last.message}`;
+        if (last.reason) headers[Header.lastReason] = last.reason;
+      }
+      headers[Header.errors] = json.errors.map((e) => `attempt ${e.attempt}: ${e.class}: ${e.message}`);
     }
-    headers[Header.errors] = json.errors.map((e) => `attempt ${e.attempt}: ${e.class}: ${e.message}`);
+    options.headers = headers;
   }
-  return {
-    content: Buffer.from(JSON.stringify(json)),
-    options: {
-      persistent: true,
-      mandatory: true,
-      contentType: "application/json",
-      contentEncoding: "utf-8",
-      messageId: json.id,
-      type: json.task,
-      appId: "jfast",
-      timestamp: Math.floor(Date.now() / 1000),
-      headers,
-    },
-  };
+  return { content: Buffer.from(JSON.stringify(json)), options };
 }
 
 export type Decoded = { ok: true; json: JobJSON } | { ok: false; reason: string };
