@@ -19,7 +19,19 @@ export class CompletionBatcher {
   add(id: string, workerId: string): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pending.push({ id, workerId, resolve, reject });
-      this.draining ??= this.drain().finally(() => (this.draining = null));
+      this.kick();
+    });
+  }
+
+  /**
+   * Starts a drain unless one runs. A completion can be added after a drain saw nothing pending but before it
+   * ended (other microtasks run in between), so the end of a drain looks again and starts the next one.
+   */
+  private kick(): void {
+    if (this.draining) return;
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      if (this.pending.length > 0) this.kick();
     });
   }
 
