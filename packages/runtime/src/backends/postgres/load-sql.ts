@@ -11,7 +11,7 @@ export function loadSql(name: string): string {
 export const SQL = {
   checkSchema: loadSql("check-schema"),
   enqueue: loadSql("enqueue"),
-  enqueueFresh: loadSql("enqueue-fresh"),
+  enqueueFresh: withoutConflictCheck(loadSql("enqueue")),
   claim: loadSql("claim"),
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),
@@ -30,3 +30,14 @@ export const SQL = {
   getJob: loadSql("get-job"),
   searchDead: loadSql("search-dead"),
 } as const;
+
+/**
+ * enqueue.sql without its ON CONFLICT clause, for a batch whose ids were all generated in this process for jobs
+ * never handed to a backend before (`firstHandOff` in core/job.ts): such an id cannot be in the table yet, and a
+ * plain insert skips the speculative insertion ON CONFLICT needs per row. Derived, so the two cannot drift.
+ */
+function withoutConflictCheck(sql: string): string {
+  const clause = "  ON CONFLICT (id) DO NOTHING\n";
+  if (!sql.includes(clause)) throw new Error("enqueue.sql no longer has the ON CONFLICT clause that the first-hand-off statement leaves out");
+  return sql.replace(clause, "");
+}

@@ -10,7 +10,7 @@
 --         $10 tenant ids text[], $11 request ids text[], $12 traces jsonb[], $13 errors jsonb[] (NULL: none),
 --         $14 timeouts bigint[]
 -- result: one row { id } per job actually inserted
--- index:  jfast_jobs_pkey (ON CONFLICT)
+-- index:  jfast_jobs_pkey (ON CONFLICT; a first hand-off of generated ids runs this without it, see load-sql.ts)
 WITH inserted AS (
   INSERT INTO jfast_jobs (
     id, queue, task, payload, attempts, max_attempts, available_at, created_at,
