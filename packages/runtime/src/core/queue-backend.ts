@@ -18,9 +18,9 @@ import type { ThroughputStore } from "./throughput.js";
 export interface QueueBackend {
   readonly kind: BackendKind;
   /**
-   * The broker hands this process messages ahead of its claims (RabbitMQ's prefetch, sized by the largest
-   * claim): a worker then keeps no buffer of its own on top, whatever its `prefetch` says. A buffer would hold
-   * deliveries that die with their channel and run them anyway.
+   * The broker hands this process messages ahead of its claims (RabbitMQ's prefetch): a worker then keeps no
+   * buffer of its own and tells the backend its prefetch target with each claim (`ClaimParams.pushAhead`)
+   * instead. A local buffer would hold deliveries that die with their channel and run them anyway.
    */
   readonly pushesAhead?: boolean;
   /** Creates tables / keys / broker topology. Idempotent and safe with several processes at once. */

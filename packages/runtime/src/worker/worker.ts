@@ -34,8 +34,8 @@ export interface WorkerOptions {
    * (`QueueBackend.pushesAhead`: RabbitMQ) is told the same target with each claim and the broker holds those
    * jobs instead (its prefetch); the worker then keeps no buffer. Buffered jobs are released, attempt returned,
    * on shutdown.
-   * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never fewer
-   * than `concurrency` nor more than PREFETCH_MAX jobs.
+   * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never more
+   * than PREFETCH_MAX jobs nor (except for a broker that pushes ahead) fewer than `concurrency`.
    */
   prefetch?: number;
   /** Paused tasks (docs/worker.md#pausing-a-task): not claimed where the backend filters, else handed back. */

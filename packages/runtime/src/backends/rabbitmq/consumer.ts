@@ -336,8 +336,9 @@ export class Consumer {
     if (delivery.settled) return;
     const left = (delivery.lockedUntil ?? 0) - Date.now();
     if (left > 0) {
-      // A timer measures from the event loop's cached clock, which lags the wall clock on a busy loop, so it
-      // can fire a little before lockedUntil: wait out the rest rather than leave the delivery held forever.
+      // Timers run on the monotonic clock, lockedUntil on the wall clock; the two disagree by a millisecond of
+      // rounding (more while NTP slews), so a timer can fire a little early: wait out the rest rather than
+      // leave the delivery held for good.
       this.lease(delivery, delivery.lockedUntil!, left);
       return;
     }
