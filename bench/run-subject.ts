@@ -2,25 +2,9 @@
  * One run of one subject, in its own process: prints a JSON line of its measurements on stdout.
  *   npx tsx run-subject.ts <subject>      (BENCH_JOBS, BENCH_PICKUPS, BENCH_DEAD)
  */
-import { amqplibSubject } from "./subjects/amqplib.js";
-import { bullmqSubject } from "./subjects/bullmq.js";
-import { graphileSubject } from "./subjects/graphile-worker.js";
-import { jfastSubject } from "./subjects/jfast.js";
-import { pgBossSubject } from "./subjects/pg-boss.js";
+import { SUBJECTS } from "./subjects/index.js";
 import { percentile } from "./lib/stats.js";
 import { sleep, type Subject } from "./lib/subject.js";
-
-export const SUBJECTS: Record<string, () => Subject> = {
-  "jfast-postgres": () => jfastSubject("postgres", { keepCompleted: false }),
-  "jfast-postgres-kept": () => jfastSubject("postgres"),
-  "graphile-worker": graphileSubject,
-  "pg-boss": pgBossSubject,
-  "jfast-redis": () => jfastSubject("redis", { keepCompleted: false }),
-  bullmq: bullmqSubject,
-  "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
-  amqplib: () => amqplibSubject(),
-  "amqplib-prefetch": () => amqplibSubject({ prefetch: 1000 }),
-};
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 const PICKUPS = Number(process.env.BENCH_PICKUPS ?? 200);

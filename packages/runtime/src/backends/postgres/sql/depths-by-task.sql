@@ -1,7 +1,8 @@
 -- Depths per task for the admin's queues view and the jfast_queue_depth gauge, optionally of one tenant's jobs.
--- The totals per state are exact and counted inside the partial indexes, as depths.sql counts them. The task (and
--- tenant) of a live job is not in those indexes, so splitting a total by task reads rows: at most $3 per state,
--- the first in each index's order, and each task's share of them is scaled to the state's total. Exact while a
+-- The totals per state are exact and counted inside the open index, as depths.sql counts them. The task (and
+-- tenant) of a live job is not in the index, so splitting a total by task reads rows: at most $3 due ones (ready
+-- and running) and $3 scheduled ones, the first in the index's order, and each task's share of them is scaled to
+-- its state's total. Exact while a
 -- state holds at most $3 jobs; an estimate beyond, which `estimated` says. Grouping every live row by task
 -- instead is a sequential scan of jfast_jobs (finished rows included) once the backlog is large, on every
 -- refresh of the page and every scrape. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
@@ -9,26 +10,26 @@
 -- params: $1 queue, $2 tenant id (text or null), $3 rows read at most per state (integer)
 -- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying
 --         estimated (boolean): a state had more jobs than were read, so its counts per task are scaled
--- index:  jfast_jobs_ready_idx, jfast_jobs_lease_idx, jfast_task_counters_pkey, jfast_jobs_dead_idx (tenant)
+-- index:  jfast_jobs_open_idx, jfast_task_counters_pkey, jfast_jobs_dead_idx (tenant)
 WITH totals AS (
-  SELECT 'ready' AS state, count(*) AS total FROM jfast_jobs WHERE queue = $1 AND state = 'ready' AND available_at <= now()
+  SELECT 'ready' AS state, count(*) AS total FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now() AND state = 'ready'
   UNION ALL
-  SELECT 'scheduled', count(*) FROM jfast_jobs WHERE queue = $1 AND state = 'ready' AND available_at > now()
+  SELECT 'scheduled', count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now() AND state = 'ready'
   UNION ALL
-  SELECT 'running', count(*) FROM jfast_jobs WHERE queue = $1 AND state = 'running'
+  SELECT 'running', count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now() AND state = 'running'
 ),
 sample AS (
-  (SELECT 'ready' AS state, task, tenant_id FROM jfast_jobs
-   WHERE queue = $1 AND state = 'ready' AND available_at <= now()
-   ORDER BY available_at, seq LIMIT $3)
+  -- Ready and running jobs are read together: the first $3 due rows of the open index, each counted in its
+  -- state. Running jobs are among the first due ones (claims take the oldest first), so a backlog behind them is
+  -- not read through to find them.
+  (SELECT d.state, d.task, d.tenant_id FROM (
+     SELECT state, task, tenant_id FROM jfast_jobs
+     WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+     ORDER BY available_at, seq LIMIT $3) AS d)
   UNION ALL
   (SELECT 'scheduled', task, tenant_id FROM jfast_jobs
-   WHERE queue = $1 AND state = 'ready' AND available_at > now()
+   WHERE queue = $1 AND phase = 'open' AND available_at > now() AND state = 'ready'
    ORDER BY available_at, seq LIMIT $3)
-  UNION ALL
-  (SELECT 'running', task, tenant_id FROM jfast_jobs
-   WHERE queue = $1 AND state = 'running'
-   ORDER BY locked_until LIMIT $3)
 ),
 sampled AS (
   SELECT state, count(*) AS n FROM sample GROUP BY state
@@ -44,7 +45,7 @@ live AS (
 newest_dead AS (
   SELECT task, tenant_id
   FROM jfast_jobs
-  WHERE queue = $1 AND state = 'dead' AND $2::text IS NOT NULL
+  WHERE queue = $1 AND phase = 'dead' AND $2::text IS NOT NULL
   ORDER BY died_at DESC, seq DESC
   LIMIT $3
 ),

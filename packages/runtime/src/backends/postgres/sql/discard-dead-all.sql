@@ -3,5 +3,5 @@
 -- result: one row { id } per job deleted
 -- index:  jfast_jobs_dead_idx
 DELETE FROM jfast_jobs
-WHERE queue = $1 AND state = 'dead'
+WHERE queue = $1 AND phase = 'dead'
 RETURNING id

@@ -3,5 +3,5 @@
 -- result: one row { id } per job deleted; ids missing from the result were not dead letters
 -- index:  jfast_jobs_pkey
 DELETE FROM jfast_jobs
-WHERE queue = $1 AND state = 'dead' AND id = ANY($2::text[])
+WHERE queue = $1 AND phase = 'dead' AND id = ANY($2::text[])
 RETURNING id

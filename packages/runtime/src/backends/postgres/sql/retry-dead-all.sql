@@ -5,7 +5,7 @@
 WITH retried AS (
   UPDATE jfast_jobs
   SET state = 'ready', attempts = 0, available_at = now(), died_at = NULL
-  WHERE queue = $1 AND state = 'dead'
+  WHERE queue = $1 AND phase = 'dead'
   RETURNING id
 )
 SELECT id, (SELECT pg_notify($2, '')) AS notified FROM retried
