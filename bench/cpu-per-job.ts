@@ -8,7 +8,8 @@
  *
  * Subjects are those of run-subject.ts. Run it on an otherwise idle machine: "rest of machine" counts every
  * process, so anything else running lands in it. BENCH_PROFILE=<file> also writes a V8 CPU profile of the
- * drains only (open it in Chrome's DevTools, Performance tab), without the start-up and the enqueues.
+ * drains only (open it in Chrome's DevTools, Performance tab), without the start-up and the enqueues;
+ * BENCH_PROFILE_PHASE=enqueue profiles the enqueues instead.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -52,19 +53,24 @@ if (inspector) {
   await inspector.post("Profiler.setSamplingInterval", { interval: 200 });
 }
 
+/** Profiles one phase of every round but the first (start-up and JIT warm-up), when asked to. */
+async function profiled<T>(phase: string, round: number, work: () => Promise<T>): Promise<T> {
+  if (!inspector || round === 1 || (process.env.BENCH_PROFILE_PHASE ?? "drain") !== phase) return work();
+  await inspector.post("Profiler.start");
+  const result = await work();
+  const { profile } = await inspector.post("Profiler.stop");
+  writeFileSync(`${profileTo}.${round}.cpuprofile`, JSON.stringify(profile));
+  return result;
+}
+
 const subject = make();
 await subject.setup();
 const rows: string[] = [];
 const fmt = (n: number) => n.toFixed(1).padStart(6);
 try {
   for (let r = 1; r <= rounds; r++) {
-    const enq = await measure(() => subject.enqueue(JOBS));
-    if (inspector && r > 1) await inspector.post("Profiler.start");
-    const drain = await measure(() => subject.drain(JOBS, concurrency));
-    if (inspector && r > 1) {
-      const { profile } = await inspector.post("Profiler.stop");
-      writeFileSync(`${profileTo}.${r}.cpuprofile`, JSON.stringify(profile));
-    }
+    const enq = await profiled("enqueue", r, () => measure(() => subject.enqueue(JOBS)));
+    const drain = await profiled("drain", r, () => measure(() => subject.drain(JOBS, concurrency)));
     rows.push(
       `round ${r}: drain ${Math.round(JOBS / (drain.wallMs / 1000))} jobs/s, CPU/job node ${fmt(drain.nodeUs / JOBS)} µs, rest ${fmt(drain.restUs / JOBS)} µs` +
         ` | enqueue ${Math.round(JOBS / (enq.wallMs / 1000))} jobs/s, node ${fmt(enq.nodeUs / JOBS)} µs, rest ${fmt(enq.restUs / JOBS)} µs`,

@@ -68,9 +68,11 @@ export function toIsoOrNull(value: Date | string | number | null | undefined): s
 /**
  * The enqueue statement's parameters: one array per column, read from the jobs' fields directly. JSON columns
  * travel as text so both drivers send them the same way (node-postgres would turn a JS array into a
- * PostgreSQL array); times as epoch milliseconds; no errors as null (see enqueue.sql).
+ * PostgreSQL array); times as epoch milliseconds; no errors as null (see enqueue.sql). Each column is sent
+ * as a PostgreSQL array literal built here: node-postgres's own conversion runs two regular expressions over
+ * every element, which was a tenth of a bulk enqueue's time in Node.
  */
-export function jobsToColumns(jobs: readonly Job[]): unknown[] {
+export function jobsToColumns(jobs: readonly Job[]): string[] {
   const n = jobs.length;
   const ids = new Array<string>(n);
   const tasks = new Array<string>(n);
@@ -99,7 +101,38 @@ export function jobsToColumns(jobs: readonly Job[]): unknown[] {
     errors[i] = job.errors.length === 0 ? null : jsonbText(job.errors);
     timeouts[i] = job.timeoutMs;
   }
-  return [ids, tasks, payloads, attempts, maxAttempts, availableAt, createdAt, tenants, requests, traces, errors, timeouts];
+  return [
+    textArray(ids), textArray(tasks), textArray(payloads), numberArray(attempts), numberArray(maxAttempts),
+    numberArray(availableAt), numberArray(createdAt), textArray(tenants), textArray(requests), textArray(traces),
+    textArray(errors), numberArray(timeouts),
+  ];
+}
+
+/**
+ * A PostgreSQL array literal of text values, null as NULL: `{"a","b \"quoted\"",NULL}`. Every element is
+ * quoted (so `NULL`, empty strings, braces and commas stay text), with `"` and `\` escaped by a backslash.
+ */
+export function textArray(values: readonly (string | null)[]): string {
+  let literal = "{";
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) literal += ",";
+    if (value === null || value === undefined) literal += "NULL";
+    else if (value.indexOf('"') === -1 && value.indexOf("\\") === -1) literal += `"${value}"`;
+    else literal += `"${value.replace(/["\\]/g, "\\$&")}"`;
+  }
+  return `${literal}}`;
+}
+
+/** A PostgreSQL array literal of finite numbers, null as NULL. */
+export function numberArray(values: readonly (number | null)[]): string {
+  let literal = "{";
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    if (i > 0) literal += ",";
+    literal += value === null || value === undefined ? "NULL" : String(value);
+  }
+  return `${literal}}`;
 }
 
 /**

@@ -34,10 +34,18 @@ export const SQL = {
 /**
  * enqueue.sql without its ON CONFLICT clause, for a batch whose ids were all generated in this process for jobs
  * never handed to a backend before (`firstHandOff` in core/job.ts): such an id cannot be in the table yet, and a
- * plain insert skips the speculative insertion ON CONFLICT needs per row. Derived, so the two cannot drift.
+ * plain insert skips the speculative insertion ON CONFLICT needs per row. Every row is then inserted or the
+ * statement fails, so it answers with their number instead of every id. Derived, so the two cannot drift.
  */
 function withoutConflictCheck(sql: string): string {
-  const clause = "  ON CONFLICT (id) DO NOTHING\n";
-  if (!sql.includes(clause)) throw new Error("enqueue.sql no longer has the ON CONFLICT clause that the first-hand-off statement leaves out");
-  return sql.replace(clause, "");
+  const replacements: Array<[string, string]> = [
+    ["  ON CONFLICT (id) DO NOTHING\n", ""],
+    ["  RETURNING id\n", "  RETURNING 1\n"],
+    ["SELECT id, (SELECT pg_notify($2, '')) AS notified FROM inserted", "SELECT count(*) AS inserted, (SELECT pg_notify($2, '')) AS notified FROM inserted"],
+  ];
+  for (const [from, to] of replacements) {
+    if (!sql.includes(from)) throw new Error(`enqueue.sql no longer has "${from.trim()}", which the first-hand-off statement rewrites`);
+    sql = sql.replace(from, to);
+  }
+  return sql;
 }

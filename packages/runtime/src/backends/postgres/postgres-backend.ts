@@ -129,8 +129,14 @@ export class PostgresBackend implements QueueBackend {
    */
   async enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
-    const [sql, prepared] = firstHandOff(jobs) ? [SQL.enqueueFresh, PREPARED.enqueueFresh] : [SQL.enqueue, PREPARED.enqueue];
-    const rows = await this.run("enqueue", () => executor.query<{ id: string }>(sql, [this.queue, this.channel, ...jobsToColumns(jobs)], prepared));
+    const params = [this.queue, this.channel, ...jobsToColumns(jobs)];
+    if (firstHandOff(jobs)) {
+      // Ids generated here, never stored: all of them are inserted, or the statement fails.
+      const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh));
+      if (Number(row?.inserted) !== jobs.length) throw new Error(`inserted ${String(row?.inserted)} of ${jobs.length} new jobs`);
+      return { inserted: jobs.map((job) => job.id) };
+    }
+    const rows = await this.run("enqueue", () => executor.query<{ id: string }>(SQL.enqueue, params, PREPARED.enqueue));
     const inserted = new Set(rows.map((r) => r.id));
     // Keep the caller's order (RETURNING does not promise one).
     return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };
