@@ -12,23 +12,30 @@ function message(content: Buffer | string, options: { redelivered?: boolean; hea
   };
 }
 
+/** A job as jfast publishes it: its body, with the id and task in the message's properties. */
+function published(json: ReturnType<Job["toJSON"]>, options: { redelivered?: boolean; headers?: Record<string, unknown> } = {}) {
+  const { content, options: props } = encodeJob(json);
+  const m = message(content, options);
+  return { ...m, properties: { ...m.properties, messageId: props.messageId, type: props.type } };
+}
+
 const job = new Job({ task: "invoice.send", payload: { id: 7 }, tenantId: "acme", requestId: null, trace: null, maxAttempts: 3 });
 
 describe("arrivals on the work queue", () => {
   it("hands out a fresh job", () => {
-    const arrival = classifyArrival(message(encodeJob(job.toJSON()).content), Date.now());
+    const arrival = classifyArrival(published(job.toJSON()), Date.now());
     expect(arrival).toEqual({ kind: "ready", json: job.toJSON() });
   });
 
   it("treats a redelivery as a lost attempt", () => {
-    expect(classifyArrival(message(encodeJob(job.toJSON()).content, { redelivered: true }), Date.now()).kind).toBe("lost");
+    expect(classifyArrival(published(job.toJSON(), { redelivered: true }), Date.now()).kind).toBe("lost");
   });
 
   it("sends an overflowing delay round again before its due time, whoever held it", () => {
     const now = Date.now();
-    const early = classifyArrival(message(encodeJob(job.toJSON()).content, { redelivered: true, headers: { [Header.dueAt]: now + 5000 } }), now);
+    const early = classifyArrival(published(job.toJSON(), { redelivered: true, headers: { [Header.dueAt]: now + 5000 } }), now);
     expect(early).toMatchObject({ kind: "early", dueAt: now + 5000 });
-    const due = classifyArrival(message(encodeJob(job.toJSON()).content, { headers: { [Header.dueAt]: now - 1 } }), now);
+    const due = classifyArrival(published(job.toJSON(), { headers: { [Header.dueAt]: now - 1 } }), now);
     expect(due.kind).toBe("ready");
   });
 

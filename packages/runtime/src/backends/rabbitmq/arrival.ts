@@ -24,11 +24,11 @@ export type Arrival =
 export interface ArrivingMessage {
   content: Buffer;
   fields: { redelivered: boolean };
-  properties: { headers?: Record<string, unknown> | undefined };
+  properties: { headers?: Record<string, unknown> | undefined; messageId?: string | undefined; type?: string | undefined };
 }
 
 export function classifyArrival(message: ArrivingMessage, now: number): Arrival {
-  const decoded = decodeJob(message.content);
+  const decoded = decodeJob(message.content, message.properties);
   if (!decoded.ok) return { kind: "unreadable", reason: decoded.reason };
   // Early comes first: a message that never ran spent no attempt, whoever held it before.
   const dueAt = numberHeader(message.properties.headers, Header.dueAt);

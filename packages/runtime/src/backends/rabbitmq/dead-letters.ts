@@ -103,7 +103,7 @@ export class DeadLetters {
   }
 
   private entry(message: GetMessage, position: number): DeadEntry {
-    const decoded = decodeJob(message.content);
+    const decoded = decodeJob(message.content, message.properties);
     const diedAt = numberHeader(message.properties.headers, Header.diedAt) ?? (message.properties.timestamp ?? 0) * 1000;
     const json = decoded.ok
       ? decoded.json

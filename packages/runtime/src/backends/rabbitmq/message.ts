@@ -4,8 +4,9 @@ import type { AttemptError, JobJSON } from "../../core/job.js";
 import { Header } from "./names.js";
 
 /**
- * The wire form of a job on RabbitMQ: the JobJSON as the UTF-8 JSON body (the same bytes every backend stores),
- * persistent, with jfast's headers mirroring what an operator wants to see in the broker's UI.
+ * The wire form of a job on RabbitMQ: persistent, its id in `message-id`, its task in `type`, and the rest of its
+ * JobJSON as the UTF-8 JSON body, leaving out what the job has by default (see compactBody); jfast's headers
+ * mirror what an operator wants to see in the broker's UI. decodeJob gives back the whole JobJSON.
  */
 export interface Outgoing {
   content: Buffer;
@@ -48,18 +49,46 @@ export function encodeJob(json: JobJSON, extras: EncodeExtras = {}): Outgoing {
     }
     options.headers = headers;
   }
-  return { content: Buffer.from(JSON.stringify(json)), options };
+  return { content: Buffer.from(JSON.stringify(compactBody(json))), options };
+}
+
+/**
+ * The body of a job's message: its JobJSON without the id and the task (they travel in `message-id` and `type`)
+ * and without the fields a job has by default (no attempts, no errors, null options, availableAt equal to
+ * createdAt), which decodeJob fills in again. The broker's work per persistent message grows with the body: a
+ * new job's body was 260 bytes of which 200 said nothing, and publishing it cost the broker up to twice what a
+ * 50-byte one does (docs/rabbitmq.md#messages).
+ */
+export function compactBody(json: JobJSON): Record<string, unknown> {
+  const body: Record<string, unknown> = { payload: json.payload };
+  if (json.attempts !== 0) body.attempts = json.attempts;
+  if (json.maxAttempts !== null) body.maxAttempts = json.maxAttempts;
+  if (json.availableAt !== json.createdAt) body.availableAt = json.availableAt;
+  body.createdAt = json.createdAt;
+  if (json.tenantId !== null) body.tenantId = json.tenantId;
+  if (json.requestId !== null) body.requestId = json.requestId;
+  if (json.trace !== null) body.trace = json.trace;
+  if (json.errors.length > 0) body.errors = json.errors;
+  if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
+  return body;
+}
+
+/** The message properties a job's id and task are read from when its body leaves them out. */
+export interface CarriedProperties {
+  messageId?: string | undefined;
+  type?: string | undefined;
 }
 
 export type Decoded = { ok: true; json: JobJSON } | { ok: false; reason: string };
 
 /**
- * Reads a job from a message body. Anything that is not a jfast job (not JSON, not an object, wrong types)
- * comes back as a reason instead of throwing, so one bad message can never stop a consumer.
- * Only `id` and `task` are required; the other fields take the defaults a new Job would have, so a job
- * published by hand from the broker's UI (`{"id": "...", "task": "...", "payload": {...}}`) runs too.
+ * Reads a job from a message body and its properties. Anything that is not a jfast job (not JSON, not an object,
+ * wrong types) comes back as a reason instead of throwing, so one bad message can never stop a consumer.
+ * Only `id` and `task` are required, from the body or else from `message-id` and `type`; the other fields take
+ * the defaults a new Job would have (availableAt: createdAt, else now), so a job published by hand from the
+ * broker's UI (`{"id": "...", "task": "...", "payload": {...}}`) runs too.
  */
-export function decodeJob(content: Buffer): Decoded {
+export function decodeJob(content: Buffer, properties: CarriedProperties = {}): Decoded {
   let value: unknown;
   try {
     value = JSON.parse(content.toString("utf8"));
@@ -100,6 +129,8 @@ export function decodeJob(content: Buffer): Decoded {
     }
     return x;
   };
+  if (v.id === undefined && typeof properties.messageId === "string" && properties.messageId !== "") v.id = properties.messageId;
+  if (v.task === undefined && typeof properties.type === "string" && properties.type !== "") v.task = properties.type;
   const id = str("id", true);
   const task = str("task", true);
   const attempts = num("attempts", 0);
@@ -122,7 +153,7 @@ export function decodeJob(content: Buffer): Decoded {
       payload: v.payload === undefined ? {} : v.payload,
       attempts: attempts ?? 0,
       maxAttempts,
-      availableAt: availableAt ?? now,
+      availableAt: availableAt ?? createdAt ?? now,
       createdAt: createdAt ?? availableAt ?? now,
       tenantId,
       requestId,
