@@ -111,9 +111,10 @@ describe("postgres: query plans on a table full of finished rows", () => {
     expect(text).not.toMatch(/Hash Join/);
   });
 
-  it("claims and extends leases as HOT updates: no index gets an entry", async () => {
+  it("claims as HOT updates: no index gets an entry", async () => {
     // A claim changes state, lease, attempts and errors, none of them read by an index (the indexes read
-    // phase, which stays 'open'), and the table leaves room on each page for the new versions (fillfactor).
+    // phase, which stays 'open'), and the table leaves room on each page for the new versions (fillfactor): a
+    // freshly inserted page holds every row's claimed version without pruning anything first.
     const hot = await openTestBackend({ queue: QUEUE });
     try {
       await hot.backend.enqueue({ jobs: Array.from({ length: 300 }, () => new Job({ task: "bulk.ready", maxAttempts: 3 })) });
@@ -137,8 +138,11 @@ describe("postgres: query plans on a table full of finished rows", () => {
       const claim = await step(SQL.claim, [QUEUE, 300, "w1", 30_000, lost, []]);
       expect(claim.rows).toHaveLength(300);
       expect(claim).toMatchObject({ hot: 300, all: 300 });
+      // A heartbeat is HOT too when its page has room again, i.e. once the versions the claim left behind were
+      // pruned; that needs every transaction that could still see them to have ended, which other suites running
+      // on the same server may delay. So only its effect is checked here, not where its versions went.
       const heartbeat = await step(SQL.extendLeases, [claim.rows.map((r) => r.id), "w1", 60_000]);
-      expect(heartbeat).toMatchObject({ hot: 300, all: 300 });
+      expect(heartbeat.all).toBe(300);
       // The leases run out (the worker vanished): another worker's claim takes the jobs over, recording the lost attempt.
       await hot.database.sql.query("UPDATE jfast_jobs SET locked_until = now() - interval '1 second' WHERE state = 'running'");
       const reclaim = await step(SQL.claim, [QUEUE, 300, "w2", 30_000, lost, []]);
