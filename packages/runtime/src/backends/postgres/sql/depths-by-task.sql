@@ -22,10 +22,9 @@ sample AS (
   -- Ready and running jobs are read together: the first $3 due rows of the open index, each counted in its
   -- state. Running jobs are among the first due ones (claims take the oldest first), so a backlog behind them is
   -- not read through to find them.
-  (SELECT d.state, d.task, d.tenant_id FROM (
-     SELECT state, task, tenant_id FROM jfast_jobs
-     WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-     ORDER BY available_at, seq LIMIT $3) AS d)
+  (SELECT state, task, tenant_id FROM jfast_jobs
+   WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+   ORDER BY available_at, seq LIMIT $3)
   UNION ALL
   (SELECT 'scheduled', task, tenant_id FROM jfast_jobs
    WHERE queue = $1 AND phase = 'open' AND available_at > now() AND state = 'ready'

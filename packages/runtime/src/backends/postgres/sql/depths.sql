@@ -5,8 +5,13 @@
 -- params: $1 queue
 -- result: one row { ready, scheduled, running, dead } (bigint)
 -- index:  jfast_jobs_open_idx, jfast_queue_counters_pkey
+-- Ready and running jobs are both among the due entries: one pass over them counts both.
 SELECT
-  (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now() AND state = 'ready') AS ready,
+  due.ready,
   (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now() AND state = 'ready') AS scheduled,
-  (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now() AND state = 'running') AS running,
+  due.running,
   coalesce((SELECT dead FROM jfast_queue_counters WHERE queue = $1), 0) AS dead
+FROM (
+  SELECT count(*) FILTER (WHERE state = 'ready') AS ready, count(*) FILTER (WHERE state = 'running') AS running
+  FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+) AS due
