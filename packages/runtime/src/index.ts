@@ -8,7 +8,7 @@ export { Job } from "./core/job.js";
 export type { JobInit, JobJSON, AttemptError, TraceContext } from "./core/job.js";
 export { JobState } from "./core/job-state.js";
 export { BackendKind, WORKER_LOST } from "./core/queue-backend.js";
-export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, ClaimParams, RetryDeadParams } from "./core/queue-backend.js";
+export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, ClaimParams, RetryDeadParams, SlotOffer } from "./core/queue-backend.js";
 export type { SqlExecutor, SqlDatabase } from "./core/sql-port.js";
 export { backoffDelayMs, MAX_BACKOFF_MS } from "./core/backoff.js";
 export { withRequest, currentTenantId, currentRequestId, currentJob } from "./context/context.js";

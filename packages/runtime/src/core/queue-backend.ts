@@ -15,6 +15,24 @@ import type { ThroughputStore } from "./throughput.js";
  *  - exactly one of `complete`, `retry`, `kill` or `release` ends a claim. `release` gives the attempt back.
  *  - `enqueue` with an id that already exists is a no-op (how events and schedules stay idempotent).
  */
+/**
+ * An idle worker's free slots, offered to jobs enqueued in its own process (`QueueBackend.offerSlots`).
+ * The backend reserves slots before it writes, so concurrent enqueues never hand over more than are free,
+ * and settles every reservation exactly once: `deliver` after its commit, `cancel` when the write failed.
+ */
+export interface SlotOffer {
+  readonly workerId: string;
+  readonly leaseMs: number;
+  /** Tasks whose jobs must not be handed over (paused). */
+  pausedTasks(): readonly string[];
+  /** Takes up to `wanted` free slots; how many it got (0 when the worker is full or stopping). */
+  reserve(wanted: number): number;
+  /** The claimed jobs (attempt counted, leased to this worker, committed) for `reserved` slots; at most that many. */
+  deliver(jobs: Job[], reserved: number): void;
+  /** The write failed: the `reserved` slots are free again. */
+  cancel(reserved: number): void;
+}
+
 export interface QueueBackend {
   readonly kind: BackendKind;
   /**
@@ -46,6 +64,12 @@ export interface QueueBackend {
    * the caller claims afterwards and may find nothing.
    */
   waitForWork(params: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void>;
+  /**
+   * Optional (PostgreSQL): an idle worker of this process offers its free slots while it waits for work, and
+   * `enqueue` in this process stores due jobs already claimed by it and hands them over in memory, one commit
+   * instead of an insert, a wake-up and a claim (docs/postgres.md#in-process-hand-off). Returns the withdrawal.
+   */
+  offerSlots?(offer: SlotOffer): () => void;
   /** Dead letters, newest death first. */
   listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]>;
   /** Requeues dead jobs with attempts reset. Ids that are not dead letters come back in `missing`. */

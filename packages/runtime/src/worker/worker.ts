@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { backoffDelayMs } from "../core/backoff.js";
 import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
 import type { PausedTaskSet } from "../core/pause.js";
-import type { QueueBackend } from "../core/queue-backend.js";
+import type { QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
 import { JobTimeoutError } from "../errors/jfast-error.js";
@@ -96,10 +96,37 @@ export class Worker {
   private finishRate = 0;
   private rateSampleAt = performance.now();
   private rateSampleProcessed = 0;
+  /** Slots reserved by an in-process hand-off whose write is in flight (see slotOffer). */
+  private handOffsReserved = 0;
+  private handOffsSettled: Deferred | null = null;
+  /**
+   * What an idle worker offers a backend that hands jobs over in process (QueueBackend.offerSlots): its free
+   * slots, never its prefetch buffer (the point is the latency of a job for a worker with nothing to do).
+   */
+  private readonly slotOffer: SlotOffer = {
+    workerId: "",
+    leaseMs: 0,
+    pausedTasks: () => this.options.paused?.names() ?? [],
+    reserve: (wanted) => {
+      if (this.stopping) return 0;
+      const free = this.options.concurrency - this.running.size - this.buffer.length - this.handOffsReserved;
+      const granted = Math.max(0, Math.min(wanted, free));
+      this.handOffsReserved += granted;
+      return granted;
+    },
+    deliver: (jobs, reserved) => {
+      this.settleHandOff(reserved);
+      // Stopping: shutdown waits for hand-offs in flight before it releases the buffer, these included.
+      this.buffer.push(...jobs);
+      this.fillSlots();
+    },
+    cancel: (reserved) => this.settleHandOff(reserved),
+  };
 
   constructor(options: WorkerOptions) {
     this.options = options;
     this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    Object.assign(this.slotOffer, { workerId: this.id, leaseMs: options.leaseMs });
   }
 
   get activeJobs(): readonly Job[] {
@@ -139,6 +166,8 @@ export class Worker {
     this.loopAbort.abort();
     this.slotFreed.resolve();
     await this.loop;
+    // A job handed over in process while stop() began lands in the buffer: wait for those writes first.
+    if (this.handOffsReserved > 0) await (this.handOffsSettled ??= createDeferred()).promise;
     const buffered = this.buffer.splice(0);
     if (buffered.length > 0) {
       // Claimed ahead but never started: back at once.
@@ -261,10 +290,12 @@ export class Worker {
     const stop = () => wait.abort();
     this.loopAbort.signal.addEventListener("abort", stop, { once: true });
     this.idleWait = wait;
+    const withdraw = this.options.backend.offerSlots?.(this.slotOffer);
     try {
       if (this.loopAbort.signal.aborted) return;
       await this.options.backend.waitForWork({ signal: wait.signal, timeoutMs, pausedTasks: this.options.paused?.names() ?? [] });
     } finally {
+      withdraw?.();
       this.idleWait = null;
       this.loopAbort.signal.removeEventListener("abort", stop);
     }
@@ -288,6 +319,14 @@ export class Worker {
       .finally(() => this.outcomes.delete(written));
     this.outcomes.add(written);
     return jobs.filter((job) => !paused.has(job.task));
+  }
+
+  private settleHandOff(reserved: number): void {
+    this.handOffsReserved -= reserved;
+    if (this.handOffsReserved === 0 && this.handOffsSettled) {
+      this.handOffsSettled.resolve();
+      this.handOffsSettled = null;
+    }
   }
 
   private async waitForSlot(): Promise<void> {

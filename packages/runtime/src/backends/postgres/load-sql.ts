@@ -12,6 +12,7 @@ export const SQL = {
   checkSchema: loadSql("check-schema"),
   enqueue: loadSql("enqueue"),
   enqueueFresh: withoutConflictCheck(loadSql("enqueue")),
+  enqueueHandOff: loadSql("enqueue-hand-off"),
   claim: loadSql("claim"),
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),

@@ -11,13 +11,14 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type SlotOffer,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
-import { jobsToColumns, jsonbText, rowToJob, rowToJson, toIso, toIsoOrNull, type JobRow } from "./job-rows.js";
+import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
 
 const DOCS = "docs/postgres.md";
@@ -31,6 +32,7 @@ const DOCS = "docs/postgres.md";
 const PREPARED = {
   enqueue: { name: "jfast_enqueue" },
   enqueueFresh: { name: "jfast_enqueue_fresh" },
+  enqueueHandOff: { name: "jfast_enqueue_hand_off" },
   claim: { name: "jfast_claim" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
@@ -79,6 +81,8 @@ export class PostgresBackend implements QueueBackend {
   private readonly logger: BackendLogger | undefined;
   private readonly completions: CompletionBatcher;
   private readonly waiters = new Set<() => void>();
+  /** Idle workers of this process offering their free slots to jobs enqueued here (offerSlots). */
+  private readonly offers = new Set<SlotOffer>();
   /** Bumped by every notification: a wait that saw it change while arming itself returns at once. */
   private notifications = 0;
   private listening: Promise<void> | null = null;
@@ -120,17 +124,74 @@ export class PostgresBackend implements QueueBackend {
   }
 
   enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    if (this.offers.size > 0 && jobs.length > 0) return this.enqueueHandingOff(jobs);
     return this.enqueueWithin({ executor: this.db, jobs });
+  }
+
+  offerSlots(offer: SlotOffer): () => void {
+    this.offers.add(offer);
+    return () => this.offers.delete(offer);
+  }
+
+  /**
+   * An idle worker of this process waits: the due jobs of a batch of new ones (up to its free slots) are stored
+   * already claimed by it and handed over in memory after the commit, the rest stored ready as usual
+   * (enqueue-hand-off.sql). Only new jobs (`firstHandOff`: an id passed in may exist already, and only an
+   * insert that cannot conflict can claim in the same statement), and never inside a caller's transaction
+   * (the commit is the caller's, after this returns).
+   */
+  private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult> {
+    if (!firstHandOff(jobs)) return this.insert(this.db, jobs, false);
+    const now = Date.now();
+    // The worker each job is handed to; undefined: stored ready.
+    const handedTo = new Array<SlotOffer | undefined>(jobs.length);
+    const reserved = new Map<SlotOffer, number>();
+    for (const offer of this.offers) {
+      const paused = offer.pausedTasks();
+      const eligible: number[] = [];
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i]!;
+        if (handedTo[i] === undefined && job.availableAt.getTime() <= now && !paused.includes(job.task)) eligible.push(i);
+      }
+      if (eligible.length === 0) continue;
+      const granted = offer.reserve(eligible.length);
+      if (granted === 0) continue;
+      reserved.set(offer, granted);
+      for (const i of eligible.slice(0, granted)) handedTo[i] = offer;
+    }
+    if (reserved.size === 0) return this.insert(this.db, jobs, true);
+    const lockedBy = handedTo.map((offer) => offer?.workerId ?? null);
+    const leaseMs = handedTo.map((offer) => offer?.leaseMs ?? null);
+    const params = [this.queue, this.channel, ...jobsToColumns(jobs), textArray(lockedBy), numberArray(leaseMs)];
+    let row: { inserted: string | number } | undefined;
+    try {
+      [row] = await this.run("enqueue", () => this.db.query<{ inserted: string | number }>(SQL.enqueueHandOff, params, PREPARED.enqueueHandOff));
+    } catch (error) {
+      for (const [offer, count] of reserved) offer.cancel(count);
+      throw error;
+    }
+    for (const [offer, count] of reserved) {
+      const claimed: Job[] = [];
+      for (let i = 0; i < jobs.length; i++) if (handedTo[i] === offer) claimed.push(claimedCopy(jobs[i]!));
+      offer.deliver(claimed, count);
+    }
+    if (Number(row?.inserted) !== jobs.length) throw new Error(`inserted ${String(row?.inserted)} of ${jobs.length} new jobs`);
+    return { inserted: jobs.map((job) => job.id) };
   }
 
   /**
    * Inserts the jobs through the caller's executor, i.e. inside their open transaction: the jobs (and the
    * wake-up) exist iff that transaction commits.
    */
-  async enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
+  enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
+    return this.insert(executor, jobs, firstHandOff(jobs));
+  }
+
+  /** `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. */
+  private async insert(executor: SqlExecutor, jobs: Job[], fresh: boolean): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
     const params = [this.queue, this.channel, ...jobsToColumns(jobs)];
-    if (firstHandOff(jobs)) {
+    if (fresh) {
       // Ids generated here, never stored: all of them are inserted, or the statement fails.
       const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh));
       if (Number(row?.inserted) !== jobs.length) throw new Error(`inserted ${String(row?.inserted)} of ${jobs.length} new jobs`);
@@ -388,6 +449,28 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
     hint: "see the cause; if the database was unreachable, the job is not lost: a lease brings claimed work back",
     docs: DOCS,
     cause: error,
+  });
+}
+
+/**
+ * The job as the worker it is handed to would have claimed it: its own object (the caller keeps theirs), the
+ * attempt counted, the payload as it went into the row (a JSON copy: later changes to the caller's object do
+ * not reach the handler, nor the handler's changes the caller).
+ */
+function claimedCopy(job: Job): Job {
+  return Job.restore({
+    id: job.id,
+    task: job.task,
+    payload: JSON.parse(JSON.stringify(job.payload)) as unknown,
+    attempts: job.attempts + 1,
+    maxAttempts: job.maxAttempts,
+    availableAt: new Date(job.availableAt.getTime()),
+    createdAt: new Date(job.createdAt.getTime()),
+    tenantId: job.tenantId,
+    requestId: job.requestId,
+    trace: job.trace,
+    errors: [...job.errors],
+    timeoutMs: job.timeoutMs,
   });
 }
 

@@ -12,6 +12,11 @@
 -- The claim changes no indexed column (phase stays 'open'), so the new row versions are HOT updates: no
 -- index entry is written (migration 0013).
 -- Jobs of paused tasks ($6) are left where they are: the condition is a filter on rows the index scan reads.
+-- The claim commits without waiting for its WAL to reach disk (synchronous_commit off for this transaction
+-- only, set by the one-time filter below). A claim lost to a server crash in the moment after its commit
+-- leaves the job as it was before it: ready (or its lease expired) and run again, which at-least-once
+-- delivery allows. Whatever the handler then writes with a durable commit (an inbox row, the completion)
+-- flushes the WAL up to and past the claim. It takes the disk flush off the path from enqueue to handler.
 -- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
 --         $6 paused tasks text[] (empty: none)
 -- result: the claimed rows (job columns, times in epoch ms, errors NULL when none), oldest first (available_at, then enqueue order)
@@ -21,6 +26,7 @@ WITH candidates AS (
   FROM jfast_jobs
   WHERE queue = $1 AND phase = 'open' AND available_at <= now()
     AND (state = 'ready' OR locked_until < now()) AND task <> ALL($6::text[])
+    AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
   ORDER BY available_at, seq
   LIMIT $2
   FOR UPDATE SKIP LOCKED
