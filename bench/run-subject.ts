@@ -10,14 +10,14 @@ const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 const PICKUPS = Number(process.env.BENCH_PICKUPS ?? 200);
 const DEAD = Number(process.env.BENCH_DEAD ?? 100_000);
 
-async function pickups(subject: Subject): Promise<{ p50: number; p99: number }> {
+async function pickups(subject: Subject, one: () => Promise<number> = () => subject.pickupOne()): Promise<{ p50: number; p99: number }> {
   await subject.startIdle();
   await sleep(200);
   const samples: number[] = [];
   for (let i = 0; i < PICKUPS; i++) {
     // Idle long enough that the worker is waiting for work, not between two claims.
     await sleep(20);
-    samples.push(await subject.pickupOne());
+    samples.push(await one());
   }
   await subject.stopIdle();
   return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     await subject.drain(JOBS, 10);
     result.c10 = JOBS / ((performance.now() - t0) / 1000);
     result.pickup = await pickups(subject);
+    if (subject.pickupOneElsewhere) result.pickupElsewhere = await pickups(subject, () => subject.pickupOneElsewhere!());
     if (subject.fillDead && DEAD > 0) {
       await subject.fillDead(DEAD);
       result.pickupDead = await pickups(subject);

@@ -15,6 +15,12 @@ export interface Subject {
   /** Starts an idle worker (concurrency 10); `pickup(n)` then measures enqueue → handler start, one job at a time. */
   startIdle(): Promise<void>;
   pickupOne(): Promise<number>;
+  /**
+   * The same pickup for a job enqueued by another client of the same queue (a second instance with its own
+   * connections), where that differs from `pickupOne`: jfast on PostgreSQL hands a job enqueued in the idle
+   * worker's own process over in memory (docs/postgres.md#in-process-hand-off).
+   */
+  pickupOneElsewhere?(): Promise<number>;
   stopIdle(): Promise<void>;
   /** Adds `count` dead/finished rows to the tables a claim scans (PostgreSQL subjects only). */
   fillDead?(count: number): Promise<void>;

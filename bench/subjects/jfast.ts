@@ -27,6 +27,8 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
   let jfast: Jfast;
   let queue: QueueProvider;
   let idle: Worker | null = null;
+  /** PostgreSQL: a second instance on the same queue that only enqueues (its jobs are not handed over in memory). */
+  let elsewhere: Jfast | null = null;
 
   const toml = () => {
     const plugins = backend === "postgres" ? `"database", "queue"` : `"queue"`;
@@ -52,6 +54,10 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
       jfast = await createJfast({ root, env: {}, tasks: [noop], logger: silent as never });
       await jfast.start();
       queue = jfast.require<QueueProvider>("queue");
+      if (backend === "postgres") {
+        elsewhere = await createJfast({ root, env: {}, tasks: [noop], logger: silent as never });
+        await elsewhere.start();
+      }
     },
     async enqueue(count) {
       for (let i = 0; i < count; i += CHUNK) {
@@ -70,6 +76,9 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
       idle.start();
     },
     pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: "bench.noop" }))),
+    ...(backend === "postgres"
+      ? { pickupOneElsewhere: () => timePickup(() => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: "bench.noop" }))) }
+      : {}),
     async stopIdle() {
       await idle?.stop({ graceMs: 1000 });
       idle = null;
@@ -93,6 +102,7 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
           }
         : undefined,
     async teardown() {
+      await elsewhere?.stop();
       await jfast?.stop();
       if (backend === "postgres") {
         const admin = new pg.Client({ connectionString: services.postgres });
