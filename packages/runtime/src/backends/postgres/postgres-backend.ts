@@ -40,6 +40,12 @@ const PREPARED = {
   nextDue: { name: "jfast_next_due" },
 } as const;
 
+/**
+ * A batch of new jobs larger than this is written as several statements of this many rows in one transaction,
+ * each built while the server runs the one before it (see insertPipelined).
+ */
+const PIPELINE_ROWS = 1000;
+
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
 /**
@@ -190,6 +196,7 @@ export class PostgresBackend implements QueueBackend {
   /** `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. */
   private async insert(executor: SqlExecutor, jobs: Job[], fresh: boolean): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
+    if (fresh && executor === this.db && jobs.length >= 2 * PIPELINE_ROWS) return this.insertPipelined(jobs);
     const params = [this.queue, this.channel, ...jobsToColumns(jobs)];
     if (fresh) {
       // Ids generated here, never stored: all of them are inserted, or the statement fails.
@@ -201,6 +208,33 @@ export class PostgresBackend implements QueueBackend {
     const inserted = new Set(rows.map((r) => r.id));
     // Keep the caller's order (RETURNING does not promise one).
     return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };
+  }
+
+  /**
+   * A large batch of new jobs in one transaction of several statements: while the server inserts one slice,
+   * this process builds the next one's parameters, so the two halves of the work overlap instead of taking
+   * turns (a bulk enqueue was about half Node building arrays, half PostgreSQL inserting). All or nothing,
+   * as one statement would be; one commit, one wake-up (identical notifications of a transaction are folded).
+   */
+  private insertPipelined(jobs: Job[]): Promise<EnqueueResult> {
+    return this.run("enqueue", () =>
+      this.db.transaction(async (tx) => {
+        const columns = (from: number) => [this.queue, this.channel, ...jobsToColumns(jobs.slice(from, from + PIPELINE_ROWS))];
+        const insert = (params: unknown[]) => tx.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh);
+        let inserted = 0;
+        let inFlight = insert(columns(0));
+        for (let from = PIPELINE_ROWS; from < jobs.length; from += PIPELINE_ROWS) {
+          const next = columns(from);
+          const [row] = await inFlight;
+          inserted += Number(row?.inserted);
+          inFlight = insert(next);
+        }
+        const [row] = await inFlight;
+        inserted += Number(row?.inserted);
+        if (inserted !== jobs.length) throw new Error(`inserted ${inserted} of ${jobs.length} new jobs`);
+        return { inserted: jobs.map((job) => job.id) };
+      }),
+    );
   }
 
   async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
