@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Job } from "./job.js";
-import { newJobId } from "./job-id.js";
+import { jobIdTime, newJobId } from "./job-id.js";
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -22,5 +22,15 @@ describe("job ids", () => {
   it("are what a new Job gets unless it is given one", () => {
     expect(new Job({ task: "x.y" }).id).toMatch(V7);
     expect(new Job({ task: "x.y", id: "mine" }).id).toBe("mine");
+  });
+
+  it("give back the time they carry; other ids carry none", () => {
+    const at = Date.parse("2026-11-30T01:30:00.123Z");
+    expect(jobIdTime(newJobId(at))).toBe(at);
+    const job = new Job({ task: "x.y" });
+    expect(jobIdTime(job.id)).toBe(job.createdAt.getTime());
+    expect(jobIdTime("mine")).toBeNull();
+    // A version-4 UUID has no time in it.
+    expect(jobIdTime("0af76519-16cd-43dd-8448-eb211c80319c")).toBeNull();
   });
 });

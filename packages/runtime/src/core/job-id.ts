@@ -11,3 +11,14 @@ export function newJobId(now: number = Date.now()): string {
   // randomUUID() is "xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx": keep its random tail and variant, set version 7.
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
+
+const V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/**
+ * The Unix time in milliseconds a version-7 UUID carries in its first 48 bits, or null for any other id. For an
+ * id jfast generated it is the job's `createdAt`, to the millisecond, so a message may leave that field out.
+ */
+export function jobIdTime(id: string): number | null {
+  const match = V7.exec(id);
+  return match ? parseInt(match[1]! + match[2]!, 16) : null;
+}

@@ -9,8 +9,9 @@ describe("encodeJob", () => {
     const { content, options } = encodeJob(json);
     expect(options).toMatchObject({ persistent: true, mandatory: true, contentType: "application/json", messageId: json.id, type: "billing.charge" });
     expect(options.headers).toBeUndefined();
-    // The body says only what is not a default; the id and the task are read back from the properties.
-    expect(JSON.parse(content.toString("utf8"))).toEqual({ payload: { amount: 3 }, createdAt: json.createdAt });
+    // The body says only what is not a default; the id and the task are read back from the properties, the
+    // time the job was made from its id (a UUIDv7 made at that millisecond).
+    expect(JSON.parse(content.toString("utf8"))).toEqual({ payload: { amount: 3 } });
     expect(decodeJob(content, options)).toEqual({ ok: true, json });
   });
 
@@ -34,14 +35,38 @@ describe("encodeJob", () => {
     expect(decodeJob(content)).toMatchObject({ ok: false, reason: expect.stringMatching(/"id" is missing; "task" is missing/) });
   });
 
+  it("keeps createdAt in the body unless the id is a UUIDv7 of that very millisecond", () => {
+    const at = new Date("2026-11-30T10:00:00.123Z");
+    const cases = [
+      // A UUIDv7 of another time (an id chosen by the caller), and an id that is no UUIDv7 at all.
+      new Job({ task: "billing.charge", id: "01900000-0000-7000-8000-000000000000" }),
+      new Job({ task: "billing.charge", id: "invoice-42" }),
+    ];
+    for (const job of cases) {
+      (job as { createdAt: Date }).createdAt = at;
+      const json = job.toJSON();
+      const { content, options } = encodeJob(json);
+      expect(JSON.parse(content.toString("utf8")).createdAt).toBe("2026-11-30T10:00:00.123Z");
+      expect(decodeJob(content, options)).toEqual({ ok: true, json });
+    }
+  });
+
+  it("takes createdAt from a UUIDv7 id when a body published by hand leaves it out", () => {
+    const body = Buffer.from(JSON.stringify({ id: "019ad434-797b-7000-8000-000000000000", task: "billing.charge" }));
+    const decoded = decodeJob(body);
+    expect(decoded).toMatchObject({ ok: true, json: { createdAt: "2025-11-30T10:00:00.123Z", availableAt: "2025-11-30T10:00:00.123Z" } });
+  });
+
   it("reads a full JobJSON body as before, whatever the properties say", () => {
     const json = new Job({ task: "billing.charge", payload: { amount: 3 } }).toJSON();
     expect(decodeJob(Buffer.from(JSON.stringify(json)), { messageId: "other", type: "other.task" })).toEqual({ ok: true, json });
   });
 
-  it("keeps a new job's body small: a no-op job's is under 64 bytes", () => {
-    const { content } = encodeJob(new Job({ task: "bench.noop" }).toJSON());
-    expect(content.length).toBeLessThan(64);
+  it("keeps a new job's body small: a no-op job's, max attempts filled in, is under 40 bytes", () => {
+    const job = new Job({ task: "bench.noop", maxAttempts: 3 });
+    const { content } = encodeJob(job.toJSON());
+    expect(content.toString("utf8")).toBe('{"payload":{},"maxAttempts":3}');
+    expect(content.length).toBeLessThan(40);
   });
 
   it("adds the headers once an attempt was spent, for a long delay, and on dead letters", () => {
