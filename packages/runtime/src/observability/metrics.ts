@@ -1,9 +1,10 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Gauge, Registry } from "prom-client";
 import type { Job } from "../core/job.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
 import type { EventsHealth } from "../kafka/events-bus.js";
 import type { OutboxHealth } from "../outbox/outbox-health.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
+import { TaskCounter, TaskHistogram } from "./task-metrics.js";
 
 /** What the worker reports about each attempt (see worker/worker.ts). */
 export interface AttemptObserver {
@@ -67,17 +68,18 @@ export function createMetrics(params: { service: string; queue: string; sources:
   registry.setDefaultLabels({ service: params.service });
   const { sources } = params;
 
-  const processed = new Counter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"], registers: [registry] });
-  const failed = new Counter({ name: "jfast_jobs_failed_total", help: "Attempts that failed (retried or dead-lettered), by task.", labelNames: ["task"], registers: [registry] });
-  const dead = new Counter({ name: "jfast_jobs_dead_total", help: "Jobs dead-lettered by this process's workers, by task.", labelNames: ["task"], registers: [registry] });
-  const duration = new Histogram({
+  // Fed once or more per attempt: the cheap per-task kinds (task-metrics.ts), same exposition as prom-client's.
+  const processed = new TaskCounter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"], registers: [registry] });
+  const failed = new TaskCounter({ name: "jfast_jobs_failed_total", help: "Attempts that failed (retried or dead-lettered), by task.", labelNames: ["task"], registers: [registry] });
+  const dead = new TaskCounter({ name: "jfast_jobs_dead_total", help: "Jobs dead-lettered by this process's workers, by task.", labelNames: ["task"], registers: [registry] });
+  const duration = new TaskHistogram({
     name: "jfast_job_duration_seconds",
     help: "Handler duration per attempt, by task and outcome.",
     labelNames: ["task", "outcome"],
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
-  const pickup = new Histogram({
+  const pickup = new TaskHistogram({
     name: "jfast_job_pickup_latency_seconds",
     help: "Time from when a job became available to when a worker started it (claim and any local prefetch buffer included), by task.",
     labelNames: ["task"],
@@ -193,16 +195,16 @@ export function createMetrics(params: { service: string; queue: string; sources:
       return `${texts.filter((text) => text !== null).join("\n\n")}\n`;
     },
     claimed(job, claimedAt) {
-      pickup.observe({ task: job.task }, Math.max(0, claimedAt - job.availableAt.getTime()) / 1000);
+      pickup.observe(Math.max(0, claimedAt - job.availableAt.getTime()) / 1000, job.task);
     },
     finished(job, outcome, durationMs) {
-      duration.observe({ task: job.task, outcome }, durationMs / 1000);
+      duration.observe(durationMs / 1000, job.task, outcome);
       if (outcome === AttemptOutcome.ok) {
-        processed.inc({ task: job.task });
+        processed.inc(job.task);
         return;
       }
-      failed.inc({ task: job.task });
-      if (outcome === AttemptOutcome.dead) dead.inc({ task: job.task });
+      failed.inc(job.task);
+      if (outcome === AttemptOutcome.dead) dead.inc(job.task);
     },
   };
 }
