@@ -155,23 +155,20 @@ async function main(): Promise<void> {
     path.join(root, "jfast.toml"),
     `[service]\nname = "bench"\n[plugins]\nenabled = ["database", "queue"]\n[plugin.database]\npool_size = 12\n[plugin.queue]\nbackend = "postgres"\nconcurrency = 10\n`,
   );
-  const jfast = await createJfast({
-    root,
-    env: {},
-    tasks: [ping, noop],
-    config: { plugin: { database: { url: URL, schema: SCHEMA }, observability: undefined } },
-    logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
-  });
-  await jfast.start();
+  const open = async () => {
+    const instance = await createJfast({
+      root,
+      env: {},
+      tasks: [ping, noop],
+      config: { plugin: { database: { url: URL, schema: SCHEMA }, observability: undefined } },
+      logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
+    });
+    await instance.start();
+    return instance;
+  };
+  const jfast = await open();
   // Another service instance that only enqueues: its jobs go through the table, NOTIFY and a claim.
-  const producer = await createJfast({
-    root,
-    env: {},
-    tasks: [ping, noop],
-    config: { plugin: { database: { url: URL, schema: SCHEMA }, observability: undefined } },
-    logger: { debug() {}, info() {}, warn: console.warn, error: console.error },
-  });
-  await producer.start();
+  const producer = await open();
   try {
     const worker = jfast.createWorker({ concurrency: 10 });
     worker.start();
