@@ -124,16 +124,29 @@ describe("postgres: in-process hand-off to an idle worker", () => {
     await idle();
     const jobs = Array.from({ length: 5 }, (_, i) => makeJob({ task: "gate.wait", payload: { i } }));
     await env!.backend.enqueue({ jobs });
+    // The first two (enqueue order) were handed over: their handlers started before enqueue returned, their rows
+    // are leased to the worker. The other three were stored ready: the commit sent a NOTIFY (the worker may
+    // claim them into its buffer at any moment from here on, so their rows are not read).
+    expect(seen.map((j) => j.id)).toEqual([jobs[0]!.id, jobs[1]!.id]);
     const stored = await rows();
-    // The first two (enqueue order) went to the worker; the others are ready, and the commit sent a NOTIFY.
-    expect(stored.map((r) => [r.id, r.state, r.locked_by])).toEqual(
-      jobs.map((j, i) => [j.id, i < 2 ? "running" : "ready", i < 2 ? worker.id : null]),
-    );
+    expect(stored.slice(0, 2).map((r) => [r.id, r.state, r.locked_by])).toEqual(jobs.slice(0, 2).map((j) => [j.id, "running", worker.id]));
     await eventually("a NOTIFY for the ready jobs", async () => notifications.length === 1);
     open();
     await eventually("all five completed", async () => (await rows()).every((r) => r.state === "completed"), 20_000);
     expect(seen.map((j) => j.id).sort()).toEqual(jobs.map((j) => j.id).sort());
     expect(seen.every((j) => j.attempts === 1)).toBe(true);
+  });
+
+  it("leaves a bulk batch (over 2 000 jobs) to the table, where the worker claims it", async () => {
+    const { notifications, seen, tasks } = await setup();
+    startWorker(tasks, { concurrency: 4 });
+    await idle();
+    const jobs = Array.from({ length: 2500 }, () => makeJob({ task: "gate.quick" }));
+    await env!.backend.enqueue({ jobs });
+    // Nothing started before enqueue returned: every row was stored ready, and the commit woke the worker.
+    expect(seen).toEqual([]);
+    await eventually("a NOTIFY for the batch", async () => notifications.length === 1);
+    await eventually("all 2 500 ran", async () => seen.length === 2500, 30_000);
   });
 
   it("never hands over a delayed job, a paused task's job, a job whose id was given, or one written through an executor", async () => {

@@ -130,7 +130,8 @@ export class PostgresBackend implements QueueBackend {
   }
 
   enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
-    if (this.offers.size > 0 && jobs.length > 0) return this.enqueueHandingOff(jobs);
+    // A bulk enqueue goes through the table (pipelined): a worker's few free slots are not worth one huge statement.
+    if (this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS) return this.enqueueHandingOff(jobs);
     return this.enqueueWithin({ executor: this.db, jobs });
   }
 
