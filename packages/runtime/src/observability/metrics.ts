@@ -67,6 +67,10 @@ export function createMetrics(params: { service: string; queue: string; sources:
   const registry = new Registry();
   registry.setDefaultLabels({ service: params.service });
   const { sources } = params;
+  // Two gauges (backlog and lag) read the outbox's health: one read per scrape, so they describe one moment
+  // (read separately, a scrape could show rows already dead next to the lag they had while pending).
+  let outboxRead: Promise<OutboxHealth> | null | undefined;
+  const outboxHealth = () => (outboxRead === undefined ? (outboxRead = sources.outbox()) : outboxRead);
 
   // Fed once or more per attempt: the cheap per-task kinds (task-metrics.ts), same exposition as prom-client's.
   const processed = new TaskCounter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"], registers: [registry] });
@@ -116,7 +120,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
     help: "Age of the oldest outbox row the relay has not delivered yet (0 when none).",
     registers: [registry],
     async collect() {
-      const pending = sources.outbox();
+      const pending = outboxHealth();
       if (!pending) return;
       this.set((await pending).lagSeconds);
     },
@@ -127,7 +131,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
     labelNames: ["state"],
     registers: [registry],
     async collect() {
-      const pending = sources.outbox();
+      const pending = outboxHealth();
       if (!pending) return;
       const health = await pending;
       this.set({ state: "pending" }, health.pending);
@@ -179,6 +183,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
     async render() {
       // One failing source must not hide the others: while the queue's backend is down, the outbox and
       // scheduler lags and this process's counters are what an operator needs to see.
+      outboxRead = undefined;
       const names = registry.getMetricsAsArray().map((metric) => metric.name).filter((name) => name !== "jfast_metrics_collect_failed");
       const failedNames: string[] = [];
       const texts = await Promise.all(
