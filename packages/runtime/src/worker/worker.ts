@@ -103,30 +103,30 @@ export class Worker {
    * What an idle worker offers a backend that hands jobs over in process (QueueBackend.offerSlots): its free
    * slots, never its prefetch buffer (the point is the latency of a job for a worker with nothing to do).
    */
-  private readonly slotOffer: SlotOffer = {
-    workerId: "",
-    leaseMs: 0,
-    pausedTasks: () => this.options.paused?.names() ?? [],
-    reserve: (wanted) => {
-      if (this.stopping) return 0;
-      const free = this.options.concurrency - this.running.size - this.buffer.length - this.handOffsReserved;
-      const granted = Math.max(0, Math.min(wanted, free));
-      this.handOffsReserved += granted;
-      return granted;
-    },
-    deliver: (jobs, reserved) => {
-      this.settleHandOff(reserved);
-      // Stopping: shutdown waits for hand-offs in flight before it releases the buffer, these included.
-      this.buffer.push(...jobs);
-      this.fillSlots();
-    },
-    cancel: (reserved) => this.settleHandOff(reserved),
-  };
+  private readonly slotOffer: SlotOffer;
 
   constructor(options: WorkerOptions) {
     this.options = options;
     this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    Object.assign(this.slotOffer, { workerId: this.id, leaseMs: options.leaseMs });
+    this.slotOffer = {
+      workerId: this.id,
+      leaseMs: options.leaseMs,
+      pausedTasks: () => this.options.paused?.names() ?? [],
+      reserve: (wanted) => {
+        if (this.stopping) return 0;
+        const free = this.options.concurrency - this.running.size - this.buffer.length - this.handOffsReserved;
+        const granted = Math.max(0, Math.min(wanted, free));
+        this.handOffsReserved += granted;
+        return granted;
+      },
+      deliver: (jobs, reserved) => {
+        this.settleHandOff(reserved);
+        // Stopping: shutdown waits for hand-offs in flight before it releases the buffer, these included.
+        this.buffer.push(...jobs);
+        this.fillSlots();
+      },
+      cancel: (reserved) => this.settleHandOff(reserved),
+    };
   }
 
   get activeJobs(): readonly Job[] {
