@@ -182,7 +182,7 @@ export class PostgresBackend implements QueueBackend {
       for (let i = 0; i < jobs.length; i++) if (handedTo[i] === offer) claimed.push(claimedCopy(jobs[i]!));
       offer.deliver(claimed, count);
     }
-    if (Number(row?.inserted) !== jobs.length) throw new Error(`inserted ${String(row?.inserted)} of ${jobs.length} new jobs`);
+    assertAllInserted(row?.inserted, jobs.length);
     return { inserted: jobs.map((job) => job.id) };
   }
 
@@ -202,7 +202,7 @@ export class PostgresBackend implements QueueBackend {
     if (fresh) {
       // Ids generated here, never stored: all of them are inserted, or the statement fails.
       const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh));
-      if (Number(row?.inserted) !== jobs.length) throw new Error(`inserted ${String(row?.inserted)} of ${jobs.length} new jobs`);
+      assertAllInserted(row?.inserted, jobs.length);
       return { inserted: jobs.map((job) => job.id) };
     }
     const rows = await this.run("enqueue", () => executor.query<{ id: string }>(SQL.enqueue, params, PREPARED.enqueue));
@@ -232,7 +232,7 @@ export class PostgresBackend implements QueueBackend {
         }
         const [row] = await inFlight;
         inserted += Number(row?.inserted);
-        if (inserted !== jobs.length) throw new Error(`inserted ${inserted} of ${jobs.length} new jobs`);
+        assertAllInserted(inserted, jobs.length);
         return { inserted: jobs.map((job) => job.id) };
       }),
     );
@@ -493,20 +493,13 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
  * not reach the handler, nor the handler's changes the caller).
  */
 function claimedCopy(job: Job): Job {
-  return Job.restore({
-    id: job.id,
-    task: job.task,
-    payload: JSON.parse(JSON.stringify(job.payload)) as unknown,
-    attempts: job.attempts + 1,
-    maxAttempts: job.maxAttempts,
-    availableAt: new Date(job.availableAt.getTime()),
-    createdAt: new Date(job.createdAt.getTime()),
-    tenantId: job.tenantId,
-    requestId: job.requestId,
-    trace: job.trace,
-    errors: [...job.errors],
-    timeoutMs: job.timeoutMs,
-  });
+  const json = job.toJSON();
+  return Job.fromJSON({ ...json, payload: JSON.parse(JSON.stringify(json.payload)) as unknown, attempts: json.attempts + 1 });
+}
+
+/** An insert of new ids (no ON CONFLICT) stores every row or fails: any other count is a bug to stop on. */
+function assertAllInserted(inserted: unknown, expected: number): void {
+  if (Number(inserted) !== expected) throw new Error(`inserted ${String(inserted)} of ${expected} new jobs`);
 }
 
 function splitCursor(cursor: string): [string, string] {
