@@ -14,6 +14,8 @@ export interface BackendOutcome {
   stuck: number;
   unexpectedDead: number;
   drainedMs: number;
+  /** ms from the start of the drain until no job was queued or running (jobs whose completion was lost in a restart run again first). */
+  settledMs: number;
   problems: string[];
 }
 
@@ -27,7 +29,9 @@ export function renderReliability(params: { outcomes: BackendOutcome[]; jobs: nu
     "Each job's handler writes one row in PostgreSQL inside its task session, guarded by an inbox key",
     "(`idempotentOn`, i.e. `claimOnce` in the same transaction). Two `jfast worker` processes run the jobs; the faults",
     "below hit them while the backlog drains. *Lost*: jobs whose effect never committed. *Duplicated*: effects",
-    "committed more than once. *Stuck*: jobs still ready, scheduled or running at the end. *Dead*: dead letters",
+    "committed more than once. *Stuck*: jobs still ready, scheduled or running two lease periods after the last effect",
+    "(a job whose effect committed while its completion was lost to a broker restart runs again once its lease",
+    "expires; the inbox skips the effect and the completion settles it: *queue empty after* shows when). *Dead*: dead letters",
     "from the drain (none are expected: no handler is made to fail). The counts are for the whole run, in which all",
     "of a backend's faults happened; *recovery* is the time from the fault (for a broker, from it being back) until",
     "the next effect committed. A kill that lands while the other worker is itself still starting (a fresh process",
@@ -43,9 +47,9 @@ export function renderReliability(params: { outcomes: BackendOutcome[]; jobs: nu
       lines.push(`| ${o.backend} | ${f.fault} | ${f.detail.replace(/\|/g, "\\|")} | ${o.lost} | ${o.duplicated} | ${o.stuck} | ${o.unexpectedDead} | ${rec} |`);
     }
   }
-  lines.push("", "| backend | all effects after | verdict |", "|---|---:|---|");
+  lines.push("", "| backend | all effects after | queue empty after | verdict |", "|---|---:|---:|---|");
   for (const o of params.outcomes) {
-    lines.push(`| ${o.backend} | ${(o.drainedMs / 1000).toFixed(1)} s | ${o.problems.length === 0 ? "exactly once, nothing stuck, workers alive" : `FAILED: ${o.problems.join("; ").replace(/\|/g, "\\|").replace(/\n/g, " ")}`} |`);
+    lines.push(`| ${o.backend} | ${(o.drainedMs / 1000).toFixed(1)} s | ${(o.settledMs / 1000).toFixed(1)} s | ${o.problems.length === 0 ? "exactly once, nothing stuck, workers alive" : `FAILED: ${o.problems.join("; ").replace(/\|/g, "\\|").replace(/\n/g, " ")}`} |`);
   }
   lines.push(
     "",

@@ -11,6 +11,9 @@ import { services } from "../lib/subject.js";
 export type ChaosBackend = "postgres" | "redis" | "rabbitmq";
 
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
+/** The workers' lease (visibility_timeout) and poll interval, in seconds: how soon an unsettled job comes back. */
+export const VISIBILITY_TIMEOUT_S = 3;
+export const POLL_INTERVAL_S = 1;
 
 export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string; postgresUrl: string }): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), `jfast-chaos-${params.backend}-`));
@@ -25,7 +28,7 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
       // A short visibility timeout so a killed worker's jobs come back within seconds; attempts enough for
       // several kills of the same job (each kill -9 mid-attempt spends one).
       `[plugin.queue]\nbackend = "${params.backend}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +
-        `visibility_timeout = 3\npoll_interval = 1\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}` +
+        `visibility_timeout = ${VISIBILITY_TIMEOUT_S}\npoll_interval = ${POLL_INTERVAL_S}\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}` +
         (url ? `\nurl = "${url}"` : ""),
     ].join("\n"),
   );
