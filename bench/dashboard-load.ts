@@ -97,9 +97,9 @@ function explainCases(ctx: PageContext): ExplainCase[] {
     { label: "groups: the newest 10 000 dead letters", file: sql("list-dead"), params: [QUEUE, 10_001, 0] },
     // A filtered scan (tenant, task, error text) reads pages of 500, 1 000, 2 000, 4 000, 2 500: its last one.
     { label: "filtered scan: its last page (2 500 at offset 7 500)", file: sql("list-dead"), params: [QUEUE, 2_500, 7_500] },
-    { label: "preview count / overview depths", file: sql("depths"), params: [QUEUE] },
-    { label: "depthsByTask", file: sql("depths-by-task"), params: [QUEUE, null, 10_000] },
-    { label: "depthsByTask of one tenant", file: sql("depths-by-task"), params: [QUEUE, "tenant-3", 10_000] },
+    { label: "preview count / overview depths", file: sql("depths"), params: [QUEUE, 1_000] },
+    { label: "depthsByTask", file: sql("depths-by-task"), params: [QUEUE, null, 10_000, 1_000] },
+    { label: "depthsByTask of one tenant", file: sql("depths-by-task"), params: [QUEUE, "tenant-3", 10_000, 1_000] },
     { label: "jobs search by payload (customer.id)", file: sql("search-dead"), params: [QUEUE, containment, null, null, null, null, 51] },
     { label: "jobs search by id", file: sql("get-job"), params: [QUEUE, ctx.deadId] },
     { label: "audit trail (first 100)", file: "admin/sql/list-audit.sql", params: [100, null, null] },

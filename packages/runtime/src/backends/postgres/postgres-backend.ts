@@ -53,6 +53,14 @@ const RECHECK_MS = 100;
  * scaled to the exact totals, and one tenant's dead letters (no counter is kept per tenant). Exact below it.
  */
 const TASK_SPLIT_READ = 10_000;
+/**
+ * Due rows read first to find the running jobs (depths.sql, depths-by-task.sql): they sit at the head of the
+ * backlog, so a thousand covers every worker of most deployments. When the last row read is running too, the
+ * count is read again ten times deeper, up to RUNNING_READ_MAX. Kept small so that the planner's estimate of
+ * the statement stays under jit_above_cost (a JIT compilation costs more than the whole count).
+ */
+const RUNNING_READ = 1_000;
+const RUNNING_READ_MAX = 100_000;
 
 /** What the backend logs through; structurally the runtime's Logger (backends import core and errors only). */
 export interface BackendLogger {
@@ -338,9 +346,11 @@ export class PostgresBackend implements QueueBackend {
   }
 
   async depths(): Promise<Depths> {
-    const [row] = await this.run("depths", () =>
-      this.db.query<Record<keyof Depths, string | number>>(SQL.depths, [this.queue]),
-    );
+    let row: Record<keyof Depths, string | number> & { more: boolean } | undefined;
+    for (let read = RUNNING_READ; ; read *= 10) {
+      [row] = await this.run("depths", () => this.db.query<Record<keyof Depths, string | number> & { more: boolean }>(SQL.depths, [this.queue, read]));
+      if (!row?.more || read >= RUNNING_READ_MAX) break;
+    }
     return {
       ready: Number(row?.ready ?? 0),
       scheduled: Number(row?.scheduled ?? 0),
@@ -350,12 +360,12 @@ export class PostgresBackend implements QueueBackend {
   }
 
   async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
-    const rows = await this.run("depthsByTask", () =>
-      this.db.query<{ task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null }>(
-        SQL.depthsByTask,
-        [this.queue, params.tenantId ?? null, TASK_SPLIT_READ],
-      ),
-    );
+    type Row = { task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null; more: boolean | null };
+    let rows: Row[] = [];
+    for (let read = RUNNING_READ; ; read *= 10) {
+      rows = await this.run("depthsByTask", () => this.db.query<Row>(SQL.depthsByTask, [this.queue, params.tenantId ?? null, TASK_SPLIT_READ, read]));
+      if (!rows.some((r) => r.task === null && r.more === true) || read >= RUNNING_READ_MAX) break;
+    }
     const tasks: Record<string, Depths> = {};
     let exact = true;
     for (const row of rows) {

@@ -1,17 +1,46 @@
--- Queue depths for /ready and /queue/stats, probed often. Nothing here visits a finished row: ready,
--- scheduled and running are counted inside the open index (which holds only live jobs; a running job was due
--- when it was claimed, so it sits among the due ones), and the
+-- Queue depths for /ready and /queue/stats, probed often. Nothing here visits a finished row, and no count
+-- reads the rows of a large backlog: ready, scheduled and running are counted inside the open index, and the
 -- dead count is read from jfast_queue_counters, kept by triggers, instead of counting dead rows.
--- params: $1 queue
--- result: one row { ready, scheduled, running, dead } (bigint)
--- index:  jfast_jobs_open_idx, jfast_queue_counters_pkey
--- Ready and running jobs are both among the due entries: one pass over them counts both.
+--   * scheduled: open entries not yet due. Only a ready job waits for a time to come; a running job was due
+--     when it was claimed. An index-only count.
+--   * running: a job's state is not in the open index (a claim must not change an indexed column, migration
+--     0013), so telling running from ready reads rows. Claims take the oldest due jobs first, so the running
+--     ones are at the head of the due entries, behind nothing but due jobs of paused tasks (which claims pass
+--     over): the rows read are the first $2 due ones that are running or of a task not paused. `more` says the
+--     last of them was running too, so more may follow: the backend reads again with a larger $2. A running job
+--     further back than a ready one is a passing moment (a claim of older jobs that failed and rolled back while
+--     another claimer took newer ones). A backlog of a million is not read through: that was a sequential scan
+--     of jfast_jobs (0.6 s).
+--   * ready: the due entries (an index-only count) less the running ones.
+-- The paused tasks are a NOT EXISTS on jfast_paused_tasks, not `task <> ALL (array)`: the planner estimates the
+-- latter as excluding most rows, and with few rows expected it reads and sorts every due row instead of
+-- walking the index in order.
+-- params: $1 queue, $2 due rows read at most to find the running ones (integer)
+-- result: one row { ready, scheduled, running, dead } (bigint), more (boolean)
+-- index:  jfast_jobs_open_idx, jfast_queue_counters_pkey, jfast_paused_tasks_pkey
+WITH head AS (
+  SELECT state, row_number() OVER (ORDER BY available_at, seq) AS pos
+  FROM (
+    SELECT state, available_at, seq
+    FROM jfast_jobs AS j
+    WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+      AND (state = 'running' OR NOT EXISTS (SELECT 1 FROM jfast_paused_tasks AS p WHERE p.queue = $1 AND p.task = j.task))
+    ORDER BY available_at, seq
+    LIMIT $2
+  ) AS first
+),
+running AS (
+  SELECT count(*) FILTER (WHERE state = 'running') AS n,
+         coalesce(bool_or(state = 'running') FILTER (WHERE pos = $2), false) AS more
+  FROM head
+),
+due AS (
+  SELECT count(*) AS n FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+)
 SELECT
-  due.ready,
-  (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now() AND state = 'ready') AS scheduled,
-  due.running,
-  coalesce((SELECT dead FROM jfast_queue_counters WHERE queue = $1), 0) AS dead
-FROM (
-  SELECT count(*) FILTER (WHERE state = 'ready') AS ready, count(*) FILTER (WHERE state = 'running') AS running
-  FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-) AS due
+  due.n - running.n AS ready,
+  (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now()) AS scheduled,
+  running.n AS running,
+  coalesce((SELECT dead FROM jfast_queue_counters WHERE queue = $1), 0) AS dead,
+  running.more
+FROM due, running
