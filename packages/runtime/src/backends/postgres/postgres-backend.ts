@@ -346,9 +346,10 @@ export class PostgresBackend implements QueueBackend {
   }
 
   async depths(): Promise<Depths> {
-    let row: Record<keyof Depths, string | number> & { more: boolean } | undefined;
+    type Row = Record<keyof Depths, string | number> & { more: boolean };
+    let row: Row | undefined;
     for (let read = RUNNING_READ; ; read *= 10) {
-      [row] = await this.run("depths", () => this.db.query<Record<keyof Depths, string | number> & { more: boolean }>(SQL.depths, [this.queue, read]));
+      [row] = await this.run("depths", () => this.db.query<Row>(SQL.depths, [this.queue, read]));
       if (!row?.more || read >= RUNNING_READ_MAX) break;
     }
     return {

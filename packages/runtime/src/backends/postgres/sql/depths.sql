@@ -8,9 +8,10 @@
 --     ones are at the head of the due entries, behind nothing but due jobs of paused tasks (which claims pass
 --     over): the rows read are the first $2 due ones that are running or of a task not paused. `more` says the
 --     last of them was running too, so more may follow: the backend reads again with a larger $2. A running job
---     further back than a ready one is a passing moment (a claim of older jobs that failed and rolled back while
---     another claimer took newer ones). A backlog of a million is not read through: that was a sequential scan
---     of jfast_jobs (0.6 s).
+--     behind $2 ready ones is rare and passing: a claim of older jobs that failed and rolled back while another
+--     claimer took newer ones, or a job handed over in process to an idle worker while another instance's
+--     backlog waits ahead of it; it counts as ready meanwhile. A backlog of a million is not read through:
+--     that was a sequential scan of jfast_jobs (0.6 s).
 --   * ready: the due entries (an index-only count) less the running ones.
 -- The paused tasks are a NOT EXISTS on jfast_paused_tasks, not `task <> ALL (array)`: the planner estimates the
 -- latter as excluding most rows, and with few rows expected it reads and sorts every due row instead of
