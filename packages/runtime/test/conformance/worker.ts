@@ -5,6 +5,7 @@ import type { TaskDefinition } from "../../src/core/task.js";
 import { currentJob, currentTenantId } from "../../src/context/context.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { Worker } from "../../src/worker/worker.js";
+import { BackendError } from "../../src/errors/jfast-error.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
@@ -38,10 +39,10 @@ export function describeWorker(factory: BackendFactory): void {
       return set;
     }
 
-    function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number; paused?: PausedTasks } = {}): Worker {
+    function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number; paused?: PausedTasks; backend?: QueueBackend } = {}): Worker {
       const byName = new Map(tasks.map((t) => [t.name, t]));
       const worker = new Worker({
-        backend,
+        backend: options.backend ?? backend,
         lookup: (name) => byName.get(name),
         execute: (definition, job, cancellation) => Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "conf", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
         logger: createLogger({ service: "conformance", level: "silent" }),
@@ -216,6 +217,74 @@ export function describeWorker(factory: BackendFactory): void {
       const again = await backend.claim({ workerId: "after-stop", limit: 5, leaseMs: 30_000 });
       expect(again.map((j) => j.id)).toEqual([job.id]);
       expect(again[0]!.attempts).toBe(1);
+    });
+
+    /**
+     * The backend with its outcome writes failing first: `failures` times (Infinity: always) a write of a
+     * completion throws `code` before it reaches the backend, as a driver does while the server restarts.
+     */
+    function failingCompletions(code: string, failures: number): { backend: QueueBackend; calls: () => number } {
+      let calls = 0;
+      const complete: QueueBackend["complete"] = async (params) => {
+        calls += 1;
+        if (calls <= failures) throw new BackendError("injected: the backend cannot be reached", { code });
+        return backend.complete(params);
+      };
+      const wrapped = new Proxy(backend, {
+        get(target, property) {
+          if (property === "complete") return complete;
+          const value = Reflect.get(target, property, target) as unknown;
+          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      return { backend: wrapped, calls: () => calls };
+    }
+
+    it("records an outcome once the backend can be reached again, without running the job again", async () => {
+      let runs = 0;
+      const work = defineTask("conf.blip", async () => {
+        runs += 1;
+      });
+      const faulty = failingCompletions("BACKEND_UNAVAILABLE", 2);
+      await backend.enqueue({ jobs: [makeJob({ task: "conf.blip" })] });
+      // A lease of 30 s: the queue can only be empty within the wait below if the third write went through.
+      startWorker([work], { backend: faulty.backend, leaseMs: 30_000 });
+      await eventually("the completion written on the third try", async () => faulty.calls() === 3);
+      await eventually("an empty queue", async () => {
+        const d = await backend.depths();
+        return d.ready + d.scheduled + d.running === 0;
+      });
+      expect(runs).toBe(1);
+      expect((await backend.depths()).dead).toBe(0);
+    });
+
+    it("leaves the job to its lease when an outcome write fails for another reason", async () => {
+      let runs = 0;
+      const work = defineTask("conf.refused", async () => {
+        runs += 1;
+      });
+      const faulty = failingCompletions("BACKEND_QUERY_FAILED", Infinity);
+      await backend.enqueue({ jobs: [makeJob({ task: "conf.refused" })] });
+      startWorker([work], { backend: faulty.backend, leaseMs: 30_000 });
+      await eventually("the failed completion", async () => faulty.calls() === 1);
+      await sleep(700);
+      // Not tried again: the job stays leased, to run again when its lease expires.
+      expect(faulty.calls()).toBe(1);
+      expect(runs).toBe(1);
+      expect((await backend.depths()).running).toBe(1);
+    });
+
+    it("stops trying an outcome write again once shutdown's grace period is over", async () => {
+      const work = defineTask("conf.down", async () => undefined);
+      const faulty = failingCompletions("BACKEND_UNAVAILABLE", Infinity);
+      await backend.enqueue({ jobs: [makeJob({ task: "conf.down" })] });
+      const worker = startWorker([work], { backend: faulty.backend, leaseMs: 60_000 });
+      await eventually("a failed completion", async () => faulty.calls() >= 1);
+      const started = Date.now();
+      await worker.stop({ graceMs: 500 });
+      // Tried again until the grace period ran out (the lease alone would have allowed 40 s).
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(faulty.calls()).toBeGreaterThanOrEqual(2);
     });
   });
 }
