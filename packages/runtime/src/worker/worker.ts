@@ -6,11 +6,12 @@ import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
-import { JfastError, JobTimeoutError } from "../errors/jfast-error.js";
+import { JobTimeoutError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { AttemptObserver } from "../observability/metrics.js";
 import { AttemptCancellation } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
+import { recordOutcome } from "./record-outcome.js";
 
 export interface WorkerOptions {
   backend: QueueBackend;
@@ -68,12 +69,6 @@ class ShutdownAbort extends Error {
     this.name = "ShutdownAbort";
   }
 }
-
-/** First and longest wait between two tries of an outcome write that met an unreachable backend. */
-const RECORD_RETRY_MIN_MS = 100;
-const RECORD_RETRY_MAX_MS = 2_000;
-/** The codes of a backend or database that could not be reached (restarting, failing over): worth another try. */
-const UNREACHABLE = new Set(["BACKEND_UNAVAILABLE", "DATABASE_UNAVAILABLE"]);
 
 /**
  * Claims jobs up to `concurrency`, runs them, heartbeats their leases, and records each outcome.
@@ -415,45 +410,22 @@ export class Worker {
   /**
    * Hands an outcome to the backend without holding the slot: the next job starts while this one's outcome
    * is written (PostgreSQL batches them). Until it is written the job stays leased, so a crash in between
-   * only means it runs again. Shutdown waits for every outcome in flight.
-   *
-   * A write that meets an unreachable backend (a broker restarting, a database failing over) is tried again,
-   * 100 ms then doubling up to 2 s, for as long as the job's lease surely holds: it was last pushed at most a
-   * heartbeat (a third of the lease) before the attempt ended, so two thirds of the lease from then. Written
-   * late, the outcome still counts, and the job does not run again; each backend settles a job only for the
-   * worker that holds it, so a write that comes after another worker took the job over changes nothing.
-   * Past that time, on any other error, once shutdown's grace period is over or on stopNow(), it is logged and
-   * left: the job runs again when its lease expires.
+   * only means it runs again. Shutdown waits for every outcome in flight. An unreachable backend is tried
+   * again while the lease surely holds (record-outcome.ts): the heartbeat last pushed it at most a third of the
+   * lease before the attempt ended, so for two thirds of the lease from now, or until shutdown's grace is over.
    */
   private settle(entry: Running, record: () => Promise<void>): void {
     if (entry.cancelled) return;
     const leaseHoldsUntil = Date.now() + (this.options.leaseMs * 2) / 3;
-    const written: Promise<void> = this.record(entry, record, leaseHoldsUntil).finally(() => this.outcomes.delete(written));
+    const written: Promise<void> = recordOutcome({
+      write: record,
+      jobId: entry.job.id,
+      until: () => Math.min(leaseHoldsUntil, this.graceEndsAt),
+      stopNow: this.stopNowSignal,
+      logger: this.options.logger,
+    }).finally(() => this.outcomes.delete(written));
     this.outcomes.add(written);
   }
-
-  private async record(entry: Running, write: () => Promise<void>, leaseHoldsUntil: number): Promise<void> {
-    for (let tries = 1, waitMs = RECORD_RETRY_MIN_MS; ; tries++, waitMs = Math.min(waitMs * 2, RECORD_RETRY_MAX_MS)) {
-      try {
-        await write();
-        if (tries > 1) this.options.logger.info("recorded the job's outcome once the backend was back", { job_id: entry.job.id, tries });
-        return;
-      } catch (error) {
-        const unreachable = error instanceof JfastError && UNREACHABLE.has(error.code);
-        const until = Math.min(leaseHoldsUntil, this.graceEndsAt);
-        if (!unreachable || Date.now() + waitMs >= until || this.stopNowSignal.settled) {
-          this.options.logger.error("could not record the job's outcome; it runs again after its lease expires", {
-            error,
-            job_id: entry.job.id,
-            tries,
-          });
-          return;
-        }
-        await Promise.race([sleep(waitMs), this.stopNowSignal.promise]);
-      }
-    }
-  }
-
 
   private async extendLeases(): Promise<void> {
     const ids = [
