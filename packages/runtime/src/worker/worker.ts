@@ -11,7 +11,7 @@ import type { Logger } from "../observability/logger.js";
 import type { AttemptObserver } from "../observability/metrics.js";
 import { AttemptCancellation } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
-import { recordOutcome } from "./record-outcome.js";
+import { writeOutcomeAgain } from "./write-outcome-again.js";
 
 export interface WorkerOptions {
   backend: QueueBackend;
@@ -411,19 +411,26 @@ export class Worker {
    * Hands an outcome to the backend without holding the slot: the next job starts while this one's outcome
    * is written (PostgreSQL batches them). Until it is written the job stays leased, so a crash in between
    * only means it runs again. Shutdown waits for every outcome in flight. An unreachable backend is tried
-   * again while the lease surely holds (record-outcome.ts): the heartbeat last pushed it at most a third of the
+   * again while the lease surely holds (write-outcome-again.ts): the heartbeat last pushed it at most a third of the
    * lease before the attempt ended, so for two thirds of the lease from now, or until shutdown's grace is over.
    */
   private settle(entry: Running, record: () => Promise<void>): void {
     if (entry.cancelled) return;
     const leaseHoldsUntil = Date.now() + (this.options.leaseMs * 2) / 3;
-    const written: Promise<void> = recordOutcome({
-      write: record,
-      jobId: entry.job.id,
-      until: () => Math.min(leaseHoldsUntil, this.graceEndsAt),
-      stopNow: this.stopNowSignal,
-      logger: this.options.logger,
-    }).finally(() => this.outcomes.delete(written));
+    const written: Promise<void> = record().then(
+      () => {
+        this.outcomes.delete(written);
+      },
+      (error: unknown) =>
+        writeOutcomeAgain({
+          firstError: error,
+          write: record,
+          jobId: entry.job.id,
+          until: () => Math.min(leaseHoldsUntil, this.graceEndsAt),
+          stopNow: this.stopNowSignal,
+          logger: this.options.logger,
+        }).finally(() => this.outcomes.delete(written)),
+    );
     this.outcomes.add(written);
   }
 
