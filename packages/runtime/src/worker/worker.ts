@@ -124,8 +124,9 @@ export class Worker {
       },
       deliver: (jobs, reserved) => {
         this.settleHandOff(reserved);
+        // Ahead of anything claimed while their insert was in flight: these had their slots reserved.
         // Stopping: shutdown waits for hand-offs in flight before it releases the buffer, these included.
-        this.buffer.push(...jobs);
+        this.buffer.unshift(...jobs);
         this.fillSlots();
       },
       cancel: (reserved) => this.settleHandOff(reserved),
@@ -213,7 +214,8 @@ export class Worker {
       // A broker that pushes ahead holds the prefetch itself (told with each claim); no local buffer then.
       const target = this.prefetchTarget();
       const prefetch = backend.pushesAhead ? 0 : target;
-      const capacity = concurrency + prefetch - this.running.size - this.buffer.length;
+      // Slots reserved by an in-process hand-off are taken: its jobs arrive once their insert commits.
+      const capacity = concurrency + prefetch - this.running.size - this.buffer.length - this.handOffsReserved;
       // Claim when a slot waits with nothing buffered, or once the buffer is down to half: the next batch is
       // then on its way while the rest of this one runs, and slots never wait for a round trip.
       const shouldClaim = capacity > 0 && (this.buffer.length === 0 || this.buffer.length * 2 <= prefetch);
@@ -283,7 +285,8 @@ export class Worker {
 
   private fillSlots(): void {
     if (this.options.paused?.size && this.buffer.length > 0) this.buffer.splice(0, this.buffer.length, ...this.setAsidePaused(this.buffer));
-    while (this.buffer.length > 0 && this.running.size < this.options.concurrency && !this.stopping) {
+    // A slot reserved by a hand-off in flight is kept for it, not given to a job claimed meanwhile.
+    while (this.buffer.length > 0 && this.running.size + this.handOffsReserved < this.options.concurrency && !this.stopping) {
       this.launch(this.buffer.shift()!);
     }
   }
