@@ -4,15 +4,8 @@ import { defineTask } from "../core/define-task.js";
 import { Job } from "../core/job.js";
 import type { QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import { createLogger } from "../observability/logger.js";
+import { eventually } from "../testing/eventually.js";
 import { Worker } from "./worker.js";
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /**
  * Slots an idle worker reserved for an in-process hand-off stay reserved while the hand-off's insert is in
@@ -54,14 +47,14 @@ describe("worker: slots reserved by a hand-off", () => {
     worker.start();
     let reserved: SlotOffer | null = null;
     try {
-      await until(() => offer !== null, "the worker to go idle");
+      await eventually("the worker to go idle", () => offer !== null, { intervalMs: 5 });
       const handOff = offer!;
       // An enqueue next to the idle worker reserves both slots; its insert is "in flight" from here on.
       expect(handOff.reserve(2)).toBe(2);
       reserved = handOff;
       // Meanwhile other jobs arrive through the table and wake the worker, which claims them.
       await memory.enqueue({ jobs: ["late-1", "late-2", "late-3"].map((name) => new Job({ task: "slots.work", payload: { name } })) });
-      await until(() => offer === null, "the worker to wake up and claim");
+      await eventually("the worker to wake up and claim", () => offer === null, { intervalMs: 5 });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(started).toEqual([]);
       // The insert commits: the handed-over jobs, claimed by the worker, arrive and take their slots.
@@ -72,7 +65,7 @@ describe("worker: slots reserved by a hand-off", () => {
       expect(mine).toHaveLength(2);
       handOff.deliver(mine, 2);
       reserved = null;
-      await until(() => started.length === 2, "two handlers");
+      await eventually("two handlers", () => started.length === 2, { intervalMs: 5 });
       expect(started).toEqual(["handed-1", "handed-2"]);
     } finally {
       // A reservation is always delivered or cancelled (shutdown waits for it); a failed assertion above must not hang.

@@ -347,11 +347,10 @@ export class PostgresBackend implements QueueBackend {
 
   async depths(): Promise<Depths> {
     type Row = Record<keyof Depths, string | number> & { more: boolean };
-    let row: Row | undefined;
-    for (let read = RUNNING_READ; ; read *= 10) {
-      [row] = await this.run("depths", () => this.db.query<Row>(SQL.depths, [this.queue, read]));
-      if (!row?.more || read >= RUNNING_READ_MAX) break;
-    }
+    const [row] = await readingRunning(
+      (read) => this.run("depths", () => this.db.query<Row>(SQL.depths, [this.queue, read])),
+      (rows) => rows[0]?.more === true,
+    );
     return {
       ready: Number(row?.ready ?? 0),
       scheduled: Number(row?.scheduled ?? 0),
@@ -362,11 +361,10 @@ export class PostgresBackend implements QueueBackend {
 
   async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
     type Row = { task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null; more: boolean | null };
-    let rows: Row[] = [];
-    for (let read = RUNNING_READ; ; read *= 10) {
-      rows = await this.run("depthsByTask", () => this.db.query<Row>(SQL.depthsByTask, [this.queue, params.tenantId ?? null, TASK_SPLIT_READ, read]));
-      if (!rows.some((r) => r.task === null && r.more === true) || read >= RUNNING_READ_MAX) break;
-    }
+    const rows = await readingRunning(
+      (read) => this.run("depthsByTask", () => this.db.query<Row>(SQL.depthsByTask, [this.queue, params.tenantId ?? null, TASK_SPLIT_READ, read])),
+      (result) => result.some((r) => r.task === null && r.more === true),
+    );
     const tasks: Record<string, Depths> = {};
     let exact = true;
     for (const row of rows) {
@@ -506,6 +504,14 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
 function claimedCopy(job: Job): Job {
   const json = job.toJSON();
   return Job.fromJSON({ ...json, payload: JSON.parse(JSON.stringify(json.payload)) as unknown, attempts: json.attempts + 1 });
+}
+
+/** Runs a depth statement reading RUNNING_READ due rows for the running jobs, ten times deeper while it says `more`. */
+async function readingRunning<T>(query: (read: number) => Promise<T>, more: (result: T) => boolean): Promise<T> {
+  for (let read = RUNNING_READ; ; read *= 10) {
+    const result = await query(read);
+    if (!more(result) || read >= RUNNING_READ_MAX) return result;
+  }
 }
 
 /** An insert of new ids (no ON CONFLICT) stores every row or fails: any other count is a bug to stop on. */

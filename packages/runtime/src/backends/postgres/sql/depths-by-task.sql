@@ -1,9 +1,10 @@
 -- Depths per task for the admin's queues view and the jfast_queue_depth gauge, optionally of one tenant's jobs.
 -- The totals per state are counted as depths.sql counts them (the same head of at most $4 due rows finds the
--- running jobs, and `more` asks for a larger one; ready and scheduled come from index-only counts), so both agree. The task (and tenant) of a live job is not in
--- the index, so splitting a total by task reads rows: at most $3 due ones (ready and running) and $3 scheduled
--- ones, the first in the index's order, and each task's share of them is scaled to its state's total. Exact while
--- a state holds at most $3 jobs; an estimate beyond, which `estimated` says. Grouping every live row by task
+-- running jobs, and `more` asks for a larger one; ready and scheduled come from index-only counts), so both
+-- agree. The task (and tenant) of a live job is not in the index, so splitting a total by task reads rows: every
+-- running job (from that head), at most $3 due ones and $3 scheduled ones, the first in the index's order, and
+-- each task's share of them is scaled to its state's total. Exact while a state holds at most $3 jobs; an
+-- estimate beyond, which `estimated` says. Grouping every live row by task
 -- instead is a sequential scan of jfast_jobs (finished rows included) once the backlog is large, on every
 -- refresh of the page and every scrape. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
 -- without a tenant; with one, from the newest $3 dead rows only (the dead index read backwards, then filtered).
