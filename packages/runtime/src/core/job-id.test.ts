@@ -19,6 +19,17 @@ describe("job ids", () => {
     expect(same.size).toBe(1000);
   });
 
+  it("draw every random digit afresh, across refills of the random pool", () => {
+    // 5 000 ids in one millisecond: the pool of random bytes is refilled several times meanwhile.
+    const ids = Array.from({ length: 5000 }, () => newJobId(7));
+    expect(new Set(ids).size).toBe(5000);
+    expect(ids.every((id) => V7.test(id) && id.startsWith("00000000-0007-7"))).toBe(true);
+    // Each random position takes every value its bits allow: no digit is stuck or left out.
+    const randomPositions = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)];
+    for (const at of randomPositions) expect(new Set(ids.map((id) => id[at])).size).toBe(16);
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(["8", "9", "a", "b"]));
+  });
+
   it("are what a new Job gets unless it is given one", () => {
     expect(new Job({ task: "x.y" }).id).toMatch(V7);
     expect(new Job({ task: "x.y", id: "mine" }).id).toBe("mine");

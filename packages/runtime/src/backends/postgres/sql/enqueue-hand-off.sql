@@ -1,11 +1,11 @@
 -- Inserts a batch of new jobs (ids generated in this process, never stored: no ON CONFLICT, as the first
--- hand-off of enqueue.sql) of which the rows with a worker in $15 are stored already claimed by that worker of
--- this process: running, leased for its lease ($16 ms), attempt counted, exactly as claim.sql leaves them. The enqueuing
+-- hand-off of enqueue.sql) of which the rows with a worker in $17 are stored already claimed by that worker of
+-- this process: running, leased for its lease ($18 ms), attempt counted, exactly as claim.sql leaves them. The enqueuing
 -- process hands those jobs to that idle worker in memory once this commits (docs/postgres.md#in-process-hand-off):
 -- one commit instead of an insert, a NOTIFY, a wake-up and a claim. Workers are woken only if some row is
 -- left ready for them. Row order is enqueue order either way (seq).
--- params: $1 queue, $2 notification channel, $3..$14 the columns of enqueue.sql, $15 worker ids text[] (NULL:
---         stored ready), $16 leases in ms float8[] (NULL for a ready row)
+-- params: $1 queue, $2 notification channel, $3..$16 the columns of enqueue.sql (read the same way), $17 worker
+--         ids text[] (NULL: stored ready), $18 leases in ms float8[] (NULL for a ready row)
 -- result: one row { inserted, ready }
 -- index:  none read; every index gets its entry as for enqueue.sql
 WITH inserted AS (
@@ -13,15 +13,16 @@ WITH inserted AS (
     id, queue, task, payload, attempts, max_attempts, available_at, created_at,
     tenant_id, request_id, trace, errors, timeout_ms, state, locked_by, locked_until, claimed_at
   )
-  SELECT j.id, $1, j.task, j.payload, j.attempts + CASE WHEN j.locked_by IS NULL THEN 0 ELSE 1 END, j.max_attempts,
-         to_timestamp(j.available_at / 1000), to_timestamp(j.created_at / 1000),
+  SELECT j.id, $1, coalesce(j.task, $15), j.payload,
+         coalesce(j.attempts, 0) + CASE WHEN j.locked_by IS NULL THEN 0 ELSE 1 END, coalesce(j.max_attempts, $16::integer),
+         to_timestamp(j.available_at / 1000), to_timestamp(coalesce(j.created_at, j.available_at) / 1000),
          j.tenant_id, j.request_id, j.trace, coalesce(j.errors, '[]'::jsonb), j.timeout_ms,
          CASE WHEN j.locked_by IS NULL THEN 'ready' ELSE 'running' END,
          j.locked_by, now() + j.lease_ms * interval '1 millisecond',
          CASE WHEN j.locked_by IS NULL THEN NULL ELSE now() END
   FROM unnest(
     $3::text[], $4::text[], $5::json[], $6::integer[], $7::integer[], $8::float8[], $9::float8[],
-    $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::bigint[], $15::text[], $16::float8[]
+    $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::bigint[], $17::text[], $18::float8[]
   ) AS j(id, task, payload, attempts, max_attempts, available_at, created_at,
          tenant_id, request_id, trace, errors, timeout_ms, locked_by, lease_ms)
   RETURNING state

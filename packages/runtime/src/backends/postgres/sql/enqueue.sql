@@ -3,12 +3,14 @@
 -- the caller's transaction (outbox.enqueue): then the NOTIFY is delivered only if that transaction commits.
 -- One array per column, unnested in parallel: the payload travels as json text and is stored verbatim.
 -- Per row, the cheapest input PostgreSQL can read: times as epoch milliseconds (a float, not timestamp text
--- to parse; to_timestamp rounds to the microsecond, so a millisecond comes back exactly) and no errors as
--- NULL rather than '[]' to parse as jsonb.
--- params: $1 queue, $2 notification channel, $3 ids text[], $4 tasks text[], $5 payloads json[],
---         $6 attempts int[], $7 max_attempts int[], $8 available_at epoch ms float8[], $9 created_at epoch ms float8[],
---         $10 tenant ids text[], $11 request ids text[], $12 traces jsonb[], $13 errors jsonb[] (NULL: none),
---         $14 timeouts bigint[]
+-- to parse; to_timestamp rounds to the microsecond, so a millisecond comes back exactly), no errors as NULL
+-- rather than '[]' to parse as jsonb, and no array at all for a column that is the same for every row
+-- (jobsToColumns in job-rows.ts): a NULL array unnests as NULL in every row, read as the column's usual value.
+-- params: $1 queue, $2 notification channel, $3 ids text[], $4 tasks text[] (NULL: every row's task is $15),
+--         $5 payloads json[], $6 attempts int[] (NULL: 0), $7 max_attempts int[] (NULL: every row's is $16),
+--         $8 available_at epoch ms float8[], $9 created_at epoch ms float8[] (NULL: available_at), $10 tenant
+--         ids text[], $11 request ids text[], $12 traces jsonb[], $13 errors jsonb[] (NULL: none), $14 timeouts
+--         bigint[], $15 the task of every row when $4 is NULL, $16 the max_attempts of every row when $7 is NULL
 -- result: one row { id } per job actually inserted
 -- index:  jfast_jobs_pkey (ON CONFLICT; a first hand-off of generated ids runs this without it, see load-sql.ts)
 WITH inserted AS (
@@ -16,8 +18,8 @@ WITH inserted AS (
     id, queue, task, payload, attempts, max_attempts, available_at, created_at,
     tenant_id, request_id, trace, errors, timeout_ms
   )
-  SELECT j.id, $1, j.task, j.payload, j.attempts, j.max_attempts,
-         to_timestamp(j.available_at / 1000), to_timestamp(j.created_at / 1000),
+  SELECT j.id, $1, coalesce(j.task, $15), j.payload, coalesce(j.attempts, 0), coalesce(j.max_attempts, $16::integer),
+         to_timestamp(j.available_at / 1000), to_timestamp(coalesce(j.created_at, j.available_at) / 1000),
          j.tenant_id, j.request_id, j.trace, coalesce(j.errors, '[]'::jsonb), j.timeout_ms
   FROM unnest(
     $3::text[], $4::text[], $5::json[], $6::integer[], $7::integer[], $8::float8[], $9::float8[],
