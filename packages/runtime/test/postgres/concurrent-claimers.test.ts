@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { defineTask } from "../../src/core/define-task.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { Worker } from "../../src/worker/worker.js";
 import { makeJob } from "../conformance/harness.js";
 import { eventually, openTestBackend, silentLogger, sleep } from "./pg-test-env.js";
@@ -19,6 +20,21 @@ describe("postgres: many claimers", () => {
     env = await openTestBackend({ poolSize: 20 });
     const { database, schema } = env;
     const handled = new Map<string, string[]>();
+    // Workers that found no work and went to wait for it (their backend's waitForWork was called).
+    const waiting = new Set<number>();
+    const waitsNoted = (backend: QueueBackend, w: number): QueueBackend =>
+      new Proxy(backend, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target) as unknown;
+          if (property === "waitForWork") {
+            return (params: Parameters<QueueBackend["waitForWork"]>[0]) => {
+              waiting.add(w);
+              return target.waitForWork(params);
+            };
+          }
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
     const record = defineTask("load.record", async (_payload, { job }) => {
       const by = handled.get(job.id) ?? [];
       by.push(job.attempts.toString());
@@ -26,13 +42,8 @@ describe("postgres: many claimers", () => {
       // A little work so that claims overlap with running jobs.
       if (Math.random() < 0.1) await sleep(5);
     });
-    const jobs = Array.from({ length: 2000 }, (_, i) => makeJob({ task: "load.record", payload: { i } }));
-    for (let i = 0; i < jobs.length; i += 500) {
-      await env.backend.enqueue({ jobs: jobs.slice(i, i + 500) });
-    }
-
     for (let w = 0; w < 20; w++) {
-      const backend = createPostgresBackend({ db: database.sql, schema, queue: "jfast.jobs", logger: silentLogger });
+      const backend = waitsNoted(createPostgresBackend({ db: database.sql, schema, queue: "jfast.jobs", logger: silentLogger }), w);
       const worker = new Worker({
         backend,
         lookup: (name) => (name === record.name ? record : undefined),
@@ -48,6 +59,14 @@ describe("postgres: many claimers", () => {
       });
       worker.start();
       workers.push(worker);
+    }
+    // The jobs come once every worker has made its first claim (on a connection of its own) and waits for work:
+    // each enqueue's NOTIFY then wakes all twenty at once. Enqueued before, the backlog could be drained by the
+    // first few workers to get a connection, their prefetch growing with their pace, before the rest claimed.
+    await eventually("every worker waiting for work", async () => waiting.size === 20, 30_000);
+    const jobs = Array.from({ length: 2000 }, (_, i) => makeJob({ task: "load.record", payload: { i } }));
+    for (let i = 0; i < jobs.length; i += 500) {
+      await env.backend.enqueue({ jobs: jobs.slice(i, i + 500) });
     }
 
     await eventually(
