@@ -25,6 +25,20 @@ export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {
   return job;
 }
 
+/**
+ * `backend` with one method replaced, to count, delay or fail calls: the replacement calls the real method
+ * itself when it should; every other member is the backend's own, bound to it.
+ */
+export function withMethod<B extends object, K extends keyof B>(backend: B, name: K, method: B[K]): B {
+  return new Proxy(backend, {
+    get(target, property) {
+      if (property === name) return method;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 export const WORKER = "conformance-worker";
 
 export function sleep(ms: number): Promise<void> {

@@ -9,7 +9,7 @@ import { BackendError } from "../../src/errors/jfast-error.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
-import { eventually, makeJob, sleep, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, withMethod, type BackendFactory } from "./harness.js";
 
 /** The worker on top of each backend: retries with backoff, exhaustion, unknown tasks, graceful shutdown. */
 export function describeWorker(factory: BackendFactory): void {
@@ -230,14 +230,7 @@ export function describeWorker(factory: BackendFactory): void {
         if (calls <= failures) throw new BackendError("injected: the backend cannot be reached", { code });
         return backend.complete(params);
       };
-      const wrapped = new Proxy(backend, {
-        get(target, property) {
-          if (property === "complete") return complete;
-          const value = Reflect.get(target, property, target) as unknown;
-          return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-      return { backend: wrapped, calls: () => calls };
+      return { backend: withMethod(backend, "complete", complete), calls: () => calls };
     }
 
     it("records an outcome once the backend can be reached again, without running the job again", async () => {

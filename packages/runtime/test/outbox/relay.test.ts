@@ -14,6 +14,7 @@ import { OutboxKind, writeOutboxRows, type OutboxWrite } from "../../src/outbox/
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { dropSchema, eventually, PG_URL, sleep, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
+import { withMethod } from "../conformance/harness.js";
 import { dropQueue, REDIS_URL, uniqueQueue } from "../redis/redis-test-env.js";
 import { copyFixture, outboxRows, startPrivateRedis, startShop } from "./outbox-env.js";
 
@@ -104,18 +105,10 @@ describe("outbox relay", () => {
     /** The real Redis backend, recording what each app's relay enqueues (and a little slower, so the two interleave). */
     const recording = (relay: "a" | "b"): QueueBackend => {
       const backend = createRedisBackend({ url: REDIS_URL, queue });
-      return new Proxy(backend, {
-        get(target, property) {
-          if (property === "enqueue") {
-            return async (params: { jobs: Job[] }) => {
-              for (const job of params.jobs) sent.push({ relay, id: job.id });
-              await sleep(20);
-              return target.enqueue(params);
-            };
-          }
-          const value = Reflect.get(target, property, target);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
+      return withMethod(backend, "enqueue", async (params) => {
+        for (const job of params.jobs) sent.push({ relay, id: job.id });
+        await sleep(20);
+        return backend.enqueue(params);
       });
     };
     const a = await startShop({ root: fixture.root, schema, queue: { backend: "redis", url: REDIS_URL, name: queue }, backend: recording("a") });

@@ -3,7 +3,7 @@ import { createPostgresBackend } from "../../src/backends/postgres/postgres-back
 import { defineTask } from "../../src/core/define-task.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { Worker } from "../../src/worker/worker.js";
-import { makeJob } from "../conformance/harness.js";
+import { makeJob, withMethod } from "../conformance/harness.js";
 import { eventually, openTestBackend, silentLogger, sleep } from "./pg-test-env.js";
 
 describe("postgres: many claimers", () => {
@@ -23,17 +23,9 @@ describe("postgres: many claimers", () => {
     // Workers that found no work and went to wait for it (their backend's waitForWork was called).
     const waiting = new Set<number>();
     const waitsNoted = (backend: QueueBackend, w: number): QueueBackend =>
-      new Proxy(backend, {
-        get(target, property) {
-          const value = Reflect.get(target, property, target) as unknown;
-          if (property === "waitForWork") {
-            return (params: Parameters<QueueBackend["waitForWork"]>[0]) => {
-              waiting.add(w);
-              return target.waitForWork(params);
-            };
-          }
-          return typeof value === "function" ? value.bind(target) : value;
-        },
+      withMethod(backend, "waitForWork", (params) => {
+        waiting.add(w);
+        return backend.waitForWork(params);
       });
     const record = defineTask("load.record", async (_payload, { job }) => {
       const by = handled.get(job.id) ?? [];
