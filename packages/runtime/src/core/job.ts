@@ -71,6 +71,16 @@ export function firstHandOff(jobs: readonly Job[]): boolean {
   return fresh;
 }
 
+/**
+ * A job handed over in process (QueueBackend.offerSlots) as the worker it goes to would have claimed it: its own
+ * object (the caller keeps theirs), the attempt counted, the payload as it was stored (a JSON copy: later changes
+ * to the caller's object do not reach the handler, nor the handler's changes the caller).
+ */
+export function claimedCopy(job: Job): Job {
+  const json = job.toJSON();
+  return Job.fromJSON({ ...json, payload: JSON.parse(JSON.stringify(json.payload)) as unknown, attempts: json.attempts + 1 });
+}
+
 export class Job {
   readonly id: string;
   readonly task: string;

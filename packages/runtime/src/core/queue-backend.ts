@@ -65,9 +65,10 @@ export interface QueueBackend {
    */
   waitForWork(params: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void>;
   /**
-   * Optional (PostgreSQL): an idle worker of this process offers its free slots while it waits for work, and
-   * `enqueue` in this process stores due jobs already claimed by it and hands them over in memory, one commit
-   * instead of an insert, a wake-up and a claim (docs/postgres.md#in-process-hand-off). Returns the withdrawal.
+   * Optional (PostgreSQL, Redis): an idle worker of this process offers its free slots while it waits for work,
+   * and `enqueue` in this process stores due jobs already claimed by it and hands them over in memory, one write
+   * instead of a write, a wake-up and a claim (docs/postgres.md#in-process-hand-off,
+   * docs/redis.md#in-process-hand-off). Returns the withdrawal.
    */
   offerSlots?(offer: SlotOffer): () => void;
   /** Dead letters, newest death first. */

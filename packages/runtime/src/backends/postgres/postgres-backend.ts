@@ -1,4 +1,4 @@
-import { firstHandOff, Job, type AttemptError } from "../../core/job.js";
+import { claimedCopy, firstHandOff, Job, type AttemptError } from "../../core/job.js";
 import type { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
@@ -494,16 +494,6 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
     docs: DOCS,
     cause: error,
   });
-}
-
-/**
- * The job as the worker it is handed to would have claimed it: its own object (the caller keeps theirs), the
- * attempt counted, the payload as it went into the row (a JSON copy: later changes to the caller's object do
- * not reach the handler, nor the handler's changes the caller).
- */
-function claimedCopy(job: Job): Job {
-  const json = job.toJSON();
-  return Job.fromJSON({ ...json, payload: JSON.parse(JSON.stringify(json.payload)) as unknown, attempts: json.attempts + 1 });
 }
 
 /** Runs a depth statement reading RUNNING_READ due rows for the running jobs, ten times deeper while it says `more`. */

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { Job, type AttemptError } from "../../core/job.js";
+import { claimedCopy, Job, type AttemptError } from "../../core/job.js";
 import {
   BackendKind,
   workerLostError,
@@ -10,6 +10,7 @@ import {
   type JobInfo,
   type QueueBackend,
   type RetryDeadParams,
+  type SlotOffer,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
@@ -48,6 +49,8 @@ export interface RedisBackendOptions {
 type Row = [id: string, ...fields: StoredFields];
 
 const MAX_WORKERS_PER_SWEEP = 100;
+/** A batch this large goes to the ready list whole: a worker's few free slots are not worth the extra arguments. */
+const HAND_OFF_MAX_BATCH = 2000;
 const DEAD_BATCH = 500;
 const MIN_REDIS = [6, 2] as const;
 /** Jobs read per structure to count depths per task; larger structures are estimated from this many. */
@@ -85,6 +88,8 @@ export class RedisBackend implements QueueBackend {
   /** The socket error behind "Connection is closed" (ECONNREFUSED, ENOTFOUND...), for a useful start-up error. */
   private lastConnectionError: Error | null = null;
   private pauses: PauseStore | null = null;
+  /** Idle workers of this process offering their free slots (offerSlots). */
+  private readonly offers = new Set<SlotOffer>();
 
   constructor(private readonly options: RedisBackendOptions) {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
@@ -158,6 +163,10 @@ export class RedisBackend implements QueueBackend {
 
   async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
+    if (this.offers.size > 0 && jobs.length <= HAND_OFF_MAX_BATCH) {
+      const handedOff = await this.enqueueHandingOff(jobs);
+      if (handedOff) return handedOff;
+    }
     const args: Array<string | number> = [];
     for (const job of jobs) {
       const json = job.toJSON();
@@ -167,6 +176,83 @@ export class RedisBackend implements QueueBackend {
     const now = Date.now();
     const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
     if (inserted.length > 0 && earliest > now) await this.announce(earliest);
+    return { inserted };
+  }
+
+  offerSlots(offer: SlotOffer): () => void {
+    this.offers.add(offer);
+    return () => this.offers.delete(offer);
+  }
+
+  /**
+   * An idle worker of this process waits: the due jobs of the batch (up to its free slots) are stored already
+   * claimed by it and handed over in memory once Redis answers, the rest stored ready as usual
+   * (enqueue-hand-off.lua). null when no worker has a free slot for a due job: the plain enqueue runs instead.
+   */
+  private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult | null> {
+    const now = Date.now();
+    // The worker each job is handed to; undefined: stored ready.
+    const handedTo = new Array<SlotOffer | undefined>(jobs.length);
+    const reserved = new Map<SlotOffer, number>();
+    for (const offer of this.offers) {
+      // A worker that never claimed here has not had its earlier processing list returned yet (claim does that).
+      if (!this.held.has(offer.workerId)) continue;
+      const paused = offer.pausedTasks();
+      const eligible: number[] = [];
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i]!;
+        if (handedTo[i] === undefined && job.availableAt.getTime() <= now && !paused.includes(job.task)) eligible.push(i);
+      }
+      if (eligible.length === 0) continue;
+      const granted = offer.reserve(eligible.length);
+      if (granted === 0) continue;
+      reserved.set(offer, granted);
+      for (const i of eligible.slice(0, granted)) handedTo[i] = offer;
+    }
+    if (reserved.size === 0) return null;
+    const args: Array<string | number> = [this.workerTtlMs, this.keys.paused];
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i]!;
+      const json = job.toJSON();
+      const offer = handedTo[i];
+      args.push(json.id, JSON.stringify(json), json.attempts, JSON.stringify(json.errors), job.availableAt.getTime(), json.maxAttempts ?? 0);
+      args.push(offer?.workerId ?? "", offer?.leaseMs ?? 0);
+      // Held before the script is sent: a claim of this worker sent after it must not deliver these ids again
+      // as jobs whose claim reply was lost (claim.lua), since they come to the worker from here.
+      if (offer) this.held.get(offer.workerId)!.add(job.id);
+    }
+    let inserted: string[];
+    let handed: Set<string>;
+    try {
+      const [ids, handedIds] = (await this.script("enqueue-hand-off", "enqueue", args)) as [string[], string[]];
+      inserted = ids;
+      handed = new Set(handedIds);
+    } catch (error) {
+      // If the script did run and only its reply was lost, the jobs sit in the worker's processing list, not
+      // held: its next claim hands them out (attempt counted once), as for any claim whose reply was lost.
+      for (let i = 0; i < jobs.length; i++) if (handedTo[i]) this.held.get(handedTo[i]!.workerId)?.delete(jobs[i]!.id);
+      for (const [offer, count] of reserved) offer.cancel(count);
+      throw error;
+    }
+    for (const [offer, count] of reserved) {
+      const held = this.held.get(offer.workerId);
+      const claimed: Job[] = [];
+      for (let i = 0; i < jobs.length; i++) {
+        if (handedTo[i] !== offer) continue;
+        const job = jobs[i]!;
+        // A claim answered meanwhile may have dropped the id from the held set before the script ran.
+        if (handed.has(job.id)) {
+          held?.add(job.id);
+          claimed.push(claimedCopy(job));
+        } else {
+          held?.delete(job.id);
+        }
+      }
+      if (claimed.length > 0) offer.deliver(claimed, count);
+      else offer.cancel(count);
+    }
+    const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
+    if (inserted.length > 0 && earliest > Date.now()) await this.announce(earliest);
     return { inserted };
   }
 

@@ -9,6 +9,7 @@ import type { Redis } from "ioredis";
  */
 export const SCRIPT_NAMES = [
   "enqueue",
+  "enqueue-hand-off",
   "claim",
   "extend",
   "complete",
