@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { errorToAttempt } from "../../src/core/job.js";
 import { makeJob } from "../conformance/harness.js";
-import { openTestBackend, sleep } from "./pg-test-env.js";
+import { openTestBackend, sleep, withAdmin } from "./pg-test-env.js";
 
 /**
  * depths().dead is read from a counter kept by statement triggers, not counted. Every path into and out of
@@ -56,5 +56,37 @@ describe("postgres: the dead-letter counter", () => {
     await expectDead(30);
     await database.sql.query("TRUNCATE jfast_jobs");
     await expectDead(0);
+  });
+
+  it("counts dead rows written by a session whose search_path is elsewhere, and statements that mix dead and live rows", async () => {
+    env = await openTestBackend();
+    const { backend, schema } = env;
+    const table = `"${schema}".jfast_jobs`;
+    // The trigger names its counter tables with the schema: another session's search_path does not matter.
+    await withAdmin(async (client) => {
+      await client.query("SET search_path TO public");
+      await client.query(
+        `INSERT INTO ${table} (id, queue, task, payload, state, attempts, max_attempts, died_at)
+         SELECT 'imported-' || g, 'jfast.jobs', CASE WHEN g % 2 = 0 THEN 'a.even' ELSE 'a.odd' END, '{}', CASE WHEN g <= 6 THEN 'dead' ELSE 'ready' END, 1, 1,
+                CASE WHEN g <= 6 THEN now() END
+         FROM generate_series(1, 10) g`,
+      );
+    });
+    expect(await realDead()).toBe(6);
+    expect((await backend.depths()).dead).toBe(6);
+    expect((await backend.depthsByTask()).tasks).toMatchObject({ "a.even": { dead: 3 }, "a.odd": { dead: 3 } });
+    await withAdmin(async (client) => {
+      await client.query("SET search_path TO public");
+      // One statement moves two live rows into dead and one dead row out; another deletes a dead and a live row.
+      await client.query(
+        `UPDATE ${table} SET state = CASE WHEN state = 'dead' THEN 'ready' ELSE 'dead' END,
+                died_at = CASE WHEN state = 'dead' THEN NULL ELSE now() END
+         WHERE id IN ('imported-1', 'imported-7', 'imported-8')`,
+      );
+      await client.query(`DELETE FROM ${table} WHERE id IN ('imported-2', 'imported-9')`);
+    });
+    expect(await realDead()).toBe(6);
+    expect((await backend.depths()).dead).toBe(6);
+    expect((await backend.depthsByTask()).tasks).toMatchObject({ "a.even": { dead: 3 }, "a.odd": { dead: 3 } });
   });
 });
