@@ -253,6 +253,36 @@ describe("redis: in-process hand-off to an idle worker", () => {
     for (const job of jobs) expect(await stored(job.id)).toMatchObject({ state: "completed", attempts: 1 });
   });
 
+  it("a batch that names one id twice stores it once and hands it over once, to the worker its first copy was for", async () => {
+    await setup("handoff-twice");
+    const [first, second] = ["twice-worker-1", "twice-worker-2"];
+    for (const workerId of [first, second]) expect(await backend!.claim({ workerId, limit: 1, leaseMs: 30_000 })).toEqual([]);
+    const one = fakeOffer(first, 1);
+    const two = fakeOffer(second, 1);
+    const withdraw = [backend!.offerSlots(one.offer), backend!.offerSlots(two.offer)];
+    const copies = [makeJob({ task: "gate.quick", id: "twice", payload: { copy: 1 } }), makeJob({ task: "gate.quick", id: "twice", payload: { copy: 2 } })];
+    const result = await backend!.enqueue({ jobs: copies });
+    for (const w of withdraw) w();
+    expect(result.inserted).toEqual(["twice"]);
+    expect(one.delivered.map((j) => j.payload)).toEqual([{ copy: 1 }]);
+    expect(two.delivered).toEqual([]);
+    expect(two.cancelled()).toBe(1);
+    expect(await stored("twice")).toEqual({ state: "running", owner: first, attempts: 1 });
+    // Neither worker's next claim delivers it (again, or to the wrong one).
+    for (const workerId of [first, second]) expect(await backend!.claim({ workerId, limit: 5, leaseMs: 30_000 })).toEqual([]);
+
+    // The same with one worker and two free slots: one copy handed over, one slot given back.
+    const three = fakeOffer(first, 2);
+    const withdrawThree = backend!.offerSlots(three.offer);
+    await backend!.complete({ workerId: first, job: one.delivered[0]! });
+    const again = [makeJob({ task: "gate.quick", id: "twice-again" }), makeJob({ task: "gate.quick", id: "twice-again" })];
+    expect((await backend!.enqueue({ jobs: again })).inserted).toEqual(["twice-again"]);
+    withdrawThree();
+    expect(three.delivered.map((j) => j.id)).toEqual(["twice-again"]);
+    expect(three.cancelled()).toBe(0);
+    expect(await backend!.claim({ workerId: first, limit: 5, leaseMs: 30_000 })).toEqual([]);
+  });
+
   it("a write that fails hands nothing over and frees the reserved slot", async () => {
     const { seen, tasks } = await setup("handoff-fails");
     startWorker(tasks, { concurrency: 1 });

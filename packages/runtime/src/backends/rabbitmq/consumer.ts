@@ -3,6 +3,8 @@ import { Job, type JobJSON } from "../../core/job.js";
 import { classifyArrival, type Arrival } from "./arrival.js";
 import type { BackendLogger, BrokerConnection, Session } from "./connection.js";
 import type { QueueNames } from "./names.js";
+import { PrefetchLevel } from "./prefetch-level.js";
+import { AckWindow } from "./ack-window.js";
 
 /**
  * Prefetch is set for the whole channel (basic.qos global), which holds exactly one consumer. A per-consumer
@@ -17,6 +19,8 @@ export interface Subscription {
   readonly channel: Channel;
   tag: string | null;
   alive: boolean;
+  /** Its acks, sent together at the end of each turn of the event loop (ack-window.ts). */
+  readonly acks: AckWindow;
 }
 
 /** A message the broker pushed to us and we have not settled (acked or nacked) yet. */
@@ -51,15 +55,15 @@ export interface ConsumerOptions {
  * Prefetch: the consumer starts on the first claim (or wait). Its prefetch is the largest `limit` a claim has
  * asked for (the worker's first claim asks for all its slots) plus the claim's `pushAhead`, the worker's
  * prefetch target: with short jobs the broker then has the next ones on the wire while these run, instead of
- * one round trip per finished job. Raised at once, lowered when the target falls well below it. A process that
- * only enqueues never consumes.
+ * one round trip per finished job. Raised at once, lowered once the target stays well below it for a second
+ * (prefetch-level.ts). A process that only enqueues never consumes.
  *
  * In-process lease: `leaseMs` (the visibility timeout) still applies inside a live process. A delivery whose
  * lease is not extended in time is nacked back to the broker, which redelivers it as a lost attempt.
  */
 export class Consumer {
   private readonly options: ConsumerOptions;
-  private prefetch = 0;
+  private readonly level = new PrefetchLevel();
   /** The largest claim so far: a worker's first claim asks for all its slots. */
   private slots = 0;
   private sub: Subscription | null = null;
@@ -173,6 +177,8 @@ export class Consumer {
       }
       for (const o of originals) this.settleMessage(o.sub, o.message, "ack");
       const subs = new Set(originals.map((o) => o.sub));
+      // The acks go out now, ahead of the round trip that confirms them.
+      for (const sub of subs) sub.acks.flush();
       await Promise.all([...subs].map((sub) => (sub.alive ? sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined) : undefined)));
     } finally {
       for (const id of ids) {
@@ -227,18 +233,22 @@ export class Consumer {
     this.closing = true;
     for (const waiter of [...this.waiters]) waiter();
     const sub = this.sub;
+    sub?.acks.flush();
     if (sub?.alive && sub.tag) await sub.channel.cancel(sub.tag).catch(() => undefined);
     await Promise.allSettled([...this.repairs]);
     for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
     return [...this.buffer.splice(0), ...this.parked.splice(0)].filter((d) => d.sub.alive);
   }
 
+  /** The channel's prefetch: 0 until the first claim or wait starts consuming. */
+  private get prefetch(): number {
+    return this.level.value;
+  }
+
   private async ensureConsuming(limit: number, ahead: number): Promise<void> {
     this.slots = Math.max(this.slots, limit);
-    const want = this.slots + ahead;
-    // Raised at once; lowered only when well below (the rate behind `ahead` moves a little with every sample).
-    const change = want > this.prefetch || want * 4 < this.prefetch * 3;
-    if (change) this.prefetch = want;
+    // Raised at once; lowered only once well below for a while (prefetch-level.ts).
+    const change = this.level.want(this.slots + ahead, performance.now());
     if (this.sub?.alive) {
       if (change) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
       return;
@@ -259,7 +269,20 @@ export class Consumer {
 
   private async subscribe(session: Session): Promise<void> {
     const channel = await session.model.createChannel();
-    const sub: Subscription = { session, channel, tag: null, alive: true };
+    const sub: Subscription = {
+      session,
+      channel,
+      tag: null,
+      alive: true,
+      acks: new AckWindow((tag, multiple) => {
+        if (!sub.alive) return;
+        try {
+          channel.ack({ fields: { deliveryTag: tag } } as ConsumeMessage, multiple);
+        } catch {
+          // The channel closed meanwhile: the broker requeues the messages; they come back as lost attempts.
+        }
+      }),
+    };
     channel.on("error", (error: Error) => this.options.logger?.warn("the RabbitMQ consuming channel failed", { error: error.message }));
     channel.on("close", () => this.subscriptionEnded(sub));
     await channel.prefetch(this.prefetch, CHANNEL_WIDE);
@@ -276,6 +299,7 @@ export class Consumer {
       this.subscriptionEnded(sub);
       return;
     }
+    sub.acks.delivered(message.fields.deliveryTag);
     const arrival = classifyArrival(message, Date.now());
     if (arrival.kind === "ready") {
       const delivery: Delivery = { sub, message, json: arrival.json, workerId: null, lockedUntil: null, timer: null, settled: false };
@@ -302,9 +326,16 @@ export class Consumer {
 
   private settleMessage(sub: Subscription, message: ConsumeMessage, how: "ack" | "nack"): void {
     if (!sub.alive) return;
+    const tag = message.fields.deliveryTag;
+    if (how === "ack") {
+      sub.acks.ack(tag);
+      // Closing: the channel may close before the end of this turn.
+      if (this.closing) sub.acks.flush();
+      return;
+    }
     try {
-      if (how === "ack") sub.channel.ack(message);
-      else sub.channel.nack(message, false, true);
+      sub.channel.nack(message, false, true);
+      sub.acks.settledElsewhere(tag);
     } catch {
       // The channel closed meanwhile: the broker requeues the message; it comes back as a lost attempt.
     }

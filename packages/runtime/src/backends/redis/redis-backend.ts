@@ -222,11 +222,11 @@ export class RedisBackend implements QueueBackend {
       if (offer) this.held.get(offer.workerId)!.add(job.id);
     }
     let inserted: string[];
-    let handed: Set<string>;
+    let handed: Set<number>;
     try {
-      const [ids, handedIds] = (await this.script("enqueue-hand-off", "enqueue", args)) as [string[], string[]];
+      const [ids, positions] = (await this.script("enqueue-hand-off", "enqueue", args)) as [string[], number[]];
       inserted = ids;
-      handed = new Set(handedIds);
+      handed = new Set(positions.map((position) => position - 1));
     } catch (error) {
       // If the script did run and only its reply was lost, the jobs sit in the worker's processing list, not
       // held: its next claim hands them out (attempt counted once), as for any claim whose reply was lost.
@@ -238,16 +238,14 @@ export class RedisBackend implements QueueBackend {
       const held = this.held.get(offer.workerId);
       const claimed: Job[] = [];
       for (let i = 0; i < jobs.length; i++) {
-        if (handedTo[i] !== offer) continue;
-        const job = jobs[i]!;
+        if (handedTo[i] !== offer || !handed.has(i)) continue;
         // A claim answered meanwhile may have dropped the id from the held set before the script ran.
-        if (handed.has(job.id)) {
-          held?.add(job.id);
-          claimed.push(claimedCopy(job));
-        } else {
-          held?.delete(job.id);
-        }
+        held?.add(jobs[i]!.id);
+        claimed.push(claimedCopy(jobs[i]!));
       }
+      // Marked for this worker but stored ready (or not at all: the id existed): not this worker's to hold.
+      const kept = new Set(claimed.map((job) => job.id));
+      for (let i = 0; i < jobs.length; i++) if (handedTo[i] === offer && !kept.has(jobs[i]!.id)) held?.delete(jobs[i]!.id);
       if (claimed.length > 0) offer.deliver(claimed, count);
       else offer.cancel(count);
     }

@@ -7,7 +7,8 @@
 -- ARGV 6 worker heartbeat TTL (ms), 7 paused HASH,
 --      8..: groups of eight per job: id, json, attempts, errors, available_at (ms), max_attempts,
 --           worker id ('' = store ready), lease (ms)
--- Returns { inserted, handed }: the ids written now, and those of them stored claimed.
+-- Returns { inserted, handed }: the ids written now, and the positions (1-based) in the batch of the jobs
+-- stored claimed (positions, not ids: a batch may name an id twice, and only its first copy is stored).
 promote_due(1000)
 local ttl_ms, paused = tonumber(ARGV[6]), ARGV[7]
 local open = redis.call('LLEN', READY) == 0
@@ -32,7 +33,7 @@ while i + 7 <= #ARGV do
         heartbeat(worker, ttl_ms)
         beaten[worker] = true
       end
-      handed[#handed + 1] = id
+      handed[#handed + 1] = (i - 8) / 8 + 1
     else
       redis.call('HSET', jkey, 'json', json, 'attempts', attempts, 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5])
       make_ready(jkey, id, tonumber(ARGV[i + 4]), false)
