@@ -149,6 +149,21 @@ export function describeProtocol(factory: BackendFactory): void {
       expect(again!.errors).toEqual([]);
     });
 
+    it("puts a released job back as it was stored, whatever its handler did to the claimed copy", async () => {
+      const job = makeJob({ payload: { items: [1, 2], nested: { k: "v" } } });
+      await backend.enqueue({ jobs: [job] });
+      const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 60_000 });
+      const payload = claimed!.payload as { items: number[]; nested: { k: string }; added?: boolean };
+      payload.items.push(3);
+      payload.nested.k = "changed";
+      payload.added = true;
+      claimed!.errors.push({ attempt: 1, at: new Date().toISOString(), class: "Error", message: "made up by the handler" });
+      await backend.release({ workerId: WORKER, jobs: [claimed!] });
+      const [again] = await eventually("the released job", () => backend.claim({ workerId: WORKER, limit: 1, leaseMs: 60_000 }).then((j) => (j.length ? j : null)));
+      expect(again!.payload).toEqual({ items: [1, 2], nested: { k: "v" } });
+      expect(again!.errors).toEqual([]);
+    });
+
     it("makes a job claimable again when its lease expires, counting the lost attempt", async () => {
       const job = makeJob({ maxAttempts: 3 });
       await backend.enqueue({ jobs: [job] });
