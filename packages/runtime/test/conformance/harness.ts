@@ -1,6 +1,10 @@
 import { Job, type JobInit } from "../../src/core/job.js";
 import type { PauseStore } from "../../src/core/pause.js";
-import type { QueueBackend } from "../../src/core/queue-backend.js";
+import type { QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
+import type { TaskDefinition } from "../../src/core/task.js";
+import { createLogger } from "../../src/observability/logger.js";
+import type { PausedTasks } from "../../src/queue/paused-tasks.js";
+import { Worker } from "../../src/worker/worker.js";
 
 /** How a backend's entry file plugs into the shared suite: a fresh, isolated backend per test. */
 export interface BackendFactory {
@@ -40,6 +44,53 @@ export function withMethod<B extends object, K extends keyof B>(backend: B, name
 }
 
 export const WORKER = "conformance-worker";
+
+/**
+ * `backend` counting the jobs it hands over in process (QueueBackend.offerSlots): whether a job went that way,
+ * without racing its handler against the enqueue's reply.
+ */
+export function countingHandOffs<B extends QueueBackend>(backend: B): { backend: B; handedOver: () => number } {
+  let handed = 0;
+  const offerSlots = (offer: SlotOffer) =>
+    backend.offerSlots!({
+      ...offer,
+      deliver: (jobs, reserved) => {
+        handed += jobs.length;
+        offer.deliver(jobs, reserved);
+      },
+    });
+  return { backend: withMethod(backend, "offerSlots", offerSlots as B["offerSlots"]), handedOver: () => handed };
+}
+
+/**
+ * A started worker running `tasks` (their handlers called directly, no service around them) on `backend`, with
+ * a silent logger and a 50 ms backoff base. The caller stops it.
+ */
+export function startTestWorker(params: {
+  backend: QueueBackend;
+  tasks: TaskDefinition[];
+  concurrency: number;
+  pollIntervalMs: number;
+  leaseMs?: number;
+  paused?: PausedTasks | undefined;
+}): Worker {
+  const byName = new Map(params.tasks.map((t) => [t.name, t]));
+  const worker = new Worker({
+    backend: params.backend,
+    lookup: (name) => byName.get(name),
+    execute: (definition, job, cancellation) =>
+      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "test", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
+    logger: createLogger({ service: "test", level: "silent" }),
+    concurrency: params.concurrency,
+    leaseMs: params.leaseMs ?? 30_000,
+    backoffBaseMs: 50,
+    pollIntervalMs: params.pollIntervalMs,
+    defaultMaxAttempts: 3,
+    ...(params.paused ? { paused: params.paused } : {}),
+  });
+  worker.start();
+  return worker;
+}
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

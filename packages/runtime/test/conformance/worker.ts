@@ -4,12 +4,12 @@ import { defineTask } from "../../src/core/define-task.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import { currentJob, currentTenantId } from "../../src/context/context.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { Worker } from "../../src/worker/worker.js";
+import type { Worker } from "../../src/worker/worker.js";
 import { BackendError } from "../../src/errors/jfast-error.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
-import { eventually, makeJob, sleep, withMethod, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, startTestWorker, withMethod, type BackendFactory } from "./harness.js";
 
 /** The worker on top of each backend: retries with backoff, exhaustion, unknown tasks, graceful shutdown. */
 export function describeWorker(factory: BackendFactory): void {
@@ -40,20 +40,14 @@ export function describeWorker(factory: BackendFactory): void {
     }
 
     function startWorker(tasks: TaskDefinition[], options: { concurrency?: number; leaseMs?: number; paused?: PausedTasks; backend?: QueueBackend } = {}): Worker {
-      const byName = new Map(tasks.map((t) => [t.name, t]));
-      const worker = new Worker({
+      const worker = startTestWorker({
         backend: options.backend ?? backend,
-        lookup: (name) => byName.get(name),
-        execute: (definition, job, cancellation) => Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "conf", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
-        logger: createLogger({ service: "conformance", level: "silent" }),
+        tasks,
         concurrency: options.concurrency ?? 4,
-        leaseMs: options.leaseMs ?? 30_000,
-        backoffBaseMs: 50,
         pollIntervalMs: 1000,
-        defaultMaxAttempts: 3,
-        ...(options.paused ? { paused: options.paused } : {}),
+        ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+        paused: options.paused,
       });
-      worker.start();
       workers.push(worker);
       return worker;
     }

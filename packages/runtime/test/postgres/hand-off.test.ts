@@ -1,12 +1,13 @@
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Job } from "../../src/core/job.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { defineTask } from "../../src/core/define-task.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
-import { Worker } from "../../src/worker/worker.js";
-import { makeJob } from "../conformance/harness.js";
+import type { Worker } from "../../src/worker/worker.js";
+import { countingHandOffs, makeJob, startTestWorker } from "../conformance/harness.js";
 import { eventually, openTestBackend, PG_URL, silentLogger, sleep, withAdmin } from "./pg-test-env.js";
 
 /**
@@ -50,23 +51,9 @@ describe("postgres: in-process hand-off to an idle worker", () => {
     return { env, notifications, open, seen, tasks: [wait, quick] };
   }
 
-  function startWorker(tasks: TaskDefinition[], options: { concurrency: number; paused?: PausedTasks }): Worker {
-    const byName = new Map(tasks.map((t) => [t.name, t]));
-    const worker = new Worker({
-      backend: env!.backend,
-      lookup: (name) => byName.get(name),
-      execute: (definition, job, cancellation) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "hand-off", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
-      logger: silentLogger,
-      concurrency: options.concurrency,
-      leaseMs: 30_000,
-      backoffBaseMs: 50,
-      // Long: anything found sooner was handed over or woken, not polled.
-      pollIntervalMs: 60_000,
-      defaultMaxAttempts: 3,
-      ...(options.paused ? { paused: options.paused } : {}),
-    });
-    worker.start();
+  function startWorker(tasks: TaskDefinition[], options: { concurrency: number; paused?: PausedTasks; backend?: QueueBackend }): Worker {
+    // A long poll interval: anything found sooner was handed over or woken, not polled.
+    const worker = startTestWorker({ backend: options.backend ?? env!.backend, tasks, concurrency: options.concurrency, pollIntervalMs: 60_000, paused: options.paused });
     workers.push(worker);
     return worker;
   }
@@ -139,12 +126,13 @@ describe("postgres: in-process hand-off to an idle worker", () => {
 
   it("leaves a bulk batch (over 2 000 jobs) to the table, where the worker claims it", async () => {
     const { notifications, seen, tasks } = await setup();
-    startWorker(tasks, { concurrency: 4 });
+    const counted = countingHandOffs(env!.backend);
+    startWorker(tasks, { concurrency: 4, backend: counted.backend });
     await idle();
     const jobs = Array.from({ length: 2500 }, () => makeJob({ task: "gate.quick" }));
     await env!.backend.enqueue({ jobs });
-    // Nothing started before enqueue returned: every row was stored ready, and the commit woke the worker.
-    expect(seen).toEqual([]);
+    // Nothing was handed over: every row was stored ready, and the commit woke the worker.
+    expect(counted.handedOver()).toBe(0);
     await eventually("a NOTIFY for the batch", async () => notifications.length === 1);
     await eventually("all 2 500 ran", async () => seen.length === 2500, 30_000);
   });

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
 import type { Job } from "../../src/core/job.js";
-import type { SlotOffer } from "../../src/core/queue-backend.js";
+import type { QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
 import { defineTask } from "../../src/core/define-task.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
-import { Worker } from "../../src/worker/worker.js";
-import { eventually, makeJob, sleep } from "../conformance/harness.js";
+import type { Worker } from "../../src/worker/worker.js";
+import { countingHandOffs, eventually, makeJob, sleep, startTestWorker } from "../conformance/harness.js";
 import { dropQueue, openBackend, rawClient, uniqueQueue } from "./redis-test-env.js";
 
 const silentLogger = createLogger({ service: "test", level: "silent" });
@@ -51,23 +51,9 @@ describe("redis: in-process hand-off to an idle worker", () => {
     return { backend, open, seen, tasks: [wait, quick] };
   }
 
-  function startWorker(tasks: TaskDefinition[], options: { concurrency: number; paused?: PausedTasks }): Worker {
-    const byName = new Map(tasks.map((t) => [t.name, t]));
-    const worker = new Worker({
-      backend: backend!,
-      lookup: (name) => byName.get(name),
-      execute: (definition, job, cancellation) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "hand-off", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
-      logger: silentLogger,
-      concurrency: options.concurrency,
-      leaseMs: 30_000,
-      backoffBaseMs: 50,
-      // Long: anything found sooner was handed over or woken, not polled.
-      pollIntervalMs: 60_000,
-      defaultMaxAttempts: 3,
-      ...(options.paused ? { paused: options.paused } : {}),
-    });
-    worker.start();
+  function startWorker(tasks: TaskDefinition[], options: { concurrency: number; paused?: PausedTasks; backend?: QueueBackend }): Worker {
+    // A long poll interval: anything found sooner was handed over or woken, not polled.
+    const worker = startTestWorker({ backend: options.backend ?? backend!, tasks, concurrency: options.concurrency, pollIntervalMs: 60_000, paused: options.paused });
     workers.push(worker);
     return worker;
   }
@@ -164,11 +150,13 @@ describe("redis: in-process hand-off to an idle worker", () => {
 
   it("leaves a bulk batch (over 2 000 jobs) to the ready list, where the worker claims it", async () => {
     const { seen, tasks } = await setup("handoff-bulk");
-    startWorker(tasks, { concurrency: 4 });
+    const counted = countingHandOffs(backend!);
+    startWorker(tasks, { concurrency: 4, backend: counted.backend });
     await idle();
     const jobs = Array.from({ length: 2500 }, () => makeJob({ task: "gate.quick" }));
     await backend!.enqueue({ jobs });
-    expect(seen).toEqual([]);
+    // Nothing was handed over: every id went onto the ready list, and the push woke the worker.
+    expect(counted.handedOver()).toBe(0);
     await eventually("all 2 500 ran", async () => seen.length === 2500, 30_000);
   });
 
@@ -281,6 +269,25 @@ describe("redis: in-process hand-off to an idle worker", () => {
     expect(three.delivered.map((j) => j.id)).toEqual(["twice-again"]);
     expect(three.cancelled()).toBe(0);
     expect(await backend!.claim({ workerId: first, limit: 5, leaseMs: 30_000 })).toEqual([]);
+  });
+
+  it("an id enqueued again while its job runs on the idle worker stays that worker's, not delivered a second time", async () => {
+    await setup("handoff-running");
+    const workerId = "running-worker";
+    await backend!.enqueue({ jobs: [makeJob({ task: "gate.quick", id: "again-1" })] });
+    const [running] = await backend!.claim({ workerId, limit: 1, leaseMs: 30_000 });
+    expect(running!.id).toBe("again-1");
+    // The worker has a free slot and waits; the same id is enqueued again (an event published twice).
+    const { offer, delivered, cancelled } = fakeOffer(workerId, 2);
+    const withdraw = backend!.offerSlots(offer);
+    expect((await backend!.enqueue({ jobs: [makeJob({ task: "gate.quick", id: "again-1" })] })).inserted).toEqual([]);
+    withdraw();
+    expect(delivered).toEqual([]);
+    expect(cancelled()).toBe(1);
+    // Its next claim still knows the running job is held: it is not handed out as a claim whose reply was lost.
+    expect(await backend!.claim({ workerId, limit: 5, leaseMs: 30_000 })).toEqual([]);
+    await backend!.complete({ workerId, job: running! });
+    expect(await stored("again-1")).toMatchObject({ state: "completed", attempts: 1 });
   });
 
   it("a write that fails hands nothing over and frees the reserved slot", async () => {

@@ -1,4 +1,5 @@
 import { claimedCopy, firstHandOff, Job, type AttemptError } from "../../core/job.js";
+import { reserveSlots } from "../../core/slot-offers.js";
 import type { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
@@ -157,23 +158,7 @@ export class PostgresBackend implements QueueBackend {
    */
   private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult> {
     if (!firstHandOff(jobs)) return this.insert(this.db, jobs, false);
-    const now = Date.now();
-    // The worker each job is handed to; undefined: stored ready.
-    const handedTo = new Array<SlotOffer | undefined>(jobs.length);
-    const reserved = new Map<SlotOffer, number>();
-    for (const offer of this.offers) {
-      const paused = offer.pausedTasks();
-      const eligible: number[] = [];
-      for (let i = 0; i < jobs.length; i++) {
-        const job = jobs[i]!;
-        if (handedTo[i] === undefined && job.availableAt.getTime() <= now && !paused.includes(job.task)) eligible.push(i);
-      }
-      if (eligible.length === 0) continue;
-      const granted = offer.reserve(eligible.length);
-      if (granted === 0) continue;
-      reserved.set(offer, granted);
-      for (const i of eligible.slice(0, granted)) handedTo[i] = offer;
-    }
+    const { handedTo, reserved } = reserveSlots(this.offers, jobs, Date.now());
     if (reserved.size === 0) return this.insert(this.db, jobs, true);
     const lockedBy = handedTo.map((offer) => offer?.workerId ?? null);
     const leaseMs = handedTo.map((offer) => offer?.leaseMs ?? null);

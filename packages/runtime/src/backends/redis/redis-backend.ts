@@ -14,6 +14,7 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { JobState } from "../../core/job-state.js";
+import { reserveSlots } from "../../core/slot-offers.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
@@ -190,27 +191,13 @@ export class RedisBackend implements QueueBackend {
    * (enqueue-hand-off.lua). null when no worker has a free slot for a due job: the plain enqueue runs instead.
    */
   private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult | null> {
-    const now = Date.now();
-    // The worker each job is handed to; undefined: stored ready.
-    const handedTo = new Array<SlotOffer | undefined>(jobs.length);
-    const reserved = new Map<SlotOffer, number>();
-    for (const offer of this.offers) {
-      // A worker that never claimed here has not had its earlier processing list returned yet (claim does that).
-      if (!this.held.has(offer.workerId)) continue;
-      const paused = offer.pausedTasks();
-      const eligible: number[] = [];
-      for (let i = 0; i < jobs.length; i++) {
-        const job = jobs[i]!;
-        if (handedTo[i] === undefined && job.availableAt.getTime() <= now && !paused.includes(job.task)) eligible.push(i);
-      }
-      if (eligible.length === 0) continue;
-      const granted = offer.reserve(eligible.length);
-      if (granted === 0) continue;
-      reserved.set(offer, granted);
-      for (const i of eligible.slice(0, granted)) handedTo[i] = offer;
-    }
+    // A worker that never claimed here has not had its earlier processing list returned yet (claim does that).
+    const { handedTo, reserved } = reserveSlots(this.offers, jobs, Date.now(), (offer) => this.held.has(offer.workerId));
     if (reserved.size === 0) return null;
     const args: Array<string | number> = [this.workerTtlMs, this.keys.paused];
+    // Ids this call put in a worker's held set, and only those: an id given again while its job runs is held
+    // already, and must stay so.
+    const marked = new Set<number>();
     for (let i = 0; i < jobs.length; i++) {
       const job = jobs[i]!;
       const json = job.toJSON();
@@ -219,7 +206,11 @@ export class RedisBackend implements QueueBackend {
       args.push(offer?.workerId ?? "", offer?.leaseMs ?? 0);
       // Held before the script is sent: a claim of this worker sent after it must not deliver these ids again
       // as jobs whose claim reply was lost (claim.lua), since they come to the worker from here.
-      if (offer) this.held.get(offer.workerId)!.add(job.id);
+      const held = offer ? this.held.get(offer.workerId)! : null;
+      if (held && !held.has(job.id)) {
+        held.add(job.id);
+        marked.add(i);
+      }
     }
     let inserted: string[];
     let handed: Set<number>;
@@ -230,7 +221,7 @@ export class RedisBackend implements QueueBackend {
     } catch (error) {
       // If the script did run and only its reply was lost, the jobs sit in the worker's processing list, not
       // held: its next claim hands them out (attempt counted once), as for any claim whose reply was lost.
-      for (let i = 0; i < jobs.length; i++) if (handedTo[i]) this.held.get(handedTo[i]!.workerId)?.delete(jobs[i]!.id);
+      for (const i of marked) this.held.get(handedTo[i]!.workerId)?.delete(jobs[i]!.id);
       for (const [offer, count] of reserved) offer.cancel(count);
       throw error;
     }
@@ -245,7 +236,7 @@ export class RedisBackend implements QueueBackend {
       }
       // Marked for this worker but stored ready (or not at all: the id existed): not this worker's to hold.
       const kept = new Set(claimed.map((job) => job.id));
-      for (let i = 0; i < jobs.length; i++) if (handedTo[i] === offer && !kept.has(jobs[i]!.id)) held?.delete(jobs[i]!.id);
+      for (const i of marked) if (handedTo[i] === offer && !kept.has(jobs[i]!.id)) held?.delete(jobs[i]!.id);
       if (claimed.length > 0) offer.deliver(claimed, count);
       else offer.cancel(count);
     }
