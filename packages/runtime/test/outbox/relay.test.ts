@@ -157,7 +157,9 @@ describe("outbox relay", () => {
     const stopping = first.jfast.stop();
     const released = Date.now();
     const [row] = await eventually("the row given back", async () => {
-      const rows = await withAdmin(async (c) => (await c.query(`SELECT state, attempts, claimed_by, available_at <= now() AS due FROM "${schema}".jfast_outbox`)).rows);
+      // clock_timestamp(), not now(): now() is stamped when this statement's transaction starts, which can be a
+      // moment before the release (available_at = its own now()) commits and becomes visible to this snapshot.
+      const rows = await withAdmin(async (c) => (await c.query(`SELECT state, attempts, claimed_by, available_at <= clock_timestamp() AS due FROM "${schema}".jfast_outbox`)).rows);
       return rows[0]?.claimed_by === null ? rows : null;
     }, 10_000);
     // The relay waits at most min(5 s, send_timeout = 1 s) for a send in flight before giving its rows back.
