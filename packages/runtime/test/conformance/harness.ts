@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { Job, type JobInit } from "../../src/core/job.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import type { QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
@@ -110,4 +111,23 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await sleep(25);
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+}
+
+/**
+ * Enqueues one job next to an idle worker whose handler records the jobs it gets in `seen`, and checks the
+ * in-process hand-off gave the handler its own copy: started before enqueue returned, another object with the
+ * same payload, the caller's job untouched and its later changes not reaching the handler.
+ */
+export async function expectOwnCopyHandedOver(enqueue: (job: Job) => Promise<unknown>, seen: readonly Job[]): Promise<void> {
+  const job = makeJob({ task: "gate.quick", payload: { items: [1, 2], at: "x" } });
+  await enqueue(job);
+  const [handed] = seen;
+  expect(handed).toBeDefined();
+  expect(handed).not.toBe(job);
+  expect(handed!.payload).toEqual({ items: [1, 2], at: "x" });
+  expect(handed!.payload).not.toBe(job.payload);
+  expect(handed!.createdAt.getTime()).toBe(job.createdAt.getTime());
+  expect(job.attempts).toBe(0);
+  (job.payload as { items: number[] }).items.push(3);
+  expect(handed!.payload).toEqual({ items: [1, 2], at: "x" });
 }
