@@ -8,7 +8,8 @@
  * would (only its current owner settles it), so batching changes round trips, never outcomes.
  */
 export class CompletionBatcher {
-  private pending: Array<{ id: string; workerId: string; resolve: () => void; reject: (error: unknown) => void }> = [];
+  /** Completions not yet being written, a batch per worker id (at most maxBatch ids each, oldest first). */
+  private pending: Batch[] = [];
   private draining: Promise<void> | null = null;
 
   constructor(
@@ -16,11 +17,23 @@ export class CompletionBatcher {
     private readonly maxBatch = 1000,
   ) {}
 
+  /** Settles when the batch holding `id` is written; every completion of a batch shares its promise. */
   add(id: string, workerId: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ id, workerId, resolve, reject });
-      this.kick();
-    });
+    let batch: Batch | undefined;
+    for (let i = this.pending.length - 1; i >= 0; i--) {
+      const candidate = this.pending[i]!;
+      if (candidate.workerId === workerId) {
+        if (candidate.ids.length < this.maxBatch) batch = candidate;
+        break;
+      }
+    }
+    if (!batch) {
+      batch = newBatch(workerId);
+      this.pending.push(batch);
+    }
+    batch.ids.push(id);
+    this.kick();
+    return batch.done;
   }
 
   /**
@@ -42,26 +55,51 @@ export class CompletionBatcher {
 
   private async drain(): Promise<void> {
     while (this.pending.length > 0) {
-      const taken = this.pending.splice(0, this.maxBatch);
-      const byWorker = new Map<string, typeof taken>();
-      for (const entry of taken) {
-        const group = byWorker.get(entry.workerId);
-        if (group) group.push(entry);
-        else byWorker.set(entry.workerId, [entry]);
+      // One write per worker id at a time, up to maxBatch ids in all.
+      const taken: Batch[] = [];
+      const workers = new Set<string>();
+      let size = 0;
+      for (let i = 0; i < this.pending.length && size < this.maxBatch; ) {
+        const batch = this.pending[i]!;
+        if (workers.has(batch.workerId)) {
+          i++;
+          continue;
+        }
+        workers.add(batch.workerId);
+        taken.push(batch);
+        size += batch.ids.length;
+        this.pending.splice(i, 1);
       }
       await Promise.all(
-        [...byWorker].map(async ([workerId, batch]) => {
+        taken.map(async (batch) => {
           try {
-            await this.write(
-              batch.map((b) => b.id),
-              workerId,
-            );
-            for (const b of batch) b.resolve();
+            await this.write(batch.ids, batch.workerId);
+            batch.resolve();
           } catch (error) {
-            for (const b of batch) b.reject(error);
+            batch.reject(error);
           }
         }),
       );
     }
   }
+}
+
+interface Batch {
+  workerId: string;
+  ids: string[];
+  done: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function newBatch(workerId: string): Batch {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch nobody awaits any more (its callers gone) must not report an unhandled rejection of its own.
+  done.catch(() => undefined);
+  return { workerId, ids: [], done, resolve, reject };
 }

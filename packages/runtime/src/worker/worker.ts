@@ -58,10 +58,22 @@ export const PREFETCH_MAX = 1000;
 /** The finishing rate is sampled over windows at least this long. */
 const RATE_WINDOW_MS = 20;
 
+/**
+ * Jobs that finish without waiting on I/O (a cached lookup, a no-op) start the next buffered job from the
+ * previous one's promise chain, so a buffer of hundreds would run in one turn of the event loop: nothing else
+ * runs until it is empty — not the claim of the next batch (node-postgres sends a statement from
+ * process.nextTick, after the chain), not the answers of claims and completions, not heartbeats or the
+ * service's own requests. After this long in one turn the next job starts in the following turn instead.
+ */
+export const JOB_CHAIN_TURN_MS = 1;
+
 /** A paused task's job the backend handed out anyway comes back claimable after this long... */
 const HANDBACK_DELAY_MS = 2000;
 /** ...and the worker waits this long before claiming again, so a backlog of paused jobs is not spun through. */
 const HANDBACK_WAIT_MS = 500;
+
+/** A running entry's `done` until its attempt is under way. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 class ShutdownAbort extends Error {
   constructor() {
@@ -107,6 +119,10 @@ export class Worker {
    * slots, never its prefetch buffer (the point is the latency of a job for a worker with nothing to do).
    */
   private readonly slotOffer: SlotOffer;
+  /** When the current run of jobs started back to back began (performance.now()), -1 between turns. */
+  private chainStartedAt = -1;
+  /** A job finished after JOB_CHAIN_TURN_MS: the next ones start in the following turn (see endChainTurn). */
+  private chainYielded = false;
 
   constructor(options: WorkerOptions) {
     this.options = options;
@@ -284,6 +300,8 @@ export class Worker {
   }
 
   private fillSlots(): void {
+    // This turn has run jobs long enough: endChainTurn starts the next ones in the following turn.
+    if (this.chainYielded) return;
     if (this.options.paused?.size && this.buffer.length > 0) this.buffer.splice(0, this.buffer.length, ...this.setAsidePaused(this.buffer));
     // A slot reserved by a hand-off in flight is kept for it, not given to a job claimed meanwhile.
     while (this.buffer.length > 0 && this.running.size + this.handOffsReserved < this.options.concurrency && !this.stopping) {
@@ -336,19 +354,40 @@ export class Worker {
     }
   }
 
+  /** fillSlots, or in the next turn of the event loop if this one has started jobs for JOB_CHAIN_TURN_MS. */
+  private fillSlotsInTurn(): void {
+    if (this.chainStartedAt < 0) {
+      this.chainStartedAt = performance.now();
+      // Runs after this turn's microtasks and process.nextTick callbacks (a claim node-postgres is sending).
+      setImmediate(this.endChainTurn);
+    } else if (this.chainYielded || performance.now() - this.chainStartedAt >= JOB_CHAIN_TURN_MS) {
+      this.chainYielded = true;
+      return;
+    }
+    this.fillSlots();
+  }
+
+  private readonly endChainTurn = (): void => {
+    this.chainStartedAt = -1;
+    if (!this.chainYielded) return;
+    this.chainYielded = false;
+    this.fillSlots();
+  };
+
   private async waitForSlot(): Promise<void> {
     await this.slotFreed.promise;
     this.slotFreed = createDeferred();
   }
 
   private launch(job: Job): void {
-    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false, done: Promise.resolve() };
+    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false, done: SETTLED };
     this.running.set(job.id, entry);
     const finish = () => {
       this.running.delete(job.id);
       this.processed++;
-      // The next buffered job starts here and now, even while the loop awaits a claim.
-      this.fillSlots();
+      // The next buffered job starts here and now, even while the loop awaits a claim, unless this turn of the
+      // event loop has run jobs long enough (JOB_CHAIN_TURN_MS).
+      this.fillSlotsInTurn();
       this.slotFreed.resolve();
     };
     entry.done = this.runOne(entry).then(finish, (error: unknown) => {
