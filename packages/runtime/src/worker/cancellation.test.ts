@@ -22,21 +22,50 @@ describe("attempt cancellation", () => {
     expect(cancellation.signal.reason).toBe(reason);
   });
 
-  it("ends a race at the abort, whether aborted before or during it, with the first reason", async () => {
+  /** The outcome whenSettled reports, as a promise: "ok", or the error it was given. */
+  function outcome(cancellation: AttemptCancellation, work: Promise<unknown>): { calls: () => number; result: Promise<unknown> } {
+    let calls = 0;
+    const result = new Promise((resolve) =>
+      cancellation.whenSettled(
+        work,
+        () => {
+          calls++;
+          resolve("ok");
+        },
+        (error) => {
+          calls++;
+          resolve(error);
+        },
+      ),
+    );
+    return { calls: () => calls, result };
+  }
+
+  it("reports the abort as soon as it comes, whether before or during the work, with the first reason, once", async () => {
     const during = new AttemptCancellation();
-    const racing = during.race(new Promise(() => undefined));
+    let finishWork!: () => void;
+    const watched = outcome(during, new Promise<void>((resolve) => (finishWork = resolve)));
     during.abort(new Error("first"));
     during.abort(new Error("second"));
-    await expect(racing).rejects.toThrow("first");
+    expect(((await watched.result) as Error).message).toBe("first");
+    // The work ending afterwards changes nothing.
+    finishWork();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(watched.calls()).toBe(1);
 
     const before = new AttemptCancellation();
     before.abort(new Error("already"));
-    await expect(before.race(Promise.resolve("done"))).rejects.toThrow("already");
+    expect(((await outcome(before, Promise.resolve("done")).result) as Error).message).toBe("already");
   });
 
-  it("settles a race as its work does while not aborted", async () => {
+  it("reports the work's own outcome while not aborted, and an abort after it is ignored", async () => {
     const cancellation = new AttemptCancellation();
-    expect(await cancellation.race(Promise.resolve("done"))).toBe("done");
-    await expect(new AttemptCancellation().race(Promise.reject(new Error("failed")))).rejects.toThrow("failed");
+    const ok = outcome(cancellation, Promise.resolve("done"));
+    expect(await ok.result).toBe("ok");
+    cancellation.abort(new Error("late"));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(ok.calls()).toBe(1);
+    const failed = await outcome(new AttemptCancellation(), Promise.reject(new Error("failed"))).result;
+    expect((failed as Error).message).toBe("failed");
   });
 });

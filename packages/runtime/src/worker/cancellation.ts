@@ -28,15 +28,37 @@ export class AttemptCancellation implements Cancellation {
     this.onAbort?.(reason);
   }
 
-  /** Settles as `work` does, or rejects with the reason as soon as the attempt is aborted, whichever is first. */
-  race<T>(work: Promise<T>): Promise<T> {
+  /**
+   * Calls `onFulfilled` when `work` resolves or `onRejected` with its error — or with the abort's reason as soon
+   * as the attempt is aborted — whichever comes first, once.
+   */
+  whenSettled(work: Promise<unknown>, onFulfilled: () => void, onRejected: (error: unknown) => void): void {
     if (this.fired) {
       work.catch(() => undefined);
-      return Promise.reject(this.reason);
+      const reason = this.reason;
+      queueMicrotask(() => onRejected(reason));
+      return;
     }
-    return new Promise<T>((resolve, reject) => {
-      this.onAbort = reject;
-      work.then(resolve, reject);
-    });
+    let settled = false;
+    this.onAbort = (reason) => {
+      if (settled) return;
+      settled = true;
+      onRejected(reason);
+    };
+    work.then(
+      () => {
+        if (settled) return;
+        settled = true;
+        this.onAbort = null;
+        onFulfilled();
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.onAbort = null;
+        onRejected(error);
+      },
+    );
   }
+
 }

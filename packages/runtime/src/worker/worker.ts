@@ -48,7 +48,6 @@ interface Running {
   cancellation: AttemptCancellation;
   /** Set when shutdown gave up on it: its outcome is ignored, it was released. */
   cancelled: boolean;
-  done: Promise<void>;
 }
 
 /** An adaptive buffer holds about this much work: enough to cover a claim's round trip many times over. */
@@ -71,9 +70,6 @@ export const JOB_CHAIN_TURN_MS = 1;
 const HANDBACK_DELAY_MS = 2000;
 /** ...and the worker waits this long before claiming again, so a backlog of paused jobs is not spun through. */
 const HANDBACK_WAIT_MS = 500;
-
-/** A running entry's `done` until its attempt is under way. */
-const SETTLED: Promise<void> = Promise.resolve();
 
 class ShutdownAbort extends Error {
   constructor() {
@@ -123,6 +119,8 @@ export class Worker {
   private chainStartedAt = -1;
   /** A job finished after JOB_CHAIN_TURN_MS: the next ones start in the following turn (see endChainTurn). */
   private chainYielded = false;
+  /** Shutdown waiting for the running attempts: resolved when the last one finishes. */
+  private allFinished: Deferred | null = null;
 
   constructor(options: WorkerOptions) {
     this.options = options;
@@ -197,10 +195,10 @@ export class Worker {
       });
     }
     if (this.running.size > 0) {
-      const allDone = Promise.all([...this.running.values()].map((r) => r.done));
+      this.allFinished = createDeferred();
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-      await Promise.race([allDone, grace, this.stopNowSignal.promise]);
+      await Promise.race([this.allFinished.promise, grace, this.stopNowSignal.promise]);
       clearTimeout(timer);
     }
     const leftovers = [...this.running.values()];
@@ -380,23 +378,40 @@ export class Worker {
   }
 
   private launch(job: Job): void {
-    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false, done: SETTLED };
+    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false };
     this.running.set(job.id, entry);
-    const finish = () => {
-      this.running.delete(job.id);
-      this.processed++;
-      // The next buffered job starts here and now, even while the loop awaits a claim, unless this turn of the
-      // event loop has run jobs long enough (JOB_CHAIN_TURN_MS).
-      this.fillSlotsInTurn();
-      this.slotFreed.resolve();
-    };
-    entry.done = this.runOne(entry).then(finish, (error: unknown) => {
-      this.options.logger.error("an attempt ended without its outcome being handled", { error, job_id: job.id });
-      finish();
-    });
+    try {
+      this.runOne(entry);
+    } catch (error) {
+      this.unhandled(entry, error);
+    }
   }
 
-  private async runOne(entry: Running): Promise<void> {
+  /**
+   * The attempt is over (its outcome handed to the backend, or abandoned at shutdown): the slot is free. The
+   * next buffered job starts here and now, even while the loop awaits a claim, unless this turn of the event
+   * loop has run jobs long enough (JOB_CHAIN_TURN_MS). Once per attempt.
+   */
+  private finish(entry: Running): void {
+    if (this.running.get(entry.job.id) !== entry) return;
+    this.running.delete(entry.job.id);
+    this.processed++;
+    if (this.running.size === 0) this.allFinished?.resolve();
+    this.fillSlotsInTurn();
+    this.slotFreed.resolve();
+  }
+
+  /** Something in the worker's own handling of an attempt threw: logged, and the slot is freed. */
+  private unhandled(entry: Running, error: unknown): void {
+    this.options.logger.error("an attempt ended without its outcome being handled", { error, job_id: entry.job.id });
+    this.finish(entry);
+  }
+
+  /**
+   * Starts one attempt. Written with callbacks rather than async/await: a no-op job's cost is mostly the
+   * promises around it, and each promise also pays the context tracking of AsyncLocalStorage.
+   */
+  private runOne(entry: Running): void {
     const { job, cancellation } = entry;
     const { backend, logger, observer } = this.options;
     observer?.claimed(job, Date.now());
@@ -412,9 +427,9 @@ export class Worker {
       this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
       observer?.finished(job, "dead", 0);
       logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
+      this.finish(entry);
       return;
     }
-    const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
     const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;
     let timer: NodeJS.Timeout | undefined;
     if (timeoutMs !== null) {
@@ -424,28 +439,57 @@ export class Worker {
       );
     }
     const startedAt = performance.now();
+    let work: Promise<unknown>;
     try {
-      await withJob(job, () => cancellation.race(this.options.execute(definition, job, cancellation)));
-      clearTimeout(timer);
-      const durationMs = performance.now() - startedAt;
-      this.settle(entry, () => backend.complete({ workerId: this.id, job }));
-      if (!entry.cancelled) observer?.finished(job, "ok", durationMs);
+      work = withJob(job, () => this.options.execute(definition, job, cancellation));
     } catch (error) {
+      work = Promise.reject(error);
+    }
+    cancellation.whenSettled(
+      work,
+      () => this.succeeded(entry, timer, startedAt),
+      (error) => this.failed(entry, definition, timer, startedAt, error),
+    );
+  }
+
+  private succeeded(entry: Running, timer: NodeJS.Timeout | undefined, startedAt: number): void {
+    try {
       clearTimeout(timer);
-      if (entry.cancelled) return;
       const durationMs = performance.now() - startedAt;
-      const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
-      if (job.attempts >= maxAttempts) {
-        this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
-        observer?.finished(job, "dead", durationMs);
-        withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
-      } else {
-        const baseMs = definition.options.backoffBaseMs ?? this.options.backoffBaseMs;
-        const availableAt = new Date(Date.now() + backoffDelayMs(job.attempts, { baseMs }));
-        this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
-        observer?.finished(job, "retry", durationMs);
-        withJob(job, () => logger.warn("job failed; will retry", { error, retry_at: availableAt.toISOString() }));
-      }
+      const { job } = entry;
+      this.settle(entry, () => this.options.backend.complete({ workerId: this.id, job }));
+      if (!entry.cancelled) this.options.observer?.finished(job, "ok", durationMs);
+      this.finish(entry);
+    } catch (error) {
+      this.unhandled(entry, error);
+    }
+  }
+
+  private failed(entry: Running, definition: TaskDefinition, timer: NodeJS.Timeout | undefined, startedAt: number, error: unknown): void {
+    try {
+      clearTimeout(timer);
+      if (!entry.cancelled) this.recordFailure(entry, definition, performance.now() - startedAt, error);
+      this.finish(entry);
+    } catch (unexpected) {
+      this.unhandled(entry, unexpected);
+    }
+  }
+
+  private recordFailure(entry: Running, definition: TaskDefinition, durationMs: number, error: unknown): void {
+    const { job } = entry;
+    const { backend, logger, observer } = this.options;
+    const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
+    const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
+    if (job.attempts >= maxAttempts) {
+      this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
+      observer?.finished(job, "dead", durationMs);
+      withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
+    } else {
+      const baseMs = definition.options.backoffBaseMs ?? this.options.backoffBaseMs;
+      const availableAt = new Date(Date.now() + backoffDelayMs(job.attempts, { baseMs }));
+      this.settle(entry, () => backend.retry({ workerId: this.id, job, error: attempt, availableAt }));
+      observer?.finished(job, "retry", durationMs);
+      withJob(job, () => logger.warn("job failed; will retry", { error, retry_at: availableAt.toISOString() }));
     }
   }
 
