@@ -112,8 +112,10 @@ export class PostgresBackend implements QueueBackend {
     this.logger = options.logger;
     this.channel = notificationChannel(options.schema, options.queue);
     const [complete, name] = options.keepCompleted === false ? [SQL.completeDelete, PREPARED.completeDelete] : [SQL.complete, PREPARED.complete];
+    // The ids as an array literal built here (textArray): node-postgres's own conversion escapes each element
+    // through regular expressions, a visible share of a drain's time at hundreds of ids per write.
     this.completions = new CompletionBatcher(async (ids, workerId) => {
-      await this.run("complete", () => this.db.query(complete, [ids, workerId], name));
+      await this.run("complete", () => this.db.query(complete, [textArray(ids), workerId], name));
     });
   }
 
