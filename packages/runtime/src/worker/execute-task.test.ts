@@ -38,4 +38,13 @@ describe("task executor", () => {
     const task = defineTask("exec.late", async (_payload, tools) => tools.signal.aborted);
     expect(await execute(task, new Job({ task: "exec.late" }), cancellation)).toBe(true);
   });
+
+  it("hands the handler the context, the job and the session, and nothing of the worker's own", async () => {
+    const job = new Job({ task: "exec.tools" });
+    const task = defineTask("exec.tools", async (_payload, tools) => ({ keys: Object.keys(tools).sort(), job: tools.job, ctx: tools.ctx }));
+    const seen = (await execute(task, job, new AttemptCancellation())) as { keys: string[]; job: Job; ctx: { serviceName: string } };
+    expect(seen.keys).toEqual(["ctx", "job", "session"]);
+    expect(seen.job).toBe(job);
+    expect(seen.ctx.serviceName).toBe("t");
+  });
 });

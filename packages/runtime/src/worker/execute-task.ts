@@ -45,14 +45,29 @@ export function createTaskExecutor(params: {
   }
 }
 
-/** The handler's second argument; `signal` is read from the cancellation only if the handler asks for it. */
+/**
+ * The handler's second argument. A class, not an object literal with a getter: V8 builds such a literal on its
+ * slow path, which cost more per job than the rest of a no-op attempt's bookkeeping. `signal` is read from the
+ * cancellation only when the handler reads it (an AbortSignal is dear to make), which is why it is a getter of
+ * the class (docs/tasks.md: destructure it or read `tools.signal`).
+ */
+class AttemptTools implements TaskTools {
+  readonly #cancellation: Cancellation;
+
+  constructor(
+    readonly ctx: AppContext,
+    readonly job: Job,
+    readonly session: unknown,
+    cancellation: Cancellation,
+  ) {
+    this.#cancellation = cancellation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancellation.signal;
+  }
+}
+
 function tools(ctx: AppContext, job: Job, session: unknown, cancellation: Cancellation): TaskTools {
-  return {
-    ctx,
-    job,
-    session,
-    get signal() {
-      return cancellation.signal;
-    },
-  };
+  return new AttemptTools(ctx, job, session, cancellation);
 }
