@@ -18,6 +18,8 @@ export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
   readonly store: ThroughputStore;
   private readonly logger: Logger;
   private pending = new Map<string, ThroughputRow>();
+  /** The row the last attempt counted into, while it is still pending. */
+  private lastRow: ThroughputRow | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private lastPrune = 0;
@@ -29,12 +31,18 @@ export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
   }
 
   finished(job: Job, outcome: AttemptOutcome, _durationMs?: number): void {
-    const minute = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
-    const key = `${minute}|${job.task}`;
-    let row = this.pending.get(key);
-    if (!row) {
-      row = { minute, task: job.task, processed: 0, failed: 0, dead: 0 };
-      this.pending.set(key, row);
+    const now = Date.now();
+    let row = this.lastRow;
+    // Most attempts count into the same row as the one before (same task, same minute): no key to build.
+    if (!row || row.task !== job.task || now < row.minute || now >= row.minute + MINUTE_MS) {
+      const minute = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+      const key = `${minute}|${job.task}`;
+      let found = this.pending.get(key);
+      if (!found) {
+        found = { minute, task: job.task, processed: 0, failed: 0, dead: 0 };
+        this.pending.set(key, found);
+      }
+      row = this.lastRow = found;
     }
     if (outcome === "ok") row.processed++;
     else {
@@ -63,6 +71,7 @@ export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
   private async write(): Promise<void> {
     const rows = [...this.pending.values()];
     this.pending = new Map();
+    this.lastRow = null;
     try {
       if (rows.length > 0) await this.store.add(rows);
       if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
@@ -76,6 +85,7 @@ export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
       this.failing = true;
       for (const row of rows) merge(this.pending, row);
       while (this.pending.size > MAX_PENDING) this.pending.delete(this.pending.keys().next().value!);
+      this.lastRow = null;
     }
   }
 }
