@@ -53,8 +53,13 @@ export interface JobInit {
   timeoutMs?: number | null;
 }
 
-/** True while Job.restore() runs the constructor for a stored job. */
-let restoring = false;
+/** A stored job's fields while Job.restore() runs the constructor for them, else null. */
+let restoring: RestoredFields | null = null;
+
+type RestoredFields = Omit<JobJSON, "availableAt" | "createdAt"> & { availableAt: Date; createdAt: Date };
+
+/** What Job.restore() passes the constructor; the fields themselves come from `restoring`. */
+const RESTORE_INIT: JobInit = { task: "(restored)" };
 
 /** Jobs whose id this process generated and that no backend has been handed yet (see firstHandOff). */
 const neverHandedOff = new WeakSet<Job>();
@@ -96,6 +101,23 @@ export class Job {
   timeoutMs: number | null;
 
   constructor(init: JobInit) {
+    const stored = restoring;
+    if (stored) {
+      // The same fields in the same order as below, so that every Job has one shape.
+      this.id = stored.id;
+      this.task = stored.task;
+      this.payload = stored.payload ?? {};
+      this.attempts = stored.attempts;
+      this.maxAttempts = stored.maxAttempts;
+      this.availableAt = stored.availableAt;
+      this.createdAt = stored.createdAt;
+      this.tenantId = stored.tenantId;
+      this.requestId = stored.requestId;
+      this.trace = stored.trace;
+      this.errors = stored.errors;
+      this.timeoutMs = stored.timeoutMs;
+      return;
+    }
     if (!init.task || typeof init.task !== "string") {
       throw new TypeError("new Job({ task }) needs the task's name, e.g. new Job({ task: \"invoice.send_email\", payload })");
     }
@@ -121,15 +143,13 @@ export class Job {
           : null;
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
-    if (!restoring) {
-      if (Number.isNaN(this.availableAt.getTime())) {
-        throw new TypeError(
-          `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
-        );
-      }
-      assertJsonPayload(this.payload, this.task);
-      if (init.id === undefined) neverHandedOff.add(this);
+    if (Number.isNaN(this.availableAt.getTime())) {
+      throw new TypeError(
+        `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
+      );
     }
+    assertJsonPayload(this.payload, this.task);
+    if (init.id === undefined) neverHandedOff.add(this);
   }
 
   static fromJSON(json: JobJSON): Job {
@@ -151,32 +171,18 @@ export class Job {
   }
 
   /**
-   * A job as a backend stored it, rebuilt without the payload check of `new Job` (it was checked when the job
-   * was first enqueued). Backends call it for every job they claim, so it stays cheap. It goes through the
-   * constructor all the same, so every Job has the same shape and property reads on jobs stay fast.
+   * A job as a backend stored it, rebuilt without the checks of `new Job` (it was checked when the job was first
+   * enqueued) and without copying its fields: the Job takes the dates and the errors array it is given. Backends
+   * call it for every job they claim, so it stays cheap. It goes through the constructor all the same, so every
+   * Job has the same shape and property reads on jobs stay fast.
    */
-  static restore(fields: Omit<JobJSON, "availableAt" | "createdAt"> & { availableAt: Date; createdAt: Date }): Job {
-    restoring = true;
-    let job: Job;
+  static restore(fields: RestoredFields): Job {
+    restoring = fields;
     try {
-      job = new Job({
-        id: fields.id,
-        task: fields.task,
-        payload: fields.payload,
-        availableAt: fields.availableAt,
-        tenantId: fields.tenantId,
-        requestId: fields.requestId,
-        trace: fields.trace,
-        timeoutMs: fields.timeoutMs,
-        ...(fields.maxAttempts === null ? {} : { maxAttempts: fields.maxAttempts }),
-      });
+      return new Job(RESTORE_INIT);
     } finally {
-      restoring = false;
+      restoring = null;
     }
-    job.attempts = fields.attempts;
-    job.errors = fields.errors;
-    (job as { createdAt: Date }).createdAt = fields.createdAt;
-    return job;
   }
 
   toJSON(): JobJSON {
