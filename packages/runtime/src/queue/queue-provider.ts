@@ -58,7 +58,10 @@ export function createQueueProvider(params: {
  * redelivery, and each backend would fail differently (or not at all) past its own limit.
  */
 function checkPayloadSize(job: Job, limit: number): void {
-  const bytes = Buffer.byteLength(JSON.stringify(job.payload ?? null), "utf8");
+  const text = JSON.stringify(job.payload ?? null);
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: most payloads are under the limit without counting.
+  if (text.length * 3 <= limit) return;
+  const bytes = Buffer.byteLength(text, "utf8");
   if (bytes <= limit) return;
   throw new JfastError(`the payload of "${job.task}" is ${bytes} bytes, over the limit of ${limit} bytes`, {
     code: "PAYLOAD_TOO_LARGE",
