@@ -383,7 +383,9 @@ export class Worker {
     try {
       this.runOne(entry);
     } catch (error) {
-      this.unhandled(entry, error);
+      this.options.logger.error("an attempt ended without its outcome being handled", { error, job_id: job.id });
+      // Not from inside the fillSlots loop that launched it.
+      queueMicrotask(() => this.finish(entry));
     }
   }
 
@@ -427,7 +429,8 @@ export class Worker {
       this.settle(entry, () => backend.kill({ workerId: this.id, job, error }));
       observer?.finished(job, "dead", 0);
       logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
-      this.finish(entry);
+      // Not from inside the fillSlots loop that launched it: a buffer of unknown tasks would recurse.
+      queueMicrotask(() => this.finish(entry));
       return;
     }
     const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;

@@ -118,38 +118,58 @@ export class BrokerConnection {
       if (this.publisher === publisher) this.publisher = null;
       throw translateAmqpError(error, this.where(operation));
     }
-    const confirms: Array<Promise<void>> = [];
+    // One promise for the batch, not one per message: each confirm counts down, and the batch settles when the
+    // last one is in. The first failure in publication order is the one reported, as for one message alone.
+    let outstanding = publications.length;
+    let failedAt = Infinity;
+    let failure: unknown = null;
+    let settle!: () => void;
+    const confirmed = new Promise<void>((resolve) => (settle = resolve));
+    const fail = (index: number, error: unknown) => {
+      if (index < failedAt) {
+        failedAt = index;
+        failure = error;
+      }
+    };
+    const countDown = (n: number) => {
+      outstanding -= n;
+      if (outstanding === 0) settle();
+    };
+    let index = 0;
     try {
-      for (const p of publications) {
+      for (; index < publications.length; index++) {
+        const p = publications[index]!;
+        const at = index;
         const id = p.message.options.messageId ?? "";
-        confirms.push(
-          new Promise<void>((resolve, reject) => {
-            const writable = channel.publish(p.exchange, p.routingKey, p.message.content, p.message.options, (error) => {
-              if (error) return reject(error);
-              // The broker sends basic.return before the confirm of the same message: check it now.
-              const returned = publisher.returned.get(id) ?? 0;
-              if (returned > 0) {
-                if (returned === 1) publisher.returned.delete(id);
-                else publisher.returned.set(id, returned - 1);
-                return reject(new BackendError(`the broker could not route a message for "${p.routingKey}" on exchange "${p.exchange || "(default)"}"`, {
+        channel.publish(p.exchange, p.routingKey, p.message.content, p.message.options, (error) => {
+          if (error) {
+            fail(at, error);
+          } else {
+            // The broker sends basic.return before the confirm of the same message: check it now.
+            const returned = publisher.returned.get(id) ?? 0;
+            if (returned > 0) {
+              if (returned === 1) publisher.returned.delete(id);
+              else publisher.returned.set(id, returned - 1);
+              fail(
+                at,
+                new BackendError(`the broker could not route a message for "${p.routingKey}" on exchange "${p.exchange || "(default)"}"`, {
                   code: "BACKEND_TOPOLOGY_MISSING",
                   hint: "the queue or a delay level was deleted on the broker; restart the service so it declares them again",
                   docs: `${DOCS}#names`,
-                }));
-              }
-              resolve();
-            });
-            void writable;
-          }),
-        );
+                }),
+              );
+            }
+          }
+          countDown(1);
+        });
       }
     } catch (error) {
       // publish() throws synchronously on a closed channel; the messages already written still settle.
-      confirms.push(Promise.reject(error));
+      fail(index, error);
+      countDown(publications.length - index);
     }
-    const results = await Promise.allSettled(confirms);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw translateAmqpError(failed.reason, this.where(operation));
+    await confirmed;
+    if (failedAt !== Infinity) throw translateAmqpError(failure, this.where(operation));
   }
 
   async close(): Promise<void> {

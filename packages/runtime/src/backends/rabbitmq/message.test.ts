@@ -15,6 +15,29 @@ describe("encodeJob", () => {
     expect(decodeJob(content, options)).toEqual({ ok: true, json });
   });
 
+  it("writes the same message from a Job as from its JobJSON, default fields or not", () => {
+    const plain = new Job({ task: "billing.charge", payload: { amount: 3 } });
+    const full = new Job({
+      task: "billing.charge",
+      id: "order-7",
+      payload: { note: "a\\b \"q\" é" },
+      maxAttempts: 4,
+      delayMs: 60_000,
+      tenantId: "acme",
+      requestId: "r-1",
+      trace: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
+      timeoutMs: 500,
+    });
+    const retried = Job.fromJSON({ ...plain.toJSON(), attempts: 2, errors: [{ attempt: 1, at: "2026-01-01T00:00:00.000Z", class: "Error", message: "x" }] });
+    for (const job of [plain, full, retried]) {
+      const fromJob = encodeJob(job, { dueAt: 5 });
+      const fromJson = encodeJob(job.toJSON(), { dueAt: 5 });
+      expect(fromJob.content.toString("utf8")).toBe(fromJson.content.toString("utf8"));
+      expect({ ...fromJob.options, timestamp: 0 }).toEqual({ ...fromJson.options, timestamp: 0 });
+      expect(decodeJob(fromJob.content, fromJob.options)).toEqual({ ok: true, json: job.toJSON() });
+    }
+  });
+
   it("gives back every field that differs from a new job's, whatever it is", () => {
     const job = new Job({
       task: "billing.charge",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Options } from "amqplib";
-import type { AttemptError, JobJSON } from "../../core/job.js";
+import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
 import { Header } from "./names.js";
 
@@ -21,7 +21,8 @@ export interface EncodeExtras {
   diedAt?: number;
 }
 
-export function encodeJob(json: JobJSON, extras: EncodeExtras = {}): Outgoing {
+/** A job's message, from the Job itself (a new job's enqueue: no ISO dates to make) or from its JobJSON. */
+export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgoing {
   const options: Options.Publish = {
     persistent: true,
     mandatory: true,
@@ -60,13 +61,19 @@ export function encodeJob(json: JobJSON, extras: EncodeExtras = {}): Outgoing {
  * new job's body was 260 bytes of which 200 said nothing, and publishing it cost the broker up to twice what a
  * 50-byte one does (docs/rabbitmq.md#messages).
  */
-export function compactBody(json: JobJSON): Record<string, unknown> {
+export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   const body: Record<string, unknown> = { payload: json.payload };
   if (json.attempts !== 0) body.attempts = json.attempts;
   if (json.maxAttempts !== null) body.maxAttempts = json.maxAttempts;
-  if (json.availableAt !== json.createdAt) body.availableAt = json.availableAt;
-  // A generated id (UUIDv7) carries the time the job was made: the 24-byte timestamp need not travel twice.
-  if (jobIdTime(json.id) !== Date.parse(json.createdAt)) body.createdAt = json.createdAt;
+  if (json instanceof Job) {
+    const createdAt = json.createdAt.getTime();
+    if (json.availableAt.getTime() !== createdAt) body.availableAt = json.availableAt.toISOString();
+    // A generated id (UUIDv7) carries the time the job was made: the 24-byte timestamp need not travel twice.
+    if (jobIdTime(json.id) !== createdAt) body.createdAt = json.createdAt.toISOString();
+  } else {
+    if (json.availableAt !== json.createdAt) body.availableAt = json.availableAt;
+    if (jobIdTime(json.id) !== Date.parse(json.createdAt)) body.createdAt = json.createdAt;
+  }
   if (json.tenantId !== null) body.tenantId = json.tenantId;
   if (json.requestId !== null) body.requestId = json.requestId;
   if (json.trace !== null) body.trace = json.trace;

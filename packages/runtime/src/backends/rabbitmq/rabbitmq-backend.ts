@@ -152,7 +152,7 @@ export class RabbitMqBackend implements QueueBackend {
       seen.add(job.id);
       fresh.push(job);
     }
-    await this.publishPatiently("enqueue jobs", () => fresh.map((job) => this.route(job.toJSON(), job.availableAt.getTime())));
+    await this.publishPatiently("enqueue jobs", () => fresh.map((job) => this.route(job, job.availableAt.getTime())));
     for (const job of fresh) this.recent.add(job.id);
     return { inserted: fresh.map((job) => job.id) };
   }
@@ -292,7 +292,7 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   /** Where a job goes to become claimable at `dueMs`: the work queue now, or into the delay cascade. */
-  private route(json: JobJSON, dueMs: number): Publication {
+  private route(json: JobJSON | Job, dueMs: number): Publication {
     const delayMs = dueMs - Date.now();
     if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json) };
     const plan = planDelay(delayMs, this.shape);
