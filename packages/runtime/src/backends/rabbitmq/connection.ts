@@ -9,9 +9,9 @@ export interface BackendLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-
 /** The socket's write buffer before amqplib's writer waits for it to drain (Node's default is 16 KiB). */
 const SOCKET_BUFFER_BYTES = 4 << 20;
+
 /** One live AMQP connection. A new one (a new generation) replaces it after the broker comes back. */
 export interface Session {
   readonly generation: number;
