@@ -77,13 +77,24 @@ export function firstHandOff(jobs: readonly Job[]): boolean {
 }
 
 /**
- * A job handed over in process (QueueBackend.offerSlots) as the worker it goes to would have claimed it: its own
- * object (the caller keeps theirs), the attempt counted, the payload as it was stored (a JSON copy: later changes
- * to the caller's object do not reach the handler, nor the handler's changes the caller).
+ * A job as the worker it goes to gets it from a claim, the attempt counted: its own object, sharing nothing with
+ * `json` (a handler that changes its payload, errors or trace changes neither the caller's job nor what a release
+ * or a re-route writes). The payload is copied through JSON, as it is stored; the rest is flat. Used for a job
+ * handed over in process (QueueBackend.offerSlots) and for a RabbitMQ delivery.
  */
+export function claimedJob(json: JobJSON): Job {
+  return Job.fromJSON({
+    ...json,
+    payload: JSON.parse(JSON.stringify(json.payload)) as unknown,
+    attempts: json.attempts + 1,
+    trace: json.trace === null ? null : { ...json.trace },
+    errors: json.errors.map((error) => ({ ...error })),
+  });
+}
+
+/** A job handed over in process, as its worker would have claimed it (claimedJob): the caller keeps theirs. */
 export function claimedCopy(job: Job): Job {
-  const json = job.toJSON();
-  return Job.fromJSON({ ...json, payload: JSON.parse(JSON.stringify(json.payload)) as unknown, attempts: json.attempts + 1 });
+  return claimedJob(job.toJSON());
 }
 
 export class Job {

@@ -17,7 +17,7 @@ export function createTaskExecutor(params: {
     if (!definition.options.session) {
       // Not an async function: a handler's own promise is handed on as it is, without another wrapper.
       try {
-        return Promise.resolve(definition.handler(job.payload, tools(params.context, job, undefined, cancellation)));
+        return Promise.resolve(definition.handler(job.payload, new AttemptTools(params.context, job, undefined, cancellation)));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -38,7 +38,7 @@ export function createTaskExecutor(params: {
             return undefined;
           }
         }
-        return definition.handler(job.payload, tools(params.context, job, session, cancellation));
+        return definition.handler(job.payload, new AttemptTools(params.context, job, session, cancellation));
       },
       { tenantId: job.tenantId },
     );
@@ -66,8 +66,4 @@ class AttemptTools implements TaskTools {
   get signal(): AbortSignal {
     return this.#cancellation.signal;
   }
-}
-
-function tools(ctx: AppContext, job: Job, session: unknown, cancellation: Cancellation): TaskTools {
-  return new AttemptTools(ctx, job, session, cancellation);
 }

@@ -383,9 +383,8 @@ export class Worker {
     try {
       this.runOne(entry);
     } catch (error) {
-      this.options.logger.error("an attempt ended without its outcome being handled", { error, job_id: job.id });
       // Not from inside the fillSlots loop that launched it.
-      queueMicrotask(() => this.finish(entry));
+      queueMicrotask(() => this.unhandled(entry, error));
     }
   }
 
