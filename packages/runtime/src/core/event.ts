@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { currentContext } from "../context/context.js";
 import type { TraceContext } from "./job.js";
+import { assertStorable, assertStorableText } from "./storable.js";
 
 /**
  * A fact that happened ("receipt.registered"): past tense, immutable. Local subscribers get one job each
@@ -62,9 +63,11 @@ export class Event {
         : context?.traceparent
           ? { traceparent: context.traceparent, ...(context.tracestate ? { tracestate: context.tracestate } : {}) }
           : null;
-    if (JSON.stringify(this.data) === undefined) {
-      throw new TypeError(`the data of a "${this.type}" event is not JSON-serialisable`);
-    }
+    assertStorableText(this.id, `the id of a "${this.type}" event`);
+    assertStorableText(this.key, `the key of a "${this.type}" event`);
+    assertStorableText(this.tenantId, `the tenant id of a "${this.type}" event`);
+    assertStorableText(this.requestId, `the request id of a "${this.type}" event`);
+    assertStorable(this.data, `the data of a "${this.type}" event`);
     Object.freeze(this);
   }
 

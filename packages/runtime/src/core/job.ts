@@ -1,5 +1,6 @@
 import { currentContext } from "../context/context.js";
 import { newJobId } from "./job-id.js";
+import { assertStorable, assertStorableText, recordableText } from "./storable.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
 export interface AttemptError {
@@ -159,7 +160,11 @@ export class Job {
         `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
       );
     }
-    assertJsonPayload(this.payload, this.task);
+    assertStorableText(this.task, `the task name "${this.task.slice(0, 80)}"`);
+    if (init.id !== undefined) assertStorableText(this.id, `the id of a "${this.task}" job`);
+    assertStorableText(this.tenantId, `the tenant id of a "${this.task}" job`);
+    assertStorableText(this.requestId, `the request id of a "${this.task}" job`);
+    assertStorable(this.payload, `the payload of a "${this.task}" job`);
     if (init.id === undefined) neverHandedOff.add(this);
   }
 
@@ -214,15 +219,17 @@ export class Job {
   }
 }
 
-/** Payloads travel as JSON through every backend; refuse what would not survive the trip, at enqueue time. */
-function assertJsonPayload(payload: unknown, task: string): void {
+/** The most of an error's text a job keeps (characters); the rest is cut with a marker. docs/worker.md#failures */
+export const ERROR_MESSAGE_MAX = 8 * 1024;
+export const ERROR_STACK_MAX = 16 * 1024;
+const ERROR_CLASS_MAX = 200;
+
+/** What a thrown value says, even when its toString throws (a handler may throw anything). */
+function safeString(value: unknown): string {
   try {
-    const text = JSON.stringify(payload);
-    if (text === undefined) throw new Error("not serialisable");
-  } catch (cause) {
-    throw new TypeError(
-      `the payload of a "${task}" job is not JSON-serialisable (${(cause as Error).message}); pass plain objects, arrays, strings, numbers, booleans and null`,
-    );
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }
 
@@ -231,11 +238,11 @@ export function errorToAttempt(error: unknown, attempt: number, reason?: string)
     return {
       attempt,
       at: new Date().toISOString(),
-      class: error.name || error.constructor?.name || "Error",
-      message: error.message,
-      stack: error.stack,
+      class: recordableText(safeString(error.name || error.constructor?.name || "Error"), ERROR_CLASS_MAX),
+      message: recordableText(safeString(error.message), ERROR_MESSAGE_MAX),
+      stack: error.stack === undefined ? undefined : recordableText(safeString(error.stack), ERROR_STACK_MAX),
       ...(reason ? { reason } : {}),
     };
   }
-  return { attempt, at: new Date().toISOString(), class: typeof error, message: String(error), ...(reason ? { reason } : {}) };
+  return { attempt, at: new Date().toISOString(), class: typeof error, message: recordableText(safeString(error), ERROR_MESSAGE_MAX), ...(reason ? { reason } : {}) };
 }

@@ -174,10 +174,11 @@ export function numberArray(values: readonly (number | null)[]): string {
 }
 
 /**
- * jsonb cannot hold the NUL character; an error message carrying one (a binary protocol's message, say)
- * would make recording the failure itself fail. It is replaced by U+FFFD, the replacement character.
+ * jsonb cannot hold the NUL character nor half of a surrogate pair; an error message carrying one (a binary
+ * protocol's message, say) would make recording the failure itself fail. Each is replaced by U+FFFD, the
+ * replacement character. JSON.stringify writes both as escapes (a valid pair is written as it is).
  */
 export function jsonbText(value: unknown): string {
-  // An escape is `\u0000` preceded by an even number of backslashes (an odd one escapes the backslash).
-  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
+  // An escape is `\uXXXX` preceded by an even number of backslashes (an odd one escapes the backslash).
+  return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, "$1\\ufffd");
 }

@@ -14,6 +14,9 @@ export const SQL = {
   enqueueFresh: withoutConflictCheck(loadSql("enqueue")),
   enqueueHandOff: loadSql("enqueue-hand-off"),
   claim: loadSql("claim"),
+  claimOne: claimOfOne(loadSql("claim")),
+  claimCandidates: loadSql("claim-candidates"),
+  quarantine: loadSql("quarantine"),
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),
   completeDelete: loadSql("complete-delete"),
@@ -31,6 +34,16 @@ export const SQL = {
   getJob: loadSql("get-job"),
   searchDead: loadSql("search-dead"),
 } as const;
+
+/**
+ * claim.sql narrowed to the one job whose id is its $7: the claim's fallback when the statement fails on a row
+ * it cannot process (claim-candidates.sql). Derived, so the two cannot drift.
+ */
+function claimOfOne(sql: string): string {
+  const from = "  WHERE queue = $1 AND phase = 'open'";
+  if (!sql.includes(from)) throw new Error(`claim.sql no longer has "${from.trim()}", which the one-job claim narrows`);
+  return sql.replace(from, "  WHERE id = $7::text AND queue = $1 AND phase = 'open'");
+}
 
 /**
  * enqueue.sql without its ON CONFLICT clause, for a batch whose ids were all generated in this process for jobs

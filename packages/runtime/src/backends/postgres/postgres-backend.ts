@@ -1,4 +1,4 @@
-import { claimedCopy, firstHandOff, Job, type AttemptError } from "../../core/job.js";
+import { claimedCopy, errorToAttempt, firstHandOff, Job, type AttemptError } from "../../core/job.js";
 import { reserveSlots } from "../../core/slot-offers.js";
 import type { JobState } from "../../core/job-state.js";
 import {
@@ -235,12 +235,58 @@ export class PostgresBackend implements QueueBackend {
 
   async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
     if (limit <= 0) return [];
-    const lost = workerLostError(0);
-    const rows = await this.run("claim", () =>
-      this.db.query<JobRow>(SQL.claim, [this.queue, limit, workerId, leaseMs, jsonbText(lost), pausedTasks], PREPARED.claim),
-    );
+    const params = [this.queue, limit, workerId, leaseMs, jsonbText(workerLostError(0)), pausedTasks];
+    let rows: JobRow[];
+    try {
+      rows = await this.db.query<JobRow>(SQL.claim, params, PREPARED.claim);
+    } catch (error) {
+      if (!isRowError(error)) throw translate(error, "claim", this.schema);
+      return this.claimOneByOne(params);
+    }
     // Oldest first, as claim.sql orders them.
     return rows.map(rowToJob);
+  }
+
+  /**
+   * The claim failed on a row it cannot process (a data error: a payload written by hand, a trigger of the
+   * service's that refuses it). Rather than fail every claim after it, the jobs are claimed one at a time and the
+   * row that fails is quarantined: moved to dead letters with the reason. docs/postgres.md#quarantine
+   */
+  private async claimOneByOne(params: unknown[]): Promise<Job[]> {
+    const [queue, limit, , , , pausedTasks] = params;
+    const candidates = await this.run("claim", () => this.db.query<{ id: string }>(SQL.claimCandidates, [queue, limit, pausedTasks]));
+    const jobs: Job[] = [];
+    for (const { id } of candidates) {
+      try {
+        const [row] = await this.db.query<JobRow>(SQL.claimOne, [...params, id]);
+        if (row) jobs.push(rowToJob(row));
+      } catch (error) {
+        // Another kind of failure (the connection) ends the round; what was claimed so far runs.
+        if (!isRowError(error)) {
+          if (jobs.length > 0) return jobs;
+          throw translate(error, "claim", this.schema);
+        }
+        await this.quarantine(id, error);
+      }
+    }
+    return jobs;
+  }
+
+  private async quarantine(id: string, error: unknown): Promise<void> {
+    const message = `a claim could not process this job's row, so it was set aside: ${(error as Error).message}`;
+    const reason = { ...errorToAttempt(new Error(message), 0, "quarantined"), class: "QuarantinedJob" };
+    delete reason.stack;
+    try {
+      const moved = await this.db.query(SQL.quarantine, [id, jsonbText(reason)]);
+      if (moved.length > 0) this.logger?.warn("quarantined a job its claim could not process", { jobId: id, queue: this.queue, error: (error as Error).message });
+    } catch (cause) {
+      this.logger?.warn("could not quarantine a job its claim cannot process; the claims go around it", {
+        jobId: id,
+        queue: this.queue,
+        error: (error as Error).message,
+        quarantineError: (cause as Error).message,
+      });
+    }
   }
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
@@ -481,6 +527,15 @@ function translate(error: unknown, operation: string, schema: string): JfastErro
     docs: DOCS,
     cause: error,
   });
+}
+
+/**
+ * A failure of one row rather than of the database: a data exception (class 22: a value the statement cannot
+ * read or write), an integrity violation (class 23) or an exception raised by a trigger (P0001).
+ */
+function isRowError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23") || code === "P0001");
 }
 
 /** Runs a depth statement reading RUNNING_READ due rows for the running jobs, ten times deeper while it says `more`. */

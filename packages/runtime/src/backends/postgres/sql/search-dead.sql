@@ -3,7 +3,7 @@
 -- params: $1 queue, $2 containment (jsonb), $3 task (text or null), $4 tenant id (text or null),
 --         $5 continue after this died_at (text form of a timestamptz, or null), $6 ... and this seq, $7 limit
 -- result: job columns + died_at + cursor_at (died_at as text, exact for the next page's $5)
--- index:  jfast_jobs_dead_payload_idx (GIN, jsonb_path_ops, on payload::jsonb WHERE phase = 'dead'): only the
+-- index:  jfast_jobs_dead_payload_idx (GIN, jsonb_path_ops, on jfast_payload_jsonb(payload) WHERE phase = 'dead'): only the
 --         rows that contain $2 are read, then sorted (cost grows with the matches, never with the dead letters)
 WITH matches AS MATERIALIZED (
   -- Materialized, with no ORDER BY or LIMIT inside: otherwise the planner may walk jfast_jobs_dead_idx in
@@ -13,7 +13,7 @@ WITH matches AS MATERIALIZED (
          tenant_id, request_id, trace, errors, timeout_ms, died_at
   FROM jfast_jobs
   WHERE phase = 'dead'
-    AND payload::jsonb @> $2::jsonb
+    AND jfast_payload_jsonb(payload) @> $2::jsonb
     AND queue = $1
     AND ($3::text IS NULL OR task = $3::text)
     AND ($4::text IS NULL OR tenant_id = $4::text)

@@ -1,0 +1,12 @@
+-- The jobs claim.sql would take, without taking them: when a claim statement fails on a row it cannot process,
+-- the backend claims these one at a time (claim.sql narrowed to one id) and quarantines the row that fails, so
+-- that one bad row never stops the queue. Only ever run after such a failure.
+-- params: $1 queue, $2 limit, $3 paused tasks text[]
+-- result: rows { id }, in the claim's order
+-- index:  jfast_jobs_open_idx
+SELECT id
+FROM jfast_jobs
+WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+  AND (state = 'ready' OR locked_until < now()) AND task <> ALL($3::text[])
+ORDER BY available_at, seq
+LIMIT $2
