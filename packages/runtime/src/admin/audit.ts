@@ -18,9 +18,21 @@ export interface AuditEntry {
 
 export type AuditInput = Omit<AuditEntry, "id" | "at">;
 
+/** The outcome of an entry written before its action ran and not finished yet (in flight, or its process died). */
+export const PENDING = { pending: true } as const;
+
+/** An entry written before its action: `finish` records what came of it, once. */
+export interface AuditTicket {
+  readonly entry: AuditEntry;
+  finish(params: { outcome: Record<string, unknown>; ids?: string[] | undefined }): Promise<AuditEntry>;
+}
+
 export interface AuditLog {
   readonly kind: "memory" | "sql";
+  /** One finished entry (what a background replay did when it ended). */
   record(entry: AuditInput): Promise<AuditEntry>;
+  /** Writes the entry with a pending outcome before the action runs; when this fails the action must not run. */
+  begin(entry: Omit<AuditInput, "outcome">): Promise<AuditTicket>;
   /** Newest first; with `tenant`, only entries whose filter names that tenant. */
   list(params: { limit: number; before?: string | undefined; tenant?: string | undefined }): Promise<AuditEntry[]>;
 }
@@ -44,6 +56,20 @@ export function createMemoryAuditLog(params: { logger: Logger }): AuditLog {
       if (entries.length > MEMORY_KEEP) entries.splice(0, entries.length - MEMORY_KEEP);
       params.logger.info("admin action", { audit: entry });
       return entry;
+    },
+    async begin(input) {
+      const entry = complete({ ...input, outcome: { ...PENDING } });
+      entries.push(entry);
+      if (entries.length > MEMORY_KEEP) entries.splice(0, entries.length - MEMORY_KEEP);
+      return {
+        entry,
+        async finish({ outcome, ids }) {
+          if (ids) Object.assign(entry, { ids: ids.slice(0, AUDIT_MAX_IDS), count: ids.length });
+          entry.outcome = outcome;
+          params.logger.info("admin action", { audit: entry });
+          return entry;
+        },
+      };
     },
     async list({ limit, before, tenant }) {
       const newestFirst = [...entries].reverse().filter((e) => !tenant || namesTenant(e.filter, tenant) || e.id === before);

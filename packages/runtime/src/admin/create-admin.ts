@@ -81,6 +81,7 @@ function auditLogFor(database: () => DatabaseProvider | undefined, logger: Logge
       return current().kind;
     },
     record: (entry) => current().record(entry),
+    begin: (entry) => current().begin(entry),
     list: (params) => current().list(params),
   };
 }

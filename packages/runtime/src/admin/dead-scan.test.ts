@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createMemoryBackend } from "../backends/memory/memory-backend.js";
 import { errorToAttempt, Job } from "../core/job.js";
-import { SCAN_BUDGET, scanDead } from "./dead-scan.js";
+import { errorGroup, normaliseMessage, SCAN_BUDGET, scanDead } from "./dead-scan.js";
 
 /** 12 000 dead letters, newest first; one in a thousand is of task scan.rare. */
 async function deadLetters() {
@@ -52,5 +52,21 @@ describe("scanDead with a filter", () => {
     }
     expect(pages).toEqual(common.slice(0, pages.length));
     expect(pages.length).toBeGreaterThanOrEqual(2_100);
+  });
+});
+
+describe("error groups of long messages", () => {
+  it("groups a 100 000-character message by its beginning, without reading the rest through the patterns", () => {
+    // An unknown task's message repeats the task's name; this one has an address-like run the e-mail pattern
+    // would scan from every position.
+    const long = `no task named "${"a.b".repeat(20_000)}" ${"x".repeat(40_000)}@`;
+    const other = `${long.slice(0, 600)}${"y".repeat(50_000)}`;
+    const group = errorGroup({ attempt: 1, at: "2026-01-01T00:00:00.000Z", class: "UnknownTask", message: long });
+    expect(group.message).toBe(long.slice(0, 300));
+    expect(errorGroup({ attempt: 1, at: "2026-01-01T00:00:00.000Z", class: "UnknownTask", message: other }).key).toBe(group.key);
+  });
+
+  it("still reads only the first line", () => {
+    expect(normaliseMessage("card 4242 declined\nat charge (billing.ts:12)")).toBe("card <n> declined");
   });
 });

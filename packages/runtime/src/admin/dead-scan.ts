@@ -69,9 +69,17 @@ export function errorGroup(error: AttemptError | null): { key: string; errorClas
   return { key: `${error.class}: ${message}`, errorClass: error.class, message };
 }
 
+/**
+ * The most of a message's first line that is normalised. Cut before the replacements: some of them (the e-mail
+ * pattern) take time quadratic in the text's length, and a message of 100 000 characters held the event loop for
+ * seconds. The key is cut to 300 characters afterwards anyway.
+ */
+const GROUP_TEXT_MAX = 600;
+
 export function normaliseMessage(message: string): string {
+  const newline = message.indexOf("\n");
   return message
-    .split("\n")[0]!
+    .slice(0, Math.min(newline === -1 ? message.length : newline, GROUP_TEXT_MAX))
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, "<uuid>")
     .replace(/[\w.+-]+@[\w-]+(\.[\w-]+)+/g, "<email>")
     .replace(/"[^"]*"|'[^']*'/g, "<value>")

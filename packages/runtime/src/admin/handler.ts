@@ -14,6 +14,9 @@ export function createAdminHandler(params: { sources: AdminSources; tokens: read
       endpoint: ADMIN_PATH,
       req: request,
       router: adminRouter,
+      // One call per request: a batch of hundreds of calls in one GET or POST was one request's worth of
+      // authentication and body limit for hundreds of scans or replays. Neither the dashboard nor the CLI batches.
+      allowBatching: false,
       createContext: () => ({
         principal: authenticate(request.headers.get("authorization"), tokens),
         sources,

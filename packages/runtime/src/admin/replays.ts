@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { JfastError } from "../errors/jfast-error.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { Logger } from "../observability/logger.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "./dead-scan.js";
@@ -26,6 +27,11 @@ export interface ReplayView {
 
 /** How many finished replays are kept for deadLetters.replays (running ones are always listed). */
 const KEEP = 20;
+/**
+ * Replays running at once in one process. Each reads and requeues dead letters on its own; thirty started in one
+ * batched request multiplied the load on the queue thirtyfold. Another is refused until one ends.
+ */
+export const MAX_RUNNING_REPLAYS = 2;
 /** A replay requeues in slices, at most this many per slice and at least ten slices per second at high rates. */
 const MAX_SLICE = 200;
 
@@ -42,6 +48,8 @@ export interface ReplayLog {
     onFinish?: (view: ReplayView, ids: string[]) => Promise<void>;
   }): ReplayView;
   recent(): ReplayView[];
+  /** Replays running now; `start` refuses another when there are MAX_RUNNING_REPLAYS. */
+  running(): number;
 }
 
 /**
@@ -56,6 +64,8 @@ export function createReplayLog(params: { logger: Logger }): ReplayLog {
   const replays: ReplayView[] = [];
   return {
     start(options) {
+      // Checked here, synchronously, as well as before counting: two calls may both have counted meanwhile.
+      if (running() >= MAX_RUNNING_REPLAYS) throw replaysBusy();
       const view: ReplayView = {
         replayId: randomUUID(),
         filter: options.shownFilter,
@@ -78,7 +88,19 @@ export function createReplayLog(params: { logger: Logger }): ReplayLog {
     recent() {
       return replays.slice(0, KEEP).map((r) => ({ ...r }));
     },
+    running,
   };
+  function running(): number {
+    return replays.filter((r) => r.state === "running").length;
+  }
+}
+
+export function replaysBusy(): JfastError {
+  return new JfastError(`${MAX_RUNNING_REPLAYS} dead-letter replays are already running in this service`, {
+    code: "REPLAYS_BUSY",
+    hint: "wait for one to end: deadLetters.replays lists them with their progress",
+    docs: "docs/admin-api.md#replays",
+  });
 }
 
 function trim(replays: ReplayView[]): void {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
-import { complete, type AuditEntry, type AuditLog } from "./audit.js";
+import { AUDIT_MAX_IDS, complete, PENDING, type AuditEntry, type AuditLog } from "./audit.js";
 import type { AdminRole } from "./tokens.js";
 
 function loadSql(name: string): string {
@@ -10,6 +10,7 @@ function loadSql(name: string): string {
 
 const INSERT = loadSql("insert-audit");
 const LIST = loadSql("list-audit");
+const FINISH = loadSql("finish-audit");
 
 interface AuditRow {
   id: string;
@@ -29,23 +30,38 @@ interface AuditRow {
  */
 export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): AuditLog {
   const { db, logger } = params;
+  const insert = (entry: AuditEntry) =>
+    db.query(INSERT, [
+      entry.id,
+      entry.at,
+      entry.actor,
+      entry.role,
+      entry.action,
+      JSON.stringify(entry.ids),
+      entry.count,
+      entry.filter === null ? null : JSON.stringify(entry.filter),
+      JSON.stringify(entry.outcome),
+    ]);
   return {
     kind: "sql",
     async record(input) {
       const entry = complete(input);
-      await db.query(INSERT, [
-        entry.id,
-        entry.at,
-        entry.actor,
-        entry.role,
-        entry.action,
-        JSON.stringify(entry.ids),
-        entry.count,
-        entry.filter === null ? null : JSON.stringify(entry.filter),
-        JSON.stringify(entry.outcome),
-      ]);
+      await insert(entry);
       logger.info("admin action", { audit: entry });
       return entry;
+    },
+    async begin(input) {
+      const entry = complete({ ...input, outcome: { ...PENDING } });
+      await insert(entry);
+      return {
+        entry,
+        async finish({ outcome, ids }) {
+          const finished: AuditEntry = { ...entry, ...(ids ? { ids: ids.slice(0, AUDIT_MAX_IDS), count: ids.length } : {}), outcome };
+          await db.query(FINISH, [entry.id, JSON.stringify(finished.ids), finished.count, JSON.stringify(outcome)]);
+          logger.info("admin action", { audit: finished });
+          return finished;
+        },
+      };
     },
     async list({ limit, before, tenant }) {
       const rows = await db.query<AuditRow>(LIST, [limit, before ?? null, tenant ?? null]);

@@ -5,8 +5,10 @@ import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { deadLetterView, type DeadLetterView } from "../views.js";
 import type { AdminContext } from "../trpc.js";
 import type { AdminPrincipal } from "../tokens.js";
-import { recordAudit } from "../audit-call.js";
-import type { ReplayView } from "../replays.js";
+import { auditedCall, recordAudit } from "../audit-call.js";
+import { MAX_RUNNING_REPLAYS, replaysBusy, type ReplayView } from "../replays.js";
+import { TRPCError } from "@trpc/server";
+import type { JfastError } from "../../errors/jfast-error.js";
 
 const filterSchema = z
   .strictObject({
@@ -108,20 +110,22 @@ export const deadLettersRouter = router({
 
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const result = await audited(ctx, { action: "deadLetters.retry", ids: input.ids, filter: null }, () =>
-      backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids })),
+    return auditedCall(
+      ctx,
+      { action: "deadLetters.retry", ids: input.ids, filter: null },
+      () => backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids })),
+      (result) => counts({ retried: result.retried, missing: result.missing }),
     );
-    await audit(ctx, { action: "deadLetters.retry", ids: input.ids, filter: null, outcome: counts({ retried: result.retried, missing: result.missing }) });
-    return result;
   }),
 
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const result = await audited(ctx, { action: "deadLetters.discard", ids: input.ids, filter: null }, () =>
-      backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids })),
+    return auditedCall(
+      ctx,
+      { action: "deadLetters.discard", ids: input.ids, filter: null },
+      () => backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids })),
+      (result) => counts({ discarded: result.discarded, missing: result.missing }),
     );
-    await audit(ctx, { action: "deadLetters.discard", ids: input.ids, filter: null, outcome: counts({ discarded: result.discarded, missing: result.missing }) });
-    return result;
   }),
 
   /**
@@ -133,33 +137,36 @@ export const deadLettersRouter = router({
     .mutation(async ({ ctx, input }) => {
       const queue = requireQueue(ctx.sources);
       const filter = input.filter ?? {};
-      const counted = await audited(ctx, { action: "deadLetters.retryMatching", ids: [], filter: input.filter ?? null }, async () => {
-        if (!hasFilter(filter)) return { total: (await backendCall(queue, "counting dead letters", () => queue.depths())).dead, exact: true };
-        const scan = await backendCall(queue, "counting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
-        return { total: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
-      });
-      const replay = ctx.sources.replays.start({
-        queue: () => ctx.sources.queue(),
-        filter,
-        shownFilter: input.filter ? { ...input.filter } : null,
-        total: counted.total,
-        totalExact: counted.exact,
-        ratePerSecond: input.ratePerSecond,
-        by: ctx.principal.name,
-        onFinish: (view, ids) =>
-          audit(ctx, {
-            action: "deadLetters.replay",
-            ids,
-            filter: input.filter ?? null,
-            outcome: { replayId: view.replayId, state: view.state, done: view.done, failed: view.failed, ...(view.error ? { error: view.error } : {}) },
-          }),
-      });
-      await audit(ctx, {
-        action: "deadLetters.retryMatching",
-        ids: [],
-        filter: input.filter ?? null,
-        outcome: { replayId: replay.replayId, total: replay.total, totalExact: replay.totalExact, ratePerSecond: replay.ratePerSecond },
-      });
+      if (ctx.sources.replays.running() >= MAX_RUNNING_REPLAYS) throw busy();
+      const replay = await auditedCall(
+        ctx,
+        { action: "deadLetters.retryMatching", ids: [], filter: input.filter ? { ...input.filter } : null },
+        async () => {
+          const counted = await countMatching(queue, filter);
+          try {
+            return ctx.sources.replays.start({
+              queue: () => ctx.sources.queue(),
+              filter,
+              shownFilter: input.filter ? { ...input.filter } : null,
+              total: counted.total,
+              totalExact: counted.exact,
+              ratePerSecond: input.ratePerSecond,
+              by: ctx.principal.name,
+              onFinish: (view, ids) =>
+                recordAudit(ctx, {
+                  action: "deadLetters.replay",
+                  ids,
+                  filter: input.filter ? { ...input.filter } : null,
+                  outcome: { replayId: view.replayId, state: view.state, done: view.done, failed: view.failed, ...(view.error ? { error: view.error } : {}) },
+                }),
+            });
+          } catch (error) {
+            if ((error as JfastError).code === "REPLAYS_BUSY") throw busy();
+            throw error;
+          }
+        },
+        (started) => ({ replayId: started.replayId, total: started.total, totalExact: started.totalExact, ratePerSecond: started.ratePerSecond }),
+      );
       return { replayId: replay.replayId, total: replay.total, totalExact: replay.totalExact, ratePerSecond: replay.ratePerSecond };
     }),
 
@@ -168,10 +175,13 @@ export const deadLettersRouter = router({
 
   discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
     const queue = requireQueue(ctx.sources);
-    const outcome = await audited(ctx, { action: "deadLetters.discardMatching", ids: [], filter: input.filter ?? null }, () =>
-      bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded)),
+    const outcome = await auditedCall(
+      ctx,
+      { action: "deadLetters.discardMatching", ids: [], filter: input.filter ? { ...input.filter } : null },
+      () => bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded)),
+      (done) => ({ discarded: done.count, budgetReached: done.budgetReached }),
+      (done) => done.ids,
     );
-    await audit(ctx, { action: "deadLetters.discardMatching", ids: outcome.ids, filter: input.filter ?? null, outcome: { discarded: outcome.count, budgetReached: outcome.budgetReached } });
     return { discarded: outcome.count, budgetReached: outcome.budgetReached };
   }),
 });
@@ -199,16 +209,14 @@ function counts(outcome: Record<string, string[]>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(outcome).flatMap(([k, v]) => [[k, v.length], ...(k === "missing" && v.length ? [["missingIds", v.slice(0, 50)]] : [])]));
 }
 
-/** Runs a mutation; when the backend fails, the attempt is still audited (with the error) before the error goes back. */
-async function audited<T>(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null }, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    await audit(ctx, { ...entry, outcome: { error: (error as Error).message } }).catch(() => undefined);
-    throw error;
-  }
+/** How many dead letters a replay will cover: the counter without a filter, else a scan within the budget. */
+async function countMatching(queue: NonNullable<ReturnType<AdminContext["sources"]["queue"]>>, filter: DeadFilter): Promise<{ total: number; exact: boolean }> {
+  if (!hasFilter(filter)) return { total: (await backendCall(queue, "counting dead letters", () => queue.depths())).dead, exact: true };
+  const scan = await backendCall(queue, "counting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
+  return { total: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
 }
 
-async function audit(ctx: Ctx, entry: { action: string; ids: string[]; filter: DeadFilter | null; outcome: Record<string, unknown> }) {
-  await recordAudit(ctx, { ...entry, filter: entry.filter ? { ...entry.filter } : null });
+function busy(): TRPCError {
+  const error = replaysBusy();
+  return new TRPCError({ code: "TOO_MANY_REQUESTS", message: error.message, cause: error });
 }
