@@ -14,6 +14,7 @@ import { scheduleSourceFrom } from "./scheduler-source.js";
 import type { ContractsSource, ScheduleSource } from "./sources.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import type { EventsBus } from "../kafka/events-bus.js";
+import { createRedaction } from "./redact.js";
 
 /**
  * Builds the /jfast/admin handler from the running app. Called by the composition root on the first admin
@@ -57,7 +58,7 @@ export function createAdmin(params: {
       disabledPlugins: [...config.disabledPlugins],
       audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
       replays: createReplayLog({ logger }),
-      redactFields: config.admin.redact,
+      redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
       logger,
     },
   });

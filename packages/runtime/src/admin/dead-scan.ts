@@ -1,5 +1,6 @@
 import type { AttemptError } from "../core/job.js";
 import type { DeadJob, QueueBackend } from "../core/queue-backend.js";
+import type { Redaction } from "./redact.js";
 
 /** Filters the dead-letter views accept. Every field narrows; none means "all dead letters". */
 export interface DeadFilter {
@@ -101,12 +102,22 @@ export interface ScanResult {
 /** Reads dead letters from `offset`, keeping those that match, until `want` matches, the end, or the budget. */
 export async function scanDead(
   backend: QueueBackend,
-  params: { filter?: DeadFilter | undefined; offset: number; want: number; budget?: number },
+  params: {
+    filter?: DeadFilter | undefined;
+    offset: number;
+    want: number;
+    budget?: number;
+    /** Filters see what the caller will see: an error-text filter must not confirm a redacted value. */
+    redaction?: Redaction | undefined;
+  },
 ): Promise<ScanResult> {
   const budget = params.budget ?? SCAN_BUDGET;
+  const { redaction } = params;
+  const seen = (dead: DeadJob): DeadJob =>
+    redaction ? { job: redaction.job(dead.job), diedAt: dead.diedAt, lastError: redaction.error(dead.lastError, dead.job) } : dead;
   if (!hasFilter(params.filter)) {
     const page = await backend.listDead({ limit: params.want + 1, offset: params.offset });
-    const rows = page.slice(0, params.want);
+    const rows = page.slice(0, params.want).map(seen);
     return {
       rows,
       nextOffset: page.length > params.want ? params.offset + rows.length : null,
@@ -122,7 +133,8 @@ export async function scanDead(
     const limit = Math.min(pageSize, budget - scanned);
     pageSize *= 2;
     const page = await backend.listDead({ limit, offset });
-    for (const dead of page) {
+    for (const stored of page) {
+      const dead = seen(stored);
       offset += 1;
       scanned += 1;
       if (matchesFilter(dead, params.filter)) {

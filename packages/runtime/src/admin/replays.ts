@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { JfastError } from "../errors/jfast-error.js";
+import type { Redaction } from "./redact.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { Logger } from "../observability/logger.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "./dead-scan.js";
@@ -44,6 +45,8 @@ export interface ReplayLog {
     totalExact: boolean;
     ratePerSecond: number;
     by: string;
+    /** What the filter is matched against (the dead letters as the operator saw them). */
+    redaction?: Redaction | undefined;
     /** Called once at the end with the ids it requeued (for the audit trail). */
     onFinish?: (view: ReplayView, ids: string[]) => Promise<void>;
   }): ReplayView;
@@ -123,7 +126,7 @@ async function run(view: ReplayView, options: Parameters<ReplayLog["start"]>[0])
       const queue = options.queue();
       if (!queue || queue !== original) throw new Error("the queue closed (the service stopped); start the replay again");
       const began = Date.now();
-      const scan = await scanDead(queue.backend, { filter, offset, want: slice, budget: SCAN_BUDGET });
+      const scan = await scanDead(queue.backend, { filter, offset, want: slice, budget: SCAN_BUDGET, redaction: options.redaction });
       const ids = scan.rows.map((d) => d.job.id);
       if (ids.length > 0) {
         const { retried, missing } = await queue.backend.retryDead({ ids });

@@ -6,6 +6,7 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { AuditLog } from "./audit.js";
 import type { ReplayLog } from "./replays.js";
+import type { Redaction } from "./redact.js";
 
 /**
  * Everything the admin router reads, handed over by the composition root. The router reaches each feature
@@ -30,8 +31,8 @@ export interface AdminSources {
   audit: AuditLog;
   /** Throttled bulk retries running in (or recently finished by) this process. */
   replays: ReplayLog;
-  /** Payload fields named in `[admin] redact` are replaced before anything leaves the service. */
-  redactFields: readonly string[];
+  /** Payload fields named in `[admin] redact` (and the defaults), and their values in error text, hidden before anything leaves the service. */
+  redaction: Redaction;
   logger: Logger;
 }
 

@@ -2,7 +2,7 @@ import type { AttemptError } from "../core/job.js";
 import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
 import { errorGroup } from "./dead-scan.js";
-import { redact } from "./redact.js";
+import type { Redaction } from "./redact.js";
 import { traceIdOf } from "../observability/trace-id.js";
 
 /** A dead letter as the admin API shows it: the error that killed it first, the full history next to it. */
@@ -45,8 +45,9 @@ export interface JobView {
   payload: unknown;
 }
 
-export function deadLetterView(dead: DeadJob, redactFields: readonly string[]): DeadLetterView {
-  const { job } = dead;
+export function deadLetterView(dead: DeadJob, redaction: Redaction): DeadLetterView {
+  const job = redaction.job(dead.job);
+  const lastError = redaction.error(dead.lastError, dead.job);
   return {
     id: job.id,
     task: job.task,
@@ -56,16 +57,16 @@ export function deadLetterView(dead: DeadJob, redactFields: readonly string[]): 
     maxAttempts: job.maxAttempts,
     createdAt: job.createdAt,
     diedAt: dead.diedAt,
-    lastError: dead.lastError,
-    group: errorGroup(dead.lastError).key,
+    lastError,
+    group: errorGroup(lastError).key,
     traceId: traceIdOf(job.trace?.traceparent),
     errors: job.errors,
-    payload: redact(job.payload, redactFields),
+    payload: job.payload,
   };
 }
 
-export function jobView(info: JobInfo, redactFields: readonly string[]): JobView {
-  const { job } = info;
+export function jobView(info: JobInfo, redaction: Redaction): JobView {
+  const job = redaction.job(info.job);
   return {
     id: job.id,
     task: job.task,
@@ -83,6 +84,6 @@ export function jobView(info: JobInfo, redactFields: readonly string[]): JobView
     lockedUntil: info.lockedUntil,
     timeoutMs: job.timeoutMs,
     errors: job.errors,
-    payload: redact(job.payload, redactFields),
+    payload: job.payload,
   };
 }

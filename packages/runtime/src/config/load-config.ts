@@ -322,6 +322,8 @@ function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
 export interface AdminConfig {
   tokens: { name: string; role: "viewer" | "operator"; token: string }[];
   redact: string[];
+  /** `[admin] redact_defaults`: also redact the usual secret-bearing names (admin/redact.ts). */
+  redactDefaults: boolean;
 }
 
 /**
@@ -342,7 +344,7 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
     }
     return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };
   });
-  return { tokens, redact: raw.admin?.redact ?? [] };
+  return { tokens, redact: raw.admin?.redact ?? [], redactDefaults: raw.admin?.redact_defaults ?? true };
 }
 
 function configIssue(file: string, error: z.ZodError): ConfigError {

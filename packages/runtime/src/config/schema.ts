@@ -87,6 +87,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       tokens: z.array(z.string()).default([]),
       redact: z.array(z.string().min(1)).default([]),
+      redact_defaults: z.boolean().default(true),
     })
     .optional(),
 });

@@ -88,3 +88,52 @@ describe("admin API: bounded requests and an audit trail that cannot be skipped"
     });
   });
 });
+
+describe("admin API: redaction that cannot be worked around", () => {
+  let app: AdminApp | null = null;
+  afterEach(async () => {
+    await app?.close();
+    app = null;
+  });
+
+  it("hides the default secret-bearing fields, their values in error text, and keeps __proto__ keys", async () => {
+    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    const payload = JSON.parse('{"invoice":"inv-1","apiKey":"sk_live_abcdef","db_password":"hunter2-secret","nested":{"Authorization":"Bearer xyz123"},"__proto__":{"kept":true},"card_number":"4242424242424242"}');
+    const [id] = await app.killCharges(1, () => payload);
+    const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
+    expect(data.job.payload).toEqual(
+      JSON.parse('{"invoice":"inv-1","apiKey":"[redacted]","db_password":"[redacted]","nested":{"Authorization":"[redacted]"},"__proto__":{"kept":true},"card_number":"[redacted]"}'),
+    );
+    expect(Object.keys(data.job.payload)).toContain("__proto__");
+    const everything = JSON.stringify((await call(app.jfast, "deadLetters.list", { token: VIEWER })).data);
+    for (const secret of ["sk_live_abcdef", "hunter2-secret", "Bearer xyz123", "4242424242424242"]) expect(everything).not.toContain(secret);
+  });
+
+  it("redacts a redacted field's value where an error message or stack repeats it, and filters on what it shows", async () => {
+    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    // The charge task's message names payload.invoice; make the redacted value be that invoice number.
+    const [id] = await app.killCharges(1, () => ({ invoice: "inv-777", card_number: "inv-777" }));
+    const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
+    for (const error of data.job.errors as Array<{ message: string; stack?: string }>) {
+      expect(error.message).toBe("card declined for invoice [redacted] (attempt " + error.message.split("(attempt ")[1]);
+      expect(error.stack ?? "").not.toContain("inv-777");
+    }
+    const guess = await call(app.jfast, "deadLetters.list", { token: VIEWER, input: { filter: { errorText: "inv-777" } } });
+    expect(guess.data.items).toEqual([]);
+    const shown = await call(app.jfast, "deadLetters.list", { token: VIEWER, input: { filter: { errorText: "invoice [redacted]" } } });
+    expect(shown.data.items.map((d: { id: string }) => d.id)).toEqual([id]);
+  });
+
+  it("refuses a search by a redacted field, which would confirm a guess", async () => {
+    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    await app.killCharges(1, () => ({ invoice: "inv-1", user: { password: "hunter2" } }));
+    const search = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "user.password", equals: "hunter2" } } });
+    expect(search.status).toBe(400);
+    expect(search.error?.message).toMatch(/the payload field "password" is redacted in this service/);
+    const configured = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "card_number", equals: "x" } } });
+    expect(configured.status).toBe(400);
+    const allowed = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "invoice", equals: "inv-1" } } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.data.items).toHaveLength(1);
+  });
+});

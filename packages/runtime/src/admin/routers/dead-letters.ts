@@ -56,11 +56,11 @@ export const deadLettersRouter = router({
       const queue = ctx.sources.queue();
       if (!queue) return { enabled: false, items: [], nextCursor: null, scanned: 0, budgetReached: false };
       const result = await backendCall(queue, "listing dead letters", () =>
-        scanDead(queue.backend, { filter: input.filter, offset: Number(input.cursor ?? 0), want: input.limit }),
+        scanDead(queue.backend, { filter: input.filter, offset: Number(input.cursor ?? 0), want: input.limit, redaction: ctx.sources.redaction }),
       );
       return {
         enabled: true,
-        items: result.rows.map((d) => deadLetterView(d, ctx.sources.redactFields)),
+        items: result.rows.map((d) => deadLetterView(d, ctx.sources.redaction)),
         nextCursor: result.nextOffset === null ? null : String(result.nextOffset),
         scanned: result.scanned,
         budgetReached: result.budgetReached,
@@ -72,7 +72,7 @@ export const deadLettersRouter = router({
     const queue = ctx.sources.queue();
     if (!queue) return { enabled: false, groups: [] as ErrorGroupView[], scanned: 0, budgetReached: false };
     const scan = await backendCall(queue, "grouping dead letters", () =>
-      scanDead(queue.backend, { filter: input?.filter, offset: 0, want: SCAN_BUDGET }),
+      scanDead(queue.backend, { filter: input?.filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }),
     );
     const groups = new Map<string, ErrorGroupView & { taskSet: Set<string> }>();
     for (const dead of scan.rows) {
@@ -103,7 +103,7 @@ export const deadLettersRouter = router({
       return { count: depths.dead, exact: true };
     }
     const scan = await backendCall(queue, "counting dead letters", () =>
-      scanDead(queue.backend, { filter: input.filter, offset: 0, want: SCAN_BUDGET }),
+      scanDead(queue.backend, { filter: input.filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }),
     );
     return { count: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
   }),
@@ -142,7 +142,7 @@ export const deadLettersRouter = router({
         ctx,
         { action: "deadLetters.retryMatching", ids: [], filter: input.filter ? { ...input.filter } : null },
         async () => {
-          const counted = await countMatching(queue, filter);
+          const counted = await countMatching(ctx, queue, filter);
           try {
             return ctx.sources.replays.start({
               queue: () => ctx.sources.queue(),
@@ -152,6 +152,7 @@ export const deadLettersRouter = router({
               totalExact: counted.exact,
               ratePerSecond: input.ratePerSecond,
               by: ctx.principal.name,
+              redaction: ctx.sources.redaction,
               onFinish: (view, ids) =>
                 recordAudit(ctx, {
                   action: "deadLetters.replay",
@@ -195,7 +196,7 @@ async function bulk(ctx: Ctx, filter: DeadFilter | undefined, act: (ids: string[
     const ids = await backendCall(queue, "bulk action", () => act(null));
     return { ids, count: ids.length, budgetReached: false };
   }
-  const scan = await backendCall(queue, "selecting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
+  const scan = await backendCall(queue, "selecting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }));
   const done: string[] = [];
   const ids = scan.rows.map((d) => d.job.id);
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
@@ -210,9 +211,9 @@ function counts(outcome: Record<string, string[]>): Record<string, unknown> {
 }
 
 /** How many dead letters a replay will cover: the counter without a filter, else a scan within the budget. */
-async function countMatching(queue: NonNullable<ReturnType<AdminContext["sources"]["queue"]>>, filter: DeadFilter): Promise<{ total: number; exact: boolean }> {
+async function countMatching(ctx: Ctx, queue: NonNullable<ReturnType<AdminContext["sources"]["queue"]>>, filter: DeadFilter): Promise<{ total: number; exact: boolean }> {
   if (!hasFilter(filter)) return { total: (await backendCall(queue, "counting dead letters", () => queue.depths())).dead, exact: true };
-  const scan = await backendCall(queue, "counting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET }));
+  const scan = await backendCall(queue, "counting dead letters", () => scanDead(queue.backend, { filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }));
   return { total: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
 }
 

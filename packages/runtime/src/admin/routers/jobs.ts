@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import type { Redaction } from "../redact.js";
 import { JobState } from "../../core/job-state.js";
 import type { DeadJob } from "../../core/queue-backend.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
@@ -42,7 +43,7 @@ export const jobsRouter = router({
       const queue = ctx.sources.queue();
       if (!queue) return { enabled: false, job: null };
       const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id }));
-      return { enabled: true, job: info ? jobView(info, ctx.sources.redactFields) : null };
+      return { enabled: true, job: info ? jobView(info, ctx.sources.redaction) : null };
     }),
 
   /**
@@ -52,7 +53,7 @@ export const jobsRouter = router({
   search: viewerProcedure.input(searchInput).query(async ({ ctx, input }): Promise<JobSearchView> => {
     const queue = ctx.sources.queue();
     if (!queue) return { enabled: false, items: [], nextCursor: null, scope: "no queue", budgetReached: false };
-    const redact = ctx.sources.redactFields;
+    const redact = ctx.sources.redaction;
 
     if (input.id) {
       const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id! })).catch((error: unknown) => {
@@ -80,6 +81,14 @@ export const jobsRouter = router({
       throw new TRPCError({ code: "BAD_REQUEST", message: "give an id, a payload field ({ path, equals }), a task or a tenant to search by" });
     }
     const payload = input.payload ? { path: input.payload.path.split("."), equals: input.payload.equals } : undefined;
+    const hidden = payload?.path.find((key) => redact.hides(key));
+    if (hidden !== undefined) {
+      // Answering whether a redacted field holds a value would tell the value, one guess at a time.
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: `the payload field "${hidden}" is redacted in this service ([admin] redact), so jobs cannot be searched by it; search by id, task, tenant or another field`,
+      });
+    }
     const filter: DeadFilter = { task: input.task, tenantId: input.tenant, payload };
     const cursor = parseCursor(input.cursor);
 
@@ -104,7 +113,7 @@ export const jobsRouter = router({
     }
 
     const scan = await backendCall(queue, "searching dead letters", () =>
-      scanDead(queue.backend, { filter, offset: cursor.kind === "offset" ? cursor.value : 0, want: input.limit }),
+      scanDead(queue.backend, { filter, offset: cursor.kind === "offset" ? cursor.value : 0, want: input.limit, redaction: redact }),
     );
     const what = [payload && "payload", input.task && "task", input.tenant && "tenant"].filter(Boolean).join(", ");
     return {
@@ -122,7 +131,7 @@ function causeCode(error: unknown): unknown {
   return ((error as { cause?: { code?: unknown } }).cause ?? (error as { code?: unknown }))?.code;
 }
 
-function deadView(dead: DeadJob, redact: readonly string[]): JobView {
+function deadView(dead: DeadJob, redact: Redaction): JobView {
   return jobView({ job: dead.job, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: dead.diedAt }, redact);
 }
 
