@@ -1,6 +1,5 @@
 import { CronPattern } from "croner";
-import { cronError } from "./schedule-error.js";
-import type { ScheduleError } from "./schedule-error.js";
+import { cronError, type ScheduleError } from "./schedule-error.js";
 
 /**
  * A parsed five-field cron expression. croner parses it; the tables below are croner's, re-indexed by value.
