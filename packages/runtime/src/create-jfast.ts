@@ -12,7 +12,7 @@ import { honoContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http
 import { discoverModules } from "./modules/discover.js";
 import type { KafkaBus } from "./kafka/kafka-bus.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
-import { createLogger, type Logger } from "./observability/logger.js";
+import { createLogger, toLogger, type Logger, type PinoLogger } from "./observability/logger.js";
 import { createMetrics } from "./observability/metrics.js";
 import { createTelemetry, type TelemetryOptions } from "./observability/telemetry.js";
 import { outboxChannel } from "./outbox/channel.js";
@@ -42,7 +42,11 @@ export interface CreateJfastOptions {
   env?: NodeJS.ProcessEnv;
   /** Use this backend instead of building one from configuration. */
   backend?: QueueBackend;
-  logger?: Logger;
+  /**
+   * Where jfast logs, instead of JSON lines on stderr: the service's own pino logger as it is (pino's
+   * `(fields, message)` order is recognised), or any `Logger`.
+   */
+  logger?: Logger | PinoLogger;
   /** Telemetry hooks for programs and tests (a span exporter); jfast.toml's [plugin.telemetry] sets the OTLP endpoint. */
   telemetry?: TelemetryOptions;
   /**
@@ -79,7 +83,7 @@ export interface Jfast {
 
 export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   const config = await loadConfig({ root: options.root, env: options.env ?? process.env, overrides: options.config });
-  const logger = options.logger ?? createLogger({ service: config.service.name, level: config.logLevel });
+  const logger = options.logger ? toLogger(options.logger) : createLogger({ service: config.service.name, level: config.logLevel });
   const registry = new TaskRegistry();
 
   const eventHandlers: EventHandlerDefinition[] = [];

@@ -24,7 +24,7 @@ export type { DeadOutboxRow } from "./outbox/outbox-rows.js";
 export type { DatabaseProvider } from "./database/database-provider.js";
 export { claimOnce } from "./inbox/inbox.js";
 export { createLogger } from "./observability/logger.js";
-export type { Logger } from "./observability/logger.js";
+export type { Logger, PinoLogger } from "./observability/logger.js";
 // Recurring tasks: the one cron parser and tick computation (the scheduler and `jfast schedule next` share them).
 export { parseCron } from "./scheduler/cron-parse.js";
 export type { CronExpression } from "./scheduler/cron-parse.js";

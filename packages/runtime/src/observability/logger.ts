@@ -10,6 +10,29 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
+/** A pino logger as a service already has it (any pino version): pino's `(fields, message)` order. */
+export interface PinoLogger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+  isLevelEnabled(level: string): boolean;
+}
+
+/**
+ * pino's own methods also take `(message, ...args)`, so a pino logger type-checks as a `Logger` and would
+ * silently drop every field as a printf argument: it is recognised at run time by the symbol every pino
+ * instance carries (registered with Symbol.for, so shared across pino copies and versions).
+ */
+export function isPinoLogger(logger: unknown): logger is PinoLogger {
+  return typeof logger === "object" && logger !== null && Symbol.for("pino.serializers") in logger;
+}
+
+/** The logger jfast writes through: a pino logger is wrapped, anything else is taken as a `Logger`. */
+export function toLogger(logger: Logger | PinoLogger): Logger {
+  return isPinoLogger(logger) ? fromPino(logger) : logger;
+}
+
 /** Any field holding an Error is written as class, message and stack, whatever its name. */
 function serializeValue(value: unknown): unknown {
   if (!(value instanceof Error)) return value;
@@ -32,14 +55,21 @@ export function createLogger(params: { service: string; level: LogLevel; write?:
       base: { service: params.service },
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      // Call fields win over these: a log about another job may name it explicitly.
-      mixin: contextFields,
     },
     destination,
   );
+  return fromPino(base);
+}
+
+/**
+ * jfast's `(message, fields)` calls written through a pino logger, with the request and job fields of the
+ * async context. The pino logger keeps its own level, bindings, serializers and destination.
+ */
+function fromPino(base: PinoLogger): Logger {
   const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => {
     if (!base.isLevelEnabled(level)) return;
-    base[level](fields ? serializeFields(fields) : {}, message);
+    // Call fields win over the context's: a log about another job may name it explicitly.
+    base[level]({ ...contextFields(), ...(fields ? serializeFields(fields) : {}) }, message);
   };
   return { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") };
 }

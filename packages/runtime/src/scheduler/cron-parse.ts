@@ -1,9 +1,9 @@
-import { cronError } from "./schedule-error.js";
+import { CronPattern } from "croner";
+import { cronError, type ScheduleError } from "./schedule-error.js";
 
 /**
- * A parsed five-field cron expression. Each field is a membership table indexed by value, so matching a
- * wall-clock time is five lookups. The parser is the only one in the project: the scheduler and
- * `jfast schedule next` both call it.
+ * A parsed five-field cron expression. croner parses it; the tables below are croner's, re-indexed by value.
+ * The scheduler and `jfast schedule next` both call this one function.
  */
 export interface CronExpression {
   /** The text as written. */
@@ -27,6 +27,23 @@ export interface CronExpression {
   readonly everyHour: boolean;
 }
 
+interface FieldSpec {
+  label: string;
+  min: number;
+  max: number;
+  /** Only for messages: croner reads the names. */
+  names?: string;
+}
+
+const FIELDS: FieldSpec[] = [
+  { label: "minute", min: 0, max: 59 },
+  { label: "hour", min: 0, max: 23 },
+  { label: "day-of-month", min: 1, max: 31 },
+  { label: "month", min: 1, max: 12, names: "jan feb mar apr may jun jul aug sep oct nov dec" },
+  { label: "day-of-week", min: 0, max: 7, names: "sun mon tue wed thu fri sat" },
+];
+
+/** Vixie's macros, expanded here so croner only ever sees five fields. */
 const MACROS: Record<string, string> = {
   "@yearly": "0 0 1 1 *",
   "@annually": "0 0 1 1 *",
@@ -37,28 +54,10 @@ const MACROS: Record<string, string> = {
   "@hourly": "0 * * * *",
 };
 
-const MONTH_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-const DAY_NAMES = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-
-interface FieldSpec {
-  label: string;
-  min: number;
-  max: number;
-  names?: string[];
-  /** First value the names map to (months start at 1). */
-  nameBase?: number;
-}
-
-const FIELDS: FieldSpec[] = [
-  { label: "minute", min: 0, max: 59 },
-  { label: "hour", min: 0, max: 23 },
-  { label: "day-of-month", min: 1, max: 31 },
-  { label: "month", min: 1, max: 12, names: MONTH_NAMES, nameBase: 1 },
-  // 7 is accepted as Sunday and folded onto 0 after parsing.
-  { label: "day-of-week", min: 0, max: 7, names: DAY_NAMES, nameBase: 0 },
-];
-
 const DAYS_IN_MONTH_MAX = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Seconds and years are refused: a sixth or seventh field is an error, not a different expression. */
+const CRONER_OPTIONS = { mode: "5-part" } as const;
 
 export function parseCron(expression: string): CronExpression {
   if (typeof expression !== "string" || expression.trim() === "") {
@@ -75,9 +74,6 @@ export function parseCron(expression: string): CronExpression {
     }
     fieldsText = macro;
   }
-  if (fieldsText.includes("?")) {
-    throw cronError(source, 'the Quartz "?" is not accepted; use * for "any"');
-  }
   const parts = fieldsText.split(/\s+/);
   if (parts.length === 6 || parts.length === 7) {
     throw cronError(source, `has ${parts.length} fields; a seconds (or year) field is not accepted`);
@@ -85,21 +81,25 @@ export function parseCron(expression: string): CronExpression {
   if (parts.length !== 5) {
     throw cronError(source, `has ${parts.length} field${parts.length === 1 ? "" : "s"}; five are needed`);
   }
-  const tables = parts.map((part, index) => parseField(source, part, FIELDS[index]!));
-  const [minutes, hours, daysOfMonth, months, daysOfWeek7] = tables as [boolean[], boolean[], boolean[], boolean[], boolean[]];
-  const daysOfWeek = daysOfWeek7.slice(0, 7);
-  if (daysOfWeek7[7]) daysOfWeek[0] = true;
+  refuseExtensions(source, parts);
+  let pattern: CronPattern;
+  try {
+    pattern = new CronPattern(parts.join(" "), undefined, CRONER_OPTIONS);
+  } catch (error) {
+    throw explainRefusal(source, parts, error);
+  }
 
+  // croner's tables index days of the month and months from 0.
   const cron: CronExpression = {
     source,
     fields: parts.join(" "),
-    minutes,
-    hours,
-    daysOfMonth,
-    months,
-    daysOfWeek,
+    minutes: pattern.minute.map(Boolean),
+    hours: pattern.hour.map(Boolean),
+    daysOfMonth: [false, ...pattern.day.map(Boolean)],
+    months: [false, ...pattern.month.map(Boolean)],
+    daysOfWeek: pattern.dayOfWeek.slice(0, 7).map(Boolean),
     daysOred: !parts[2]!.startsWith("*") && !parts[4]!.startsWith("*"),
-    everyHour: hours.every(Boolean),
+    everyHour: pattern.hour.every(Boolean),
   };
   if (!canEverMatch(cron)) {
     throw cronError(source, "never fires: no month in it has that day of the month");
@@ -107,71 +107,89 @@ export function parseCron(expression: string): CronExpression {
   return cron;
 }
 
-function parseField(source: string, text: string, spec: FieldSpec): boolean[] {
-  const table = new Array<boolean>(spec.max + 1).fill(false);
-  for (const item of text.split(",")) {
-    if (item === "") throw cronError(source, `the ${spec.label} field "${text}" has an empty list item`);
-    rejectQuartz(source, item, spec);
-    const match = /^(\*|[a-z0-9]+(?:-[a-z0-9]+)?)(?:\/(\d+))?$/i.exec(item);
-    if (!match) throw cronError(source, `the ${spec.label} field has "${item}", which is not a value, range or step`);
-    const [, base, stepText] = match as unknown as [string, string, string | undefined];
-    const step = stepText === undefined ? 1 : Number(stepText);
-    if (!Number.isInteger(step) || step < 1) {
-      throw cronError(source, `the ${spec.label} field has step "/${stepText}"; a step is a whole number of at least 1`);
-    }
-    let low: number;
-    let high: number;
-    if (base === "*") {
-      low = spec.min;
-      high = spec.label === "day-of-week" ? 6 : spec.max;
-    } else if (base.includes("-")) {
-      const [a, b] = base.split("-") as [string, string];
-      low = value(source, a, spec);
-      high = value(source, b, spec);
-      if (low > high) {
-        throw cronError(source, `the ${spec.label} range ${base} runs backwards; write ascending ranges, e.g. ${b}-${spec.max},${spec.min}-${a}`);
-      }
-    } else {
-      if (stepText !== undefined) {
-        // Implementations disagree on "5/20" (just 5? 5 to the end?); ask for the form everyone reads alike.
-        throw cronError(source, `the ${spec.label} field has "${item}"; a step goes after * or a range, e.g. ${base}-${spec.label === "day-of-week" ? 6 : spec.max}/${stepText}`);
-      }
-      low = value(source, base, spec);
-      high = low;
-    }
-    for (let v = low; v <= high; v += step) table[v] = true;
+/**
+ * croner also reads Quartz's `? L W #` and the `+` that ANDs the day fields. We refuse them: a five-field
+ * expression then means what it means in Vixie cron, everywhere it is read. No day name has an L in it.
+ */
+function refuseExtensions(source: string, parts: string[]): void {
+  if (parts.some((part) => part.includes("?"))) {
+    throw cronError(source, 'the Quartz "?" is not accepted; use * for "any"');
   }
-  return table;
+  for (const item of parts.flatMap((part) => part.split(","))) {
+    if (item.includes("#")) throw cronError(source, `the Quartz "#" (nth weekday of the month) in "${item}" is not accepted`);
+  }
+  for (const item of parts[2]!.split(",")) {
+    const lower = item.toLowerCase();
+    if (/[lw]/.test(lower)) {
+      throw cronError(source, `the Quartz "${lower.includes("w") ? "W" : "L"}" in the day-of-month field ("${item}") is not accepted`);
+    }
+  }
+  for (const item of parts[4]!.split(",")) {
+    if (/l/i.test(item)) {
+      throw cronError(source, `the Quartz "L" (last weekday of the month) in the day-of-week field ("${item}") is not accepted`);
+    }
+    if (item.includes("+")) {
+      throw cronError(source, `the "+" in the day-of-week field ("${item}") is not accepted; the day fields combine as in Vixie cron`);
+    }
+  }
 }
 
-function value(source: string, token: string, spec: FieldSpec): number {
-  if (/^\d+$/.test(token)) {
-    const n = Number(token);
-    if (n < spec.min || n > spec.max) {
-      throw cronError(source, `the ${spec.label} field has ${n}, outside ${spec.min}-${spec.max}`);
+/**
+ * croner refused the expression; say which field and item, in the words of the accepted syntax. croner is
+ * asked about one item at a time (every other field `*`), so the item named is the one it refuses.
+ */
+function explainRefusal(source: string, parts: string[], error: unknown): ScheduleError {
+  for (const [index, part] of parts.entries()) {
+    const spec = FIELDS[index]!;
+    for (const item of part.split(",")) {
+      if (item === "") return cronError(source, `the ${spec.label} field "${part}" has an empty list item`);
+      const refusal = cronerRefusal(parts.map((other, i) => (i === index ? item : "*")).join(" "));
+      if (refusal !== null) return describeRefusal(source, spec, item, refusal);
     }
-    return n;
   }
-  const index = spec.names?.indexOf(token.toLowerCase()) ?? -1;
-  if (index < 0) {
-    const names = spec.names ? ` (names: ${spec.names.join(" ")})` : "";
-    throw cronError(source, `the ${spec.label} field has "${token}", which is not a number ${spec.min}-${spec.max}${names}`);
-  }
-  return index + (spec.nameBase ?? 0);
+  return cronError(source, cronerMessage(error));
 }
 
-/** Quartz extensions look like values to a loose parser; name them so the message explains the refusal. */
-function rejectQuartz(source: string, item: string, spec: FieldSpec): void {
-  const lower = item.toLowerCase();
-  if (lower.includes("#")) {
-    throw cronError(source, `the Quartz "#" (nth weekday of the month) in "${item}" is not accepted`);
+function cronerRefusal(pattern: string): string | null {
+  try {
+    new CronPattern(pattern, undefined, CRONER_OPTIONS);
+    return null;
+  } catch (error) {
+    return cronerMessage(error);
   }
-  if (spec.label === "day-of-month" && /^(l|lw|l-\d+|\d+w)$/.test(lower)) {
-    throw cronError(source, `the Quartz "${/w$/.test(lower) ? "W" : "L"}" in the day-of-month field ("${item}") is not accepted`);
+}
+
+function cronerMessage(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/^CronPattern: /, "");
+}
+
+/** croner's refusal, matched on the wording of the pinned croner version (the parser tests pin each case). */
+function describeRefusal(source: string, spec: FieldSpec, item: string, refusal: string): ScheduleError {
+  const { label, min, max } = spec;
+  const top = label === "day-of-week" ? 6 : max;
+  if (/^Invalid value for /.test(refusal)) {
+    const outside = (item.match(/\d+/g) ?? []).map(Number).find((n) => n < min || n > max);
+    return cronError(source, `the ${label} field has ${outside ?? `"${item}"`}, outside ${min}-${max}`);
   }
-  if (spec.label === "day-of-week" && /^(l|[0-7]l|[a-z]{3}l)$/.test(lower)) {
-    throw cronError(source, `the Quartz "L" (last weekday of the month) in the day-of-week field ("${item}") is not accepted`);
+  if (/^From value is larger than to value/.test(refusal)) {
+    const range = item.split("/")[0]!;
+    const [a, b] = range.split("-") as [string, string];
+    return cronError(source, `the ${label} range ${range} runs backwards; write ascending ranges, e.g. ${b}-${max},${min}-${a}`);
   }
+  if (/stepping with (numeric|missing) prefix/.test(refusal)) {
+    // Implementations disagree on "5/20" (just 5? 5 to the end?); ask for the form everyone reads alike.
+    const [base, step] = item.split("/") as [string, string];
+    const example = base === "" ? `*/${step}` : `${base}-${top}/${step}`;
+    return cronError(source, `the ${label} field has "${item}"; a step goes after * or a range, e.g. ${example}`);
+  }
+  if (/stepping|steps/.test(refusal)) {
+    return cronError(source, `the ${label} field has "${item}"; a step is a whole number from 1 to ${top - min + 1}`);
+  }
+  if (/illegal characters|has to stand alone|is not a number|\(NaN\)/.test(refusal)) {
+    const names = spec.names ? ` (names: ${spec.names})` : "";
+    return cronError(source, `the ${label} field has "${item}", which is not a number ${min}-${max}${names}`);
+  }
+  return cronError(source, `the ${label} field has "${item}", which is not a value, range or step (${refusal})`);
 }
 
 /** An expression such as "0 0 30 2 *" parses but never fires; refuse it instead of scheduling nothing. */

@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import type { CronExpression } from "./cron-parse.js";
 import { offsetAt, resolveWall } from "./zone.js";
 
@@ -62,81 +63,27 @@ export function nextIntervalTick(everyMs: number, after: number): number {
   return (Math.floor(after / everyMs) + 1) * everyMs;
 }
 
+/** croner's matcher for each expression, built on first use: it reads the five fields in UTC, so no DST. */
+const matchers = new WeakMap<CronExpression, Cron>();
+
+function matcher(cron: CronExpression): Cron {
+  let found = matchers.get(cron);
+  if (!found) {
+    // A fixed UTC offset keeps croner away from Intl; Vixie's day rule becomes croner's AND/OR switch.
+    found = new Cron(cron.fields, { mode: "5-part", utcOffset: 0, domAndDow: !cron.daysOred });
+    matchers.set(cron, found);
+  }
+  return found;
+}
+
 /**
  * The smallest wall time (UTC-encoded ms) at or after `from` that matches the five fields, or null when none
- * comes before `limit`. Jumps whole months, days and hours that cannot match.
+ * comes before `limit`. croner finds it.
  */
 export function nextMatchingWall(cron: CronExpression, from: number, limit: number): number | null {
-  const start = new Date(Math.ceil(from / MINUTE) * MINUTE);
-  let year = start.getUTCFullYear();
-  let month = start.getUTCMonth() + 1;
-  let day = start.getUTCDate();
-  let hour = start.getUTCHours();
-  let minute = start.getUTCMinutes();
-  const limitYear = new Date(limit).getUTCFullYear();
-  for (;;) {
-    if (year > limitYear) return null;
-    if (!cron.months[month] || day > daysInMonth(year, month)) {
-      month += 1;
-      if (month > 12) {
-        month = 1;
-        year += 1;
-      }
-      day = 1;
-      hour = 0;
-      minute = 0;
-      continue;
-    }
-    if (!dayMatches(cron, year, month, day)) {
-      day += 1;
-      hour = 0;
-      minute = 0;
-      continue;
-    }
-    const nextHour = nextSet(cron.hours, hour);
-    if (nextHour < 0) {
-      day += 1;
-      hour = 0;
-      minute = 0;
-      continue;
-    }
-    if (nextHour !== hour) {
-      hour = nextHour;
-      minute = 0;
-    }
-    const nextMinute = nextSet(cron.minutes, minute);
-    if (nextMinute < 0) {
-      hour += 1;
-      minute = 0;
-      if (hour > 23) {
-        day += 1;
-        hour = 0;
-      }
-      continue;
-    }
-    const wall = utc(year, month, day, hour, nextMinute);
-    return wall >= limit ? null : wall;
-  }
-}
-
-function dayMatches(cron: CronExpression, year: number, month: number, day: number): boolean {
-  const dom = cron.daysOfMonth[day] === true;
-  const dow = cron.daysOfWeek[new Date(utc(year, month, day, 0, 0)).getUTCDay()] === true;
-  return cron.daysOred ? dom || dow : dom && dow;
-}
-
-function nextSet(table: readonly boolean[], fromIndex: number): number {
-  for (let i = fromIndex; i < table.length; i++) if (table[i]) return i;
-  return -1;
-}
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(utc(year, month + 1, 0, 0, 0)).getUTCDate();
-}
-
-function utc(year: number, month: number, day: number, hour: number, minute: number): number {
-  const d = new Date(0);
-  d.setUTCFullYear(year, month - 1, day);
-  d.setUTCHours(hour, minute, 0, 0);
-  return d.getTime();
+  const start = Math.ceil(from / MINUTE) * MINUTE;
+  // croner answers with the first match strictly after the time it is given, to the second.
+  const next = matcher(cron).nextRun(new Date(start - 1000));
+  if (next === null || next.getTime() >= limit) return null;
+  return next.getTime();
 }
