@@ -32,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
   { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
   { name: "workspace compose", summary: "generate one compose file for every service of the workspace", load: () => import("./commands/workspace-compose.js") },
+  { name: "workspace contracts diff", summary: "jfast contracts diff for every service of the workspace", load: () => import("./commands/workspace-contracts-diff.js") },
 ];
 
 /** Finds the command named by the leading words of argv; `rest` is what follows it. */

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { ContractsDiff } from "@jfast/runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../src/main.js";
 import { REPO_ROOT, runJfast } from "./jfast-process.js";
@@ -72,7 +73,7 @@ async function jfast(args: string[], cwd = REPO_ROOT): Promise<{ code: number; s
 
 async function diffJson(root: string, base = "HEAD") {
   const result = await jfast(["contracts", "diff", "--base", base, "--json", "--root", root]);
-  return { code: result.code, stderr: result.stderr, diff: JSON.parse(result.stdout || "null") as Record<string, Array<Record<string, unknown>>> };
+  return { code: result.code, stderr: result.stderr, diff: JSON.parse(result.stdout || "null") as ContractsDiff };
 }
 
 describe("jfast contracts diff", () => {
@@ -237,5 +238,53 @@ describe("jfast contracts diff", () => {
     const missing = await jfast(["contracts", "diff", "--root", repo.root]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--base needs a git ref");
+  });
+});
+
+describe("jfast workspace contracts diff", () => {
+  it("diffs every service of the workspace: one report, exit 1 when any service gains a violation, 2 when one is broken", async () => {
+    const repo = await repository();
+    const inService = (dir: string, files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([f, t]) => [`${dir}/${f}`, t]));
+    await repo.write({
+      "package.json": JSON.stringify({ name: "shop-workspace", private: true, workspaces: ["apps/*"] }),
+      ...inService("apps/orders", { ...SERVICE, "jfast.toml": `[service]\nname = "orders"\nbase_port = 4100\n` }),
+      ...inService("apps/billing", { ...SERVICE, "jfast.toml": `[service]\nname = "billing"\nbase_port = 4200\n` }),
+    });
+    repo.commit("two services");
+    await repo.write({ "apps/orders/modules/alert/tasks.ts": subscriber("receipt.registred") });
+
+    const json = await jfast(["workspace", "contracts", "diff", "--base", "main", "--json", "--root", repo.dir]);
+    expect(json.code, json.stderr).toBe(1);
+    const { services } = JSON.parse(json.stdout) as { services: Array<ContractsDiff & { service: string; dir: string }> };
+    expect(services.map((s) => [s.service, s.dir])).toEqual([
+      ["billing", "apps/billing"],
+      ["orders", "apps/orders"],
+    ]);
+    expect(services[0]).toMatchObject({ added: [], removed: [], newViolations: [], fixedViolations: [] });
+    expect(services[1]!.removed).toEqual([{ kind: "subscribes", from: "receipt.registered", to: "alert" }]);
+    expect(services[1]!.newViolations.map((f) => [f.rule, f.file])).toEqual([["orphan-subscription", "modules/alert/tasks.ts"]]);
+
+    const md = await jfast(["workspace", "contracts", "diff", "--base", "main", "--md"], repo.dir);
+    expect(md.code).toBe(1);
+    expect(md.stdout).toContain("### billing\n\nNo contract changes.");
+    expect(md.stdout).toContain("### orders\n\n**1 edge added, 1 removed, 1 new violation, 0 fixed**");
+    expect(md.stdout.match(/```mermaid/g)).toHaveLength(1);
+
+    const text = await jfast(["workspace", "contracts", "diff", "--base", "main", "--root", repo.dir]);
+    expect(text.stdout.split("\n").slice(0, 6)).toEqual([
+      "billing: no contract changes against main",
+      "",
+      "orders",
+      "+ subscribes  receipt.registred → alert",
+      "- subscribes  receipt.registered → alert",
+      "",
+    ]);
+    expect(text.stdout).toContain("orders: 1 edge added, 1 removed, 1 new violation, 0 fixed against main\n");
+
+    await repo.write({ "apps/billing/contracts.toml": "[modules.receipt]\npublishes = 3\n" });
+    const broken = await jfast(["workspace", "contracts", "diff", "--base", "main", "--json", "--root", repo.dir]);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe("");
+    expect(broken.stderr).toContain(path.join(repo.dir, "apps/billing/contracts.toml"));
   });
 });

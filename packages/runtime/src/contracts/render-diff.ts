@@ -16,14 +16,14 @@ export const CONTRACTS_DIFF_MARKER = "<!-- jfast contracts diff -->";
 
 /** `jfast contracts diff` for people: + and - edges, new and fixed violations, a summary line per service. */
 export function formatContractsDiff(params: { ref: string; services: readonly ServiceContractsDiff[] }): string {
-  const lines: string[] = [];
+  const blocks: string[] = [];
   for (const { name, diff } of params.services) {
     const label = name ? `${name}: ` : "";
     if (isEmptyDiff(diff)) {
-      lines.push(`${label}no contract changes against ${params.ref}`);
+      blocks.push(`${label}no contract changes against ${params.ref}`);
       continue;
     }
-    if (name) lines.push(`${name}`);
+    const lines: string[] = name ? [name] : [];
     for (const e of diff.added) lines.push(`+ ${edgeText(e)}`);
     for (const e of diff.removed) lines.push(`- ${edgeText(e)}`);
     if (diff.added.length + diff.removed.length) lines.push("");
@@ -33,8 +33,9 @@ export function formatContractsDiff(params: { ref: string; services: readonly Se
     for (const f of diff.fixedViolations) lines.push(`fixed  ${f.rule}  [${f.module}] ${f.subject}`);
     if (diff.fixedViolations.length) lines.push("");
     lines.push(`${label}${summary(diff)} against ${params.ref}`);
+    blocks.push(lines.join("\n"));
   }
-  return lines.join("\n");
+  return blocks.join("\n\n");
 }
 
 /**
