@@ -154,6 +154,22 @@ describe("rendering a diff", () => {
     expect(diagram).toContain(":::added");
   });
 
+  it("the comment keeps the placeholders of a fix literal and names the new depends_on edge", async () => {
+    const base = await service(baseFiles);
+    const head = await service({
+      ...baseFiles,
+      "modules/receipt/tasks.ts": `import { task } from "@jfast/runtime";\nexport const extract = task("receipt.extract", async () => {});\n`,
+      "modules/alert/enqueue.ts": `import { Job } from "@jfast/runtime";\nexport const again = () => new Job({ task: "receipt.extract", payload: {} });\n`,
+    });
+    const diff = diffContracts(base, head);
+    expect(diff.added).toEqual([{ kind: "depends_on", from: "alert", to: "receipt" }]);
+    const md = renderContractsDiffMarkdown({ ref: "main", services: [{ name: null, base, head, diff }] });
+    expect(md).toContain("- **undeclared-dependency** in `alert`, `receipt.extract` (`modules/alert/enqueue.ts:2`)");
+    expect(md).toContain('outbox.publish(session, "&lt;topic>"');
+    expect(md).not.toContain("<topic>");
+    expect(md).toMatch(/==>\|depends on, added, undeclared-dependency\|/);
+  });
+
   it("no change: one line of text, a comment that says so, and no diagram", async () => {
     const side = await service(baseFiles);
     const diff = diffContracts(side, side);

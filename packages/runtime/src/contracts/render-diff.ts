@@ -73,7 +73,7 @@ export function renderContractsDiffMarkdown(params: { ref: string; services: rea
     }
     if (diff.newViolations.length) {
       out.push("New violations:", "");
-      for (const f of diff.newViolations) out.push(findingItem(f), `  Fix: ${escapeMarkdown(f.fix)}`);
+      for (const f of diff.newViolations) out.push(findingItem(f), `  - fix: ${escapeMarkdown(f.fix)}`);
       out.push("");
     }
     if (diff.fixedViolations.length) {
@@ -105,7 +105,7 @@ function findingItem(f: ContractFinding): string {
   return `- **${f.rule}** in \`${f.module}\`, \`${f.subject}\` (\`${findingLocation(f)}\`): ${escapeMarkdown(f.message)}`;
 }
 
-/** Messages quote names with underscores and angle brackets; keep them literal in the comment. */
+/** Fixes name placeholders such as "<topic>" and names with underscores; keep them literal in the comment. */
 function escapeMarkdown(text: string): string {
-  return text.replace(/[<>]/g, (c) => (c === "<" ? "&lt;" : "&gt;")).replace(/([_*])/g, "\\$1");
+  return text.replace(/</g, "&lt;").replace(/([_*])/g, "\\$1");
 }
