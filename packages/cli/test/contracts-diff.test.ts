@@ -225,7 +225,7 @@ describe("jfast contracts diff", () => {
     expect(fromInside.stdout).toContain("2 edges added, 0 removed, 0 new violations, 0 fixed against HEAD~1");
   });
 
-  it("no change prints one line and exits 0; an unknown ref or a missing --base exits 2", async () => {
+  it("no change prints one line and exits 0; an unknown ref, no repository or a missing --base exits 2", async () => {
     const repo = await repository();
     await repo.write(SERVICE);
     repo.commit("service");
@@ -235,6 +235,12 @@ describe("jfast contracts diff", () => {
     const unknown = await jfast(["contracts", "diff", "--base", "origin/nope", "--root", repo.root]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('git does not know the commit "origin/nope"');
+    const outside = await mkdtemp(path.join(tmpdir(), "jfast-contracts-diff-no-git-"));
+    cleanups.push(() => rm(outside, { recursive: true, force: true }));
+    await writeFile(path.join(outside, "jfast.toml"), SERVICE["jfast.toml"]);
+    const noRepository = await jfast(["contracts", "diff", "--base", "main", "--root", outside]);
+    expect(noRepository.code).toBe(2);
+    expect(noRepository.stderr).toContain(`${outside} is not inside a git repository`);
     const missing = await jfast(["contracts", "diff", "--root", repo.root]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--base needs a git ref");

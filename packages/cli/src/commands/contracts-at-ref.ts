@@ -46,7 +46,7 @@ async function resolveCommit(ref: string, cwd: string): Promise<string> {
     if (cause instanceof CliError) throw cause;
     throw new CliError(`git does not know the commit "${ref}"`, {
       code: "UNKNOWN_REF",
-      hint: `name a branch, tag or commit that exists here; in CI, fetch it first (actions/checkout with fetch-depth: 0, or git fetch origin ${ref})`,
+      hint: `name a branch, tag or commit that exists here; in CI, fetch the base branch first (actions/checkout with fetch-depth: 0, or git fetch origin <branch>)`,
       docs: DOCS,
       cause,
     });
