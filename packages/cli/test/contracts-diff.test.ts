@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { ContractsDiff } from "@jfast/runtime";
+import { inspectContracts, type ContractsDiff } from "@jfast/runtime";
 import { afterEach, describe, expect, it } from "vitest";
+import { inspectContractsAtRef } from "../src/commands/contracts-at-ref.js";
 import { main } from "../src/main.js";
 import { REPO_ROOT, runJfast } from "./jfast-process.js";
 
@@ -77,6 +78,24 @@ async function diffJson(root: string, base = "HEAD") {
 }
 
 describe("jfast contracts diff", () => {
+  it("reads the example service at a commit exactly as it reads it on disk", async () => {
+    const repo = await repository("apps/example");
+    for (const entry of ["jfast.toml", "contracts.toml", "modules"]) {
+      await cp(path.join(REPO_ROOT, "apps/example", entry), path.join(repo.root, entry), { recursive: true });
+    }
+    repo.commit("the example service");
+    const atCommit = await inspectContractsAtRef({ root: repo.root, ref: "HEAD" });
+    const onDisk = await inspectContracts(repo.root);
+    expect(atCommit.modules.map((m) => m.files)).toEqual(onDisk.modules.map((m) => m.files));
+    expect(atCommit.modules.flatMap((m) => m.files)).not.toContain("modules/receipt/extract-total.test.ts");
+    expect(atCommit.graph).toEqual(onDisk.graph);
+    expect(atCommit.findings).toEqual(onDisk.findings);
+    expect(atCommit.graph.edges.length).toBeGreaterThan(0);
+    const diff = await jfast(["contracts", "diff", "--base", "HEAD", "--root", repo.root]);
+    expect(diff).toEqual({ code: 0, stdout: "no contract changes against HEAD\n", stderr: "" });
+  });
+
+
   it("an added subscriber in the working tree: one subscribes edge, exit 0, and nothing in the repository moves", async () => {
     const repo = await repository();
     await repo.write(SERVICE);
