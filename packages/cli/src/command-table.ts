@@ -26,11 +26,13 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "jobs enqueue", summary: "enqueue a job by task name (operators, scripts)", load: () => import("./commands/jobs-enqueue.js") },
   { name: "contracts check", summary: "check contracts.toml against what the modules publish, subscribe and enqueue", load: () => import("./commands/contracts-check.js") },
   { name: "contracts show", summary: "list each module's events, subscribers, tasks and dependencies", load: () => import("./commands/contracts-show.js") },
+  { name: "contracts diff", summary: "what a change does to the contracts: edges added and removed, violations new and fixed", load: () => import("./commands/contracts-diff.js") },
   { name: "contracts md", summary: "write CONTRACTS.md: who publishes which event and who listens", load: () => import("./commands/contracts-md.js") },
   { name: "schedule next", summary: "print the next ticks of a cron expression in UTC, as the scheduler computes them", load: () => import("./commands/schedule-next.js") },
   { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
   { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
   { name: "workspace compose", summary: "generate one compose file for every service of the workspace", load: () => import("./commands/workspace-compose.js") },
+  { name: "workspace contracts diff", summary: "jfast contracts diff for every service of the workspace", load: () => import("./commands/workspace-contracts-diff.js") },
 ];
 
 /** Finds the command named by the leading words of argv; `rest` is what follows it. */

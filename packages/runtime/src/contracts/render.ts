@@ -12,7 +12,7 @@ export interface ServiceSummary {
 export function formatFindings(inspection: ContractsInspection): string {
   const lines: string[] = [];
   for (const f of inspection.findings) {
-    lines.push(`${location(f)}  ${f.rule}  [${f.module}] ${f.subject}`, `  ${f.message}`, `  fix: ${f.fix}`, "");
+    lines.push(`${findingLocation(f)}  ${f.rule}  [${f.module}] ${f.subject}`, `  ${f.message}`, `  fix: ${f.fix}`, "");
   }
   for (const note of inspection.notes) lines.push(`note: ${note}`);
   const modules = inspection.graph.modules.filter((m) => m.exists);
@@ -136,7 +136,8 @@ function eventTable(modules: readonly ContractModule[]) {
   }));
 }
 
-function location(f: ContractFinding): string {
+/** Where a finding points: `file:line`, or contracts.toml for a declaration. */
+export function findingLocation(f: ContractFinding): string {
   return f.file ? `${f.file}:${f.line}` : "contracts.toml";
 }
 
@@ -148,6 +149,6 @@ function codeList(items: readonly string[]): string {
   return items.length ? [...new Set(items)].map((i) => `\`${i}\``).join(", ") : "—";
 }
 
-function plural(n: number, word: string): string {
+export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
