@@ -219,7 +219,7 @@ export class Job {
   }
 }
 
-/** The most of an error's text a job keeps (characters); the rest is cut with a marker. docs/worker.md#failures */
+/** The most of an error's text a job keeps (characters); the rest is cut with a marker. docs/worker.md#what-an-error-records */
 export const ERROR_MESSAGE_MAX = 8 * 1024;
 export const ERROR_STACK_MAX = 16 * 1024;
 const ERROR_CLASS_MAX = 200;
