@@ -3,6 +3,8 @@ import { createMemoryBackend } from "../../src/backends/memory/memory-backend.js
 import { PG_URL, dropSchema, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
 import { OPERATOR, QUEUE_TUNING, VIEWER, call, startAdminApp, type AdminApp } from "./admin-harness.js";
 
+const memory = async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} });
+
 /** What an adversarial review found in the admin API: one request must never be worth hundreds of calls, and an action is never done unaudited. */
 describe("admin API: bounded requests and an audit trail that cannot be skipped", () => {
   let app: AdminApp | null = null;
@@ -10,8 +12,6 @@ describe("admin API: bounded requests and an audit trail that cannot be skipped"
     await app?.close();
     app = null;
   });
-
-  const memory = async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} });
 
   function postgres(schema: string) {
     return async () => ({
@@ -97,7 +97,7 @@ describe("admin API: redaction that cannot be worked around", () => {
   });
 
   it("hides the default secret-bearing fields, their values in error text, and keeps __proto__ keys", async () => {
-    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    app = await startAdminApp({ setup: memory });
     const payload = JSON.parse('{"invoice":"inv-1","apiKey":"sk_live_abcdef","db_password":"hunter2-secret","nested":{"Authorization":"Bearer xyz123"},"__proto__":{"kept":true},"card_number":"4242424242424242"}');
     const [id] = await app.killCharges(1, () => payload);
     const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
@@ -110,7 +110,7 @@ describe("admin API: redaction that cannot be worked around", () => {
   });
 
   it("redacts a redacted field's value where an error message or stack repeats it, and filters on what it shows", async () => {
-    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    app = await startAdminApp({ setup: memory });
     // The charge task's message names payload.invoice; make the redacted value be that invoice number.
     const [id] = await app.killCharges(1, () => ({ invoice: "inv-777", card_number: "inv-777" }));
     const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
@@ -125,7 +125,7 @@ describe("admin API: redaction that cannot be worked around", () => {
   });
 
   it("refuses a search by a redacted field, which would confirm a guess", async () => {
-    app = await startAdminApp({ setup: async () => ({ plugins: ["queue"], sections: `[plugin.queue]\nbackend = "memory"\n${QUEUE_TUNING}`, backend: createMemoryBackend(), cleanup: async () => {} }) });
+    app = await startAdminApp({ setup: memory });
     await app.killCharges(1, () => ({ invoice: "inv-1", user: { password: "hunter2" } }));
     const search = await call(app.jfast, "jobs.search", { token: VIEWER, input: { payload: { path: "user.password", equals: "hunter2" } } });
     expect(search.status).toBe(400);
