@@ -26,7 +26,7 @@ describe("GET /queue/stats", () => {
       path.join(dir, "jfast.toml"),
       `[service]\nname = "stats"\nenvironment = "${environment}"\n[plugins]\nenabled = [${plugins}]\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 2\n${plugins.includes('"queue"') ? `[plugin.queue]\nbackend = "postgres"\n${queueToml}` : ""}`,
     );
-    const jfast = await createJfast({ root: dir, env: {}, logger: silentLogger, tasks: [later] });
+    const jfast = await createJfast({ root: dir, env: {}, logger: silentLogger, tasks: plugins.includes(`"queue"`) ? [later] : [] });
     await jfast.start();
     cleanups.push(() => jfast.stop());
     return jfast;
