@@ -15,7 +15,12 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
   if (query.isPending) return <Loading what="the job" />;
   if (query.isError) return <ErrorState title="Could not load the job." error={query.error} />;
   const job = query.data.job;
-  if (!job) return <EmptyState title="No such job">{query.data.enabled ? `${service} has no job ${id} (it may have completed and been removed, or been discarded).` : `${service} does not run a queue.`}</EmptyState>;
+  if (!job) {
+    const why = !query.data.enabled
+      ? `${service} does not run a queue.`
+      : (query.data.notFoundReason ?? `${service} has no job ${id} (it may have completed and been removed, or been discarded).`);
+    return <EmptyState title={query.data.notFoundReason ? "Cannot look this job up" : "No such job"}>{why}</EmptyState>;
+  }
   return (
     <div className="stack" data-job={job.id}>
       <dl className="kv">

@@ -39,11 +39,16 @@ export const jobsRouter = router({
   /** One job in any state, with its payload (redacted) and every attempt's error and stack. Also "search by id". */
   get: viewerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(200) }))
-    .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobView | null }> => {
+    .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobView | null; notFoundReason: string | null }> => {
       const queue = ctx.sources.queue();
-      if (!queue) return { enabled: false, job: null };
-      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id }));
-      return { enabled: true, job: info ? jobView(info, ctx.sources.redaction) : null };
+      if (!queue) return { enabled: false, job: null, notFoundReason: null };
+      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id })).catch((error: unknown) => {
+        // A broker that cannot look a waiting job up by id (RabbitMQ) says so instead of failing the call.
+        if (causeCode(error) === "NOT_SUPPORTED") return (error as { cause?: Error }).cause?.message ?? (error as Error).message;
+        throw error;
+      });
+      if (typeof info === "string") return { enabled: true, job: null, notFoundReason: info.split("\n")[0]! };
+      return { enabled: true, job: info ? jobView(info, ctx.sources.redaction) : null, notFoundReason: null };
     }),
 
   /**
