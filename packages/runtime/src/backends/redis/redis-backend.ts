@@ -269,7 +269,9 @@ export class RedisBackend implements QueueBackend {
       this.options.logger?.warn(
         kind === "unknown-id"
           ? `the ready list held an id with no job behind it; it was moved to dead letters as ${CorruptJob.task}`
-          : "dropped a second reference to a job from the ready list",
+          : kind === "no-state"
+            ? `a stored job had no state field; it was moved to dead letters as ${CorruptJob.task}`
+            : "dropped a second reference to a job from the ready list",
         { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { state: detail } : {}) },
       );
     }
