@@ -324,6 +324,9 @@ export interface AdminConfig {
   redact: string[];
 }
 
+/** Shorter tokens can be guessed or remembered; `openssl rand -hex 24` makes one of 48. */
+const MIN_ADMIN_TOKEN_LENGTH = 24;
+
 /**
  * Admin tokens are `role:token` or `name:role:token` entries, from `[admin] tokens` and from
  * JFAST_ADMIN_TOKENS (comma-separated), so secrets can stay out of jfast.toml.
@@ -333,10 +336,18 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
   const tokens = entries.map((entry, index) => {
     const parts = entry.split(":");
     const [name, role, token] = parts.length >= 3 ? [parts[0]!, parts[1]!, parts.slice(2).join(":")] : [null, parts[0]!, parts[1] ?? ""];
-    if ((role !== "viewer" && role !== "operator") || token.length < 8) {
-      throw new ConfigError(`admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS) is not "role:token"`, {
+    const where = `admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS)`;
+    if (role !== "viewer" && role !== "operator") {
+      throw new ConfigError(`${where} is not "role:token"`, {
         code: "CONFIG_INVALID",
-        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>"), tokens at least 8 characters`,
+        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>")`,
+        docs: "docs/admin-api.md#tokens",
+      });
+    }
+    if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+      throw new ConfigError(`${where} has ${token.length} characters; an admin token needs at least ${MIN_ADMIN_TOKEN_LENGTH}`, {
+        code: "CONFIG_INVALID",
+        hint: `generate one with \`openssl rand -hex 24\` (48 characters) and use it as "${role}:<token>"`,
         docs: "docs/admin-api.md#tokens",
       });
     }
