@@ -1,3 +1,4 @@
+import { MAX_CONCURRENCY } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG } from "../command.js";
 import { runService } from "../run-service.js";
 import { resolveRoot } from "../service.js";
@@ -21,6 +22,8 @@ GET /queue/stats) and, for every other path, the app returned by createApp(jfast
     concurrency: {
       type: "integer",
       min: 1,
+      max: MAX_CONCURRENCY,
+      maxReason: "the same cap as [plugin.queue] concurrency; run more workers for more",
       placeholder: "N",
       description: "jobs the worker runs at once (default: [plugin.queue] concurrency)",
     },

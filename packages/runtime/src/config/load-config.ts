@@ -4,6 +4,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/jfast-error.js";
+import { tomlSyntaxMessage } from "./toml-syntax-error.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -91,10 +92,10 @@ export async function loadConfig(params: { root: string; env?: NodeJS.ProcessEnv
   try {
     data = parseToml(text);
   } catch (cause) {
-    throw new ConfigError(`${file} is not valid TOML: ${(cause as Error).message}`, {
+    // No `cause`: the parser's own message quotes the line as written, secrets and all.
+    throw new ConfigError(`${file} is not valid TOML: ${tomlSyntaxMessage(cause)}`, {
       code: "CONFIG_SYNTAX",
-      hint: "fix the TOML syntax at the line shown",
-      cause,
+      hint: "fix the TOML syntax at the line shown (values that look secret are masked)",
     });
   }
   return resolveConfig({ root: params.root, file, data, env: params.env ?? process.env, overrides: params.overrides });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CONCURRENCY } from "../core/concurrency.js";
 
 /** Plugin names accepted in `[plugins] enabled`. */
 export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "events", "telemetry"] as const;
@@ -26,7 +27,7 @@ export const queueSchema = z
           visibility_timeout: seconds.default(60),
           backoff_base: seconds.default(1),
           poll_interval: seconds.default(5),
-          concurrency: z.number().int().min(1).max(1000).default(4),
+          concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(4),
           expose_stats: z.boolean().default(false),
           scheduler: z.boolean().default(false),
           /** Largest payload (JSON, in bytes) enqueue accepts; brokers and rows are not the place for files. */
