@@ -63,6 +63,8 @@ export interface JfastConfig {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** The Kafka events plugin (`[plugin.events]`); null when "events" is not enabled. */
   events: EventsConfig | null;
+  /** jfast's own routes: whether GET /ready shows counts and error text (development, test, or `[http] ready_details`). */
+  http: { readyDetails: boolean };
   /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
   admin: AdminConfig;
   raw: RawConfig;
@@ -227,6 +229,7 @@ export function resolveConfig(params: {
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",
     events: enabled.has("events") ? resolveEvents(raw, env, params.file) : null,
+    http: { readyDetails: environment !== "production" || raw.http?.ready_details === true },
     admin: resolveAdmin(raw, env, params.file),
     raw,
   };

@@ -83,6 +83,13 @@ export const configSchema = z.strictObject({
       telemetry: z.strictObject({ endpoint: z.string().optional(), service_name: z.string().optional() }).optional(),
     })
     .default({}),
+  /** jfast's own HTTP routes (docs/embedding.md#http-routes). */
+  http: z
+    .strictObject({
+      /** GET /ready with depths and error text in production too (always there elsewhere). */
+      ready_details: z.boolean().default(false),
+    })
+    .optional(),
   /** The admin API under /jfast/admin (docs/admin-api.md). Tokens are better given by JFAST_ADMIN_TOKENS. */
   admin: z
     .strictObject({
