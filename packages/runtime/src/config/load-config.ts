@@ -326,6 +326,8 @@ function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
 export interface AdminConfig {
   tokens: { name: string; role: "viewer" | "operator"; token: string }[];
   redact: string[];
+  /** A request body past this is refused (413) without being read further. */
+  maxBodyBytes: number;
 }
 
 /** Shorter tokens can be guessed or remembered; `openssl rand -hex 24` makes one of 48. */
@@ -357,7 +359,7 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
     }
     return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };
   });
-  return { tokens, redact: raw.admin?.redact ?? [] };
+  return { tokens, redact: raw.admin?.redact ?? [], maxBodyBytes: raw.admin?.max_body_bytes ?? 1024 * 1024 };
 }
 
 function configIssue(file: string, error: z.ZodError): ConfigError {

@@ -95,6 +95,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       tokens: z.array(z.string()).default([]),
       redact: z.array(z.string().min(1)).default([]),
+      /** Largest request body the admin API reads; calls carry ids and filters, never files. */
+      max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
     })
     .optional(),
 });
