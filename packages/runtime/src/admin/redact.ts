@@ -10,9 +10,9 @@ export function redact(value: unknown, fields: readonly string[]): unknown {
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (node && typeof node === "object") {
-      const out: Record<string, unknown> = {};
-      for (const [key, child] of Object.entries(node)) out[key] = names.has(key.toLowerCase()) ? REDACTED : walk(child);
-      return out;
+      // fromEntries defines each key as an own property: assigning would turn a "__proto__" key into a
+      // prototype change and drop it from the view.
+      return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, names.has(key.toLowerCase()) ? REDACTED : walk(child)]));
     }
     return node;
   };
