@@ -57,6 +57,11 @@ export interface JfastConfig {
   disabledPlugins: ReadonlySet<PluginName>;
   /** The port to listen on: `PORT`, else `[service] base_port`. */
   port: number;
+  /**
+   * The address `jfast dev` listens on: `HOST` when set, else 127.0.0.1 (this machine only) outside production,
+   * null in production: every interface, as a container needs.
+   */
+  host: string | null;
   database: DatabaseConfig | null;
   queue: QueueConfig | null;
   outbox: OutboxConfig | null;
@@ -74,7 +79,7 @@ const DOCS = "docs/configuration.md";
 
 /**
  * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
- * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT picks the port; JFAST_ENV / NODE_ENV the environment;
+ * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT and HOST where to listen; JFAST_ENV / NODE_ENV the environment;
  * JFAST_DISABLE_PLUGINS turns enabled plugins off, JFAST_QUEUE_NAME and KAFKA_TOPIC_PREFIX move a service's
  * queue and topics into a namespace of their own.
  */
@@ -196,6 +201,7 @@ export function resolveConfig(params: {
     plugins: enabled,
     disabledPlugins: new Set([...disabled].filter((name) => raw.plugins.enabled.includes(name))),
     port,
+    host: env.HOST?.trim() || (environment === "production" ? null : "127.0.0.1"),
     database: databaseRaw && {
       url: env.DATABASE_URL || databaseRaw.url || null,
       rls: databaseRaw.rls,
