@@ -47,7 +47,7 @@ const REPO = path.dirname(BENCH);
 const RUNTIME_SRC = path.join(REPO, "packages", "runtime", "src");
 const SUFFIX = randomBytes(4).toString("hex");
 const SCHEMA = `jfast_bench_dashboard_${SUFFIX}`;
-const TOKEN = `operator-bench-${SUFFIX}`;
+const TOKEN = `operator-bench-${SUFFIX}-${randomBytes(8).toString("hex")}`;
 const PASSWORD = `bench-${SUFFIX}`;
 const SERVICE = "billing";
 

@@ -11,7 +11,7 @@ import { eventually, freePort, REPO_ROOT, start, type Running } from "./support/
 const EXAMPLE = path.join(REPO_ROOT, "apps/example");
 const DEV_SCRIPT = path.join(REPO_ROOT, "scripts/dev.mjs");
 const REDIS_URL = "redis://127.0.0.1:6379";
-const VIEWER = `viewer-${randomBytes(8).toString("hex")}`;
+const VIEWER = `viewer-${randomBytes(12).toString("hex")}`;
 
 let dev: Running | null = null;
 let cleanups: (() => Promise<void>)[] = [];

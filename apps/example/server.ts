@@ -26,7 +26,11 @@ export function createApp(jfast: Jfast) {
   app.route("/receipts", receiptRoutes(jfast));
   app.route("/alerts", alertRoutes(jfast));
   // A mistake jfast catches in a request (an event nobody receives, a plugin that is not enabled) answers 500
-  // with the fix in the body; anything else is Hono's plain 500.
-  app.onError((error, c) => jfastErrorResponse(error) ?? c.text("Internal Server Error", 500));
+  // with the fix in the body; anything else is a plain 500. Either way the error is logged with the request,
+  // since the client's answer does not carry it.
+  app.onError((error, c) => {
+    jfast.logger.error("request failed", { method: c.req.method, path: c.req.path, error });
+    return jfastErrorResponse(error) ?? c.text("Internal Server Error", 500);
+  });
   return app;
 }

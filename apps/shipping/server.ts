@@ -23,6 +23,10 @@ export function createApp(jfast: Jfast) {
   app.get("/", (c) => c.json({ service: jfast.config.service.name, tasks: jfast.tasks.names() }));
   for (const path of ["/shipments", "/shipments/*"]) app.use(path, requireTenant);
   app.route("/shipments", shipmentRoutes(jfast));
-  app.onError((error, c) => jfastErrorResponse(error) ?? c.text("Internal Server Error", 500));
+  // Logged with the request: the 500 the client gets does not carry the error.
+  app.onError((error, c) => {
+    jfast.logger.error("request failed", { method: c.req.method, path: c.req.path, error });
+    return jfastErrorResponse(error) ?? c.text("Internal Server Error", 500);
+  });
   return app;
 }

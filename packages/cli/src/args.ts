@@ -79,6 +79,9 @@ function convert(flag: string, raw: string, spec: FlagSpec): string | number {
   if (spec.min !== undefined && value < spec.min) {
     throw new UsageError(`${flag} must be at least ${spec.min}, got ${raw}`);
   }
+  if (spec.max !== undefined && value > spec.max) {
+    throw new UsageError(`${flag} must be at most ${spec.max}${spec.maxReason ? ` (${spec.maxReason})` : ""}, got ${raw}`);
+  }
   return value;
 }
 

@@ -11,6 +11,9 @@ export interface FlagSpec {
   default?: string | number | boolean;
   /** Lower bound for integer and number flags. */
   min?: number;
+  /** Upper bound for integer and number flags, with where it comes from when it is a rule of the runtime's. */
+  max?: number;
+  maxReason?: string;
   short?: string;
   /** A boolean that defaults to true and is turned off with `--no-<name>`. */
   negatable?: boolean;

@@ -4,13 +4,17 @@ import { CliError } from "./errors.js";
 import type { FetchHandler } from "./service.js";
 
 /** Serves a Web fetch handler on node:http. Resolves once listening; listen errors become explained errors. */
-export async function listen(params: { fetch: FetchHandler; port: number; hostname?: string }): Promise<{ server: Server; port: number; close(timeoutMs: number): Promise<void> }> {
+export async function listen(params: {
+  fetch: FetchHandler;
+  port: number;
+  hostname?: string;
+}): Promise<{ server: Server; port: number; address: string; everyInterface: boolean; close(timeoutMs: number): Promise<void> }> {
   const server = createServer(getRequestListener((request) => params.fetch(request)));
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE") {
         reject(
-          new CliError(`port ${params.port} is already in use`, {
+          new CliError(`port ${params.port} is already in use${params.hostname ? ` on ${params.hostname}` : ""}`, {
             code: "PORT_IN_USE",
             hint: `stop the process listening on ${params.port}, or start with PORT=<another port>`,
             docs: "docs/configuration.md#port",
@@ -26,15 +30,27 @@ export async function listen(params: { fetch: FetchHandler; port: number; hostna
             cause: error,
           }),
         );
+      } else if (error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN") {
+        reject(
+          new CliError(`cannot listen on ${params.hostname}: it is not an address of this machine`, {
+            code: "HOST_UNAVAILABLE",
+            hint: "use an address this machine has (127.0.0.1, or 0.0.0.0 for every interface) with --host or HOST",
+            docs: "docs/cli.md#jfast-dev",
+            cause: error,
+          }),
+        );
       } else reject(error);
     });
     server.listen(params.port, params.hostname, () => resolve());
   });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : params.port;
+  const bound = server.address();
+  const port = typeof bound === "object" && bound ? bound.port : params.port;
+  const address = typeof bound === "object" && bound ? bound.address : (params.hostname ?? "::");
   return {
     server,
     port,
+    address,
+    everyInterface: address === "::" || address === "0.0.0.0",
     async close(timeoutMs) {
       // Stop accepting; idle keep-alive sockets would otherwise hold close() open.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,6 +10,8 @@ export interface RunServiceParams {
   worker: boolean;
   /** Serve the HTTP API (jfast routes + the service's createApp) on config.port. */
   http: boolean;
+  /** `--host`: the address to listen on, over config.host (HOST, else loopback outside production). */
+  host: string | undefined;
   concurrency: number | undefined;
   graceMs: number;
   io: CommandIO;
@@ -45,9 +47,13 @@ export async function runService(params: RunServiceParams): Promise<number> {
     let http: Awaited<ReturnType<typeof listen>> | null = null;
     if (params.http) {
       const app = entry?.createApp ? toFetchHandler(await entry.createApp(jfast), entry.file!) : null;
-      http = await listen({ fetch: composeFetch(jfast, app), port: jfast.config.port });
+      const host = params.host ?? jfast.config.host ?? undefined;
+      http = await listen({ fetch: composeFetch(jfast, app), port: jfast.config.port, ...(host ? { hostname: host } : {}) });
       jfast.logger.info("http listening", {
-        url: `http://localhost:${http.port}`,
+        // What the socket is bound to; a wildcard address is reachable from other machines, so it says so.
+        url: `http://${http.everyInterface ? "localhost" : urlHost(http.address)}:${http.port}`,
+        address: http.address,
+        interfaces: http.everyInterface ? "every interface: reachable from other machines" : "this address only",
         app: app ? entry!.file : null,
         routes: ["/ready", "/queue/stats"],
       });
@@ -96,4 +102,8 @@ export function composeFetch(jfast: Jfast, app: FetchHandler | null): FetchHandl
     if (own.status !== 404 || !app) return own;
     return app(request);
   };
+}
+
+function urlHost(address: string): string {
+  return address.includes(":") ? `[${address}]` : address;
 }

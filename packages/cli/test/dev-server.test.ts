@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, startJfast, type JfastProcess } from "./jfast-process.js";
 
@@ -33,22 +34,34 @@ export function createApp(jfast: Jfast) {
 };
 
 let processes: JfastProcess[] = [];
-let cleanup: (() => Promise<void>) | null = null;
+const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const p of processes) p.child.kill("SIGKILL");
   processes = [];
-  await cleanup?.();
+  for (const remove of cleanups.splice(0)) await remove();
 });
 
-async function dev(args: string[]): Promise<{ p: JfastProcess; base: string }> {
+async function dev(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ p: JfastProcess; base: string; listening: Record<string, unknown> }> {
   const service = await createServiceRoot(files);
-  cleanup = service.remove;
-  // PORT=0: the system picks a free port; the log line says which.
-  const p = startJfast(["dev", "--root", service.root, ...args], { env: { PORT: "0" } });
+  cleanups.push(service.remove);
+  // PORT=0: the system picks a free port; the log line says which. HOST is cleared unless a test sets it.
+  const p = startJfast(["dev", "--root", service.root, ...args], { env: { PORT: "0", HOST: "", JFAST_ENV: "development", ...env } });
   processes.push(p);
   await p.waitFor('"msg":"http listening"');
-  const url = /"url":"(http:\/\/localhost:\d+)"/.exec(p.stderr)![1]!;
-  return { p, base: url };
+  const line = p.stderr.split("\n").find((l) => l.includes('"msg":"http listening"'))!;
+  const listening = JSON.parse(line) as Record<string, unknown>;
+  return { p, base: String(listening.url), listening };
+}
+
+/** Whether something accepts a TCP connection at host:port. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on("error", () => resolve(false));
+  });
 }
 
 describe("jfast dev", () => {
@@ -77,5 +90,41 @@ describe("jfast dev", () => {
     expect(p.stderr).not.toContain("worker started");
     p.child.kill("SIGTERM");
     expect((await p.exited).code).toBe(0);
+  });
+
+  // On Linux all of 127.0.0.0/8 is this machine: a socket bound to 127.0.0.1 refuses 127.0.0.2, one bound to
+  // every interface accepts it, which tells the two apart without another network interface.
+  it("listens on 127.0.0.1 only in development and says so", async () => {
+    const { p, base, listening } = await dev(["--no-worker"]);
+    const port = Number(new URL(base).port);
+    expect(listening).toMatchObject({ url: `http://127.0.0.1:${port}`, address: "127.0.0.1", interfaces: "this address only" });
+    expect(await accepts("127.0.0.1", port)).toBe(true);
+    expect(await accepts("127.0.0.2", port)).toBe(false);
+    p.child.kill("SIGTERM");
+    expect((await p.exited).code).toBe(0);
+  });
+
+  it("listens where --host or HOST says, and on every interface in production", async () => {
+    const wide = await dev(["--no-worker", "--host", "0.0.0.0"]);
+    const widePort = Number(new URL(wide.base).port);
+    expect(wide.listening).toMatchObject({ address: "0.0.0.0", interfaces: expect.stringContaining("every interface") });
+    expect(await accepts("127.0.0.2", widePort)).toBe(true);
+    wide.p.child.kill("SIGTERM");
+    await wide.p.exited;
+
+    const fromEnv = await dev(["--no-worker"], { HOST: "127.0.0.2" });
+    const envPort = Number(new URL(fromEnv.base).port);
+    expect(fromEnv.listening).toMatchObject({ url: `http://127.0.0.2:${envPort}`, address: "127.0.0.2" });
+    expect(await accepts("127.0.0.2", envPort)).toBe(true);
+    expect(await accepts("127.0.0.1", envPort)).toBe(false);
+    fromEnv.p.child.kill("SIGTERM");
+    await fromEnv.p.exited;
+
+    const production = await dev(["--no-worker"], { JFAST_ENV: "production" });
+    const productionPort = Number(new URL(production.base).port);
+    expect(production.listening.interfaces).toContain("every interface");
+    expect(await accepts("127.0.0.2", productionPort)).toBe(true);
+    production.p.child.kill("SIGTERM");
+    expect((await production.p.exited).code).toBe(0);
   });
 });

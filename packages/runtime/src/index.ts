@@ -11,6 +11,7 @@ export { BackendKind, WORKER_LOST } from "./core/queue-backend.js";
 export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, ClaimParams, RetryDeadParams, SlotOffer } from "./core/queue-backend.js";
 export type { SqlExecutor, SqlDatabase } from "./core/sql-port.js";
 export { backoffDelayMs, MAX_BACKOFF_MS } from "./core/backoff.js";
+export { MAX_CONCURRENCY } from "./core/concurrency.js";
 export { withRequest, currentTenantId, currentRequestId, currentJob } from "./context/context.js";
 export type { RequestContext } from "./context/context.js";
 export { JfastError, ConfigError, NotSupportedError, JobTimeoutError, BackendError } from "./errors/jfast-error.js";

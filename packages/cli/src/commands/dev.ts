@@ -1,3 +1,4 @@
+import { MAX_CONCURRENCY } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG } from "../command.js";
 import { runService } from "../run-service.js";
 import { resolveRoot } from "../service.js";
@@ -8,7 +9,8 @@ export default defineCommand({
   description: `
 Starts the service in <root> for development: its HTTP API and a worker in one process.
 
-The API listens on PORT when set, else on [service] base_port. It serves jfast's routes (GET /ready,
+The API listens on PORT when set, else on [service] base_port, at 127.0.0.1 (this machine only) unless
+--host or HOST says otherwise; in production (JFAST_ENV=production) on every interface. It serves jfast's routes (GET /ready,
 GET /queue/stats) and, for every other path, the app returned by createApp(jfast) exported from
 <root>/server.ts (or app.ts). Shutdown on SIGTERM/SIGINT works as for \`jfast worker\`.`,
   flags: {
@@ -18,9 +20,16 @@ GET /queue/stats) and, for every other path, the app returned by createApp(jfast
       default: true,
       description: "leave the worker out: serve the API only (run `jfast worker` separately)",
     },
+    host: {
+      type: "string",
+      placeholder: "ADDRESS",
+      description: "the address to listen on, e.g. 0.0.0.0 for every interface (default: HOST, else 127.0.0.1; every interface in production)",
+    },
     concurrency: {
       type: "integer",
       min: 1,
+      max: MAX_CONCURRENCY,
+      maxReason: "the same cap as [plugin.queue] concurrency; run more workers for more",
       placeholder: "N",
       description: "jobs the worker runs at once (default: [plugin.queue] concurrency)",
     },
@@ -33,13 +42,14 @@ GET /queue/stats) and, for every other path, the app returned by createApp(jfast
     },
     root: ROOT_FLAG,
   },
-  examples: ["jfast dev", "PORT=8080 jfast dev --no-worker", "jfast dev --root apps/example"],
+  examples: ["jfast dev", "PORT=8080 jfast dev --no-worker", "jfast dev --host 0.0.0.0", "jfast dev --root apps/example"],
   docs: "docs/cli.md#jfast-dev",
   run({ flags, io }) {
     return runService({
       root: resolveRoot(flags.root, io.cwd),
       worker: flags.worker,
       http: true,
+      host: flags.host,
       concurrency: flags.concurrency,
       graceMs: Math.round(flags.grace * 1000),
       io,

@@ -1,3 +1,4 @@
+import { MAX_CONCURRENCY } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG } from "../command.js";
 import { runService } from "../run-service.js";
 import { resolveRoot } from "../service.js";
@@ -16,6 +17,8 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
     concurrency: {
       type: "integer",
       min: 1,
+      max: MAX_CONCURRENCY,
+      maxReason: "the same cap as [plugin.queue] concurrency; run more workers for more",
       placeholder: "N",
       description: "jobs run at once (default: [plugin.queue] concurrency, which defaults to 4)",
     },
@@ -35,6 +38,7 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
       root: resolveRoot(flags.root, io.cwd),
       worker: true,
       http: false,
+      host: undefined,
       concurrency: flags.concurrency,
       graceMs: Math.round(flags.grace * 1000),
       io,

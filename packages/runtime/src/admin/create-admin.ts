@@ -40,6 +40,7 @@ export function createAdmin(params: {
   }
   return createAdminHandler({
     tokens: config.admin.tokens,
+    maxBodyBytes: config.admin.maxBodyBytes,
     sources: {
       service: { name: config.service.name, environment: config.service.environment },
       plugins: [...config.plugins],

@@ -1,27 +1,41 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { adminRouter } from "./root.js";
 import type { AdminSources } from "./sources.js";
-import { authenticate, type AdminToken } from "./tokens.js";
+import { bodyTooLarge, readBodyWithin } from "./body-limit.js";
+import { authenticate, presentedToken, type AdminToken } from "./tokens.js";
 import { ADMIN_PATH } from "../http/fetch-handler.js";
 
 export { ADMIN_PATH };
 
 /** Serves the admin router over HTTP (tRPC's fetch adapter): queries as GET, mutations as POST. */
-export function createAdminHandler(params: { sources: AdminSources; tokens: readonly AdminToken[] }) {
-  const { sources, tokens } = params;
-  return (request: Request): Promise<Response> =>
-    fetchRequestHandler({
+export function createAdminHandler(params: { sources: AdminSources; tokens: readonly AdminToken[]; maxBodyBytes: number }) {
+  const { sources, tokens, maxBodyBytes } = params;
+  return async (received: Request): Promise<Response> => {
+    let request = received;
+    if (received.body) {
+      const body = await readBodyWithin(received, maxBodyBytes);
+      if (!body) {
+        sources.logger.warn("admin call refused: body too large", { path: new URL(received.url).pathname, limit_bytes: maxBodyBytes });
+        return bodyTooLarge(maxBodyBytes);
+      }
+      request = new Request(received.url, { method: received.method, headers: received.headers, body });
+    }
+    return fetchRequestHandler({
       endpoint: ADMIN_PATH,
       req: request,
       router: adminRouter,
       // One call per request: a batch of hundreds of calls in one GET or POST was one request's worth of
       // authentication and body limit for hundreds of scans or replays. Neither the dashboard nor the CLI batches.
       allowBatching: false,
-      createContext: () => ({
-        principal: authenticate(request.headers.get("authorization"), tokens),
-        sources,
-        tokensConfigured: tokens.length > 0,
-      }),
+      createContext: () => {
+        const authorization = request.headers.get("authorization");
+        return {
+          principal: authenticate(authorization, tokens),
+          presented: presentedToken(authorization),
+          sources,
+          tokensConfigured: tokens.length > 0,
+        };
+      },
       onError({ error, path }) {
         if (error.code === "INTERNAL_SERVER_ERROR") sources.logger.error("admin call failed", { path, error: error.cause ?? error });
       },
@@ -30,4 +44,5 @@ export function createAdminHandler(params: { sources: AdminSources; tokens: read
         return { headers: new Headers({ "cache-control": "no-store" }) };
       },
     });
+  };
 }

@@ -35,6 +35,13 @@ export function authenticate(header: string | null, tokens: readonly AdminToken[
   return found;
 }
 
+/** How a refusal names what was presented: "none", or the fingerprint of an unknown token (never the token). */
+export function presentedToken(header: string | null): string {
+  const match = header ? /^Bearer\s+(.+)$/i.exec(header.trim()) : null;
+  if (!header) return "none";
+  return match ? `unknown (fingerprint ${tokenFingerprint(match[1]!.trim())})` : "not a bearer token";
+}
+
 /** A short, stable fingerprint that names a token in logs and audit rows without revealing it. */
 export function tokenFingerprint(token: string): string {
   return digest(token).toString("hex").slice(0, 8);

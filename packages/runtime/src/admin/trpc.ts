@@ -8,6 +8,8 @@ export interface AdminContext {
   sources: AdminSources;
   /** Set when no token is configured at all, so the refusal can say how to fix it. */
   tokensConfigured: boolean;
+  /** What a 401 is logged with: no token, or an unknown one by its fingerprint. */
+  presented: string;
 }
 
 const t = initTRPC.context<AdminContext>().create({
@@ -22,8 +24,9 @@ const t = initTRPC.context<AdminContext>().create({
 export const router = t.router;
 
 /** Any valid token: viewers and operators. */
-export const viewerProcedure = t.procedure.use(({ ctx, next }) => {
+export const viewerProcedure = t.procedure.use(({ ctx, next, path }) => {
   if (!ctx.principal) {
+    ctx.sources.logger.warn("admin call refused: 401", { path, token: ctx.presented });
     throw new TRPCError({
       code: "UNAUTHORIZED",
       message: ctx.tokensConfigured
@@ -35,8 +38,9 @@ export const viewerProcedure = t.procedure.use(({ ctx, next }) => {
 });
 
 /** Mutations: operator tokens only. */
-export const operatorProcedure = viewerProcedure.use(({ ctx, next }) => {
+export const operatorProcedure = viewerProcedure.use(({ ctx, next, path }) => {
   if (ctx.principal.role !== "operator") {
+    ctx.sources.logger.warn("admin call refused: 403", { path, token: ctx.principal.name, role: ctx.principal.role });
     throw new TRPCError({
       code: "FORBIDDEN",
       message: `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying, discarding, pausing and resuming need an operator token`,

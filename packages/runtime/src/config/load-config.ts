@@ -4,6 +4,7 @@ import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/jfast-error.js";
+import { tomlSyntaxMessage } from "./toml-syntax-error.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -56,12 +57,19 @@ export interface JfastConfig {
   disabledPlugins: ReadonlySet<PluginName>;
   /** The port to listen on: `PORT`, else `[service] base_port`. */
   port: number;
+  /**
+   * The address `jfast dev` listens on: `HOST` when set, else 127.0.0.1 (this machine only) outside production,
+   * null in production: every interface, as a container needs.
+   */
+  host: string | null;
   database: DatabaseConfig | null;
   queue: QueueConfig | null;
   outbox: OutboxConfig | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** The Kafka events plugin (`[plugin.events]`); null when "events" is not enabled. */
   events: EventsConfig | null;
+  /** jfast's own routes: whether GET /ready shows counts and error text (development, test, or `[http] ready_details`). */
+  http: { readyDetails: boolean };
   /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
   admin: AdminConfig;
   raw: RawConfig;
@@ -71,7 +79,7 @@ const DOCS = "docs/configuration.md";
 
 /**
  * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
- * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT picks the port; JFAST_ENV / NODE_ENV the environment;
+ * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT and HOST where to listen; JFAST_ENV / NODE_ENV the environment;
  * JFAST_DISABLE_PLUGINS turns enabled plugins off, JFAST_QUEUE_NAME and KAFKA_TOPIC_PREFIX move a service's
  * queue and topics into a namespace of their own.
  */
@@ -91,10 +99,10 @@ export async function loadConfig(params: { root: string; env?: NodeJS.ProcessEnv
   try {
     data = parseToml(text);
   } catch (cause) {
-    throw new ConfigError(`${file} is not valid TOML: ${(cause as Error).message}`, {
+    // No `cause`: the parser's own message quotes the line as written, secrets and all.
+    throw new ConfigError(`${file} is not valid TOML: ${tomlSyntaxMessage(cause)}`, {
       code: "CONFIG_SYNTAX",
-      hint: "fix the TOML syntax at the line shown",
-      cause,
+      hint: "fix the TOML syntax at the line shown (values that look secret are masked)",
     });
   }
   return resolveConfig({ root: params.root, file, data, env: params.env ?? process.env, overrides: params.overrides });
@@ -193,6 +201,7 @@ export function resolveConfig(params: {
     plugins: enabled,
     disabledPlugins: new Set([...disabled].filter((name) => raw.plugins.enabled.includes(name))),
     port,
+    host: env.HOST?.trim() || (environment === "production" ? null : "127.0.0.1"),
     database: databaseRaw && {
       url: env.DATABASE_URL || databaseRaw.url || null,
       rls: databaseRaw.rls,
@@ -226,6 +235,7 @@ export function resolveConfig(params: {
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",
     events: enabled.has("events") ? resolveEvents(raw, env, params.file) : null,
+    http: { readyDetails: environment !== "production" || raw.http?.ready_details === true },
     admin: resolveAdmin(raw, env, params.file),
     raw,
   };
@@ -324,7 +334,12 @@ export interface AdminConfig {
   redact: string[];
   /** `[admin] redact_defaults`: also redact the usual secret-bearing names (admin/redact.ts). */
   redactDefaults: boolean;
+  /** A request body past this is refused (413) without being read further. */
+  maxBodyBytes: number;
 }
+
+/** Shorter tokens can be guessed or remembered; `openssl rand -hex 24` makes one of 48. */
+const MIN_ADMIN_TOKEN_LENGTH = 24;
 
 /**
  * Admin tokens are `role:token` or `name:role:token` entries, from `[admin] tokens` and from
@@ -335,16 +350,29 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
   const tokens = entries.map((entry, index) => {
     const parts = entry.split(":");
     const [name, role, token] = parts.length >= 3 ? [parts[0]!, parts[1]!, parts.slice(2).join(":")] : [null, parts[0]!, parts[1] ?? ""];
-    if ((role !== "viewer" && role !== "operator") || token.length < 8) {
-      throw new ConfigError(`admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS) is not "role:token"`, {
+    const where = `admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS)`;
+    if (role !== "viewer" && role !== "operator") {
+      throw new ConfigError(`${where} is not "role:token"`, {
         code: "CONFIG_INVALID",
-        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>"), tokens at least 8 characters`,
+        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>")`,
+        docs: "docs/admin-api.md#tokens",
+      });
+    }
+    if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+      throw new ConfigError(`${where} has ${token.length} characters; an admin token needs at least ${MIN_ADMIN_TOKEN_LENGTH}`, {
+        code: "CONFIG_INVALID",
+        hint: `generate one with \`openssl rand -hex 24\` (48 characters) and use it as "${role}:<token>"`,
         docs: "docs/admin-api.md#tokens",
       });
     }
     return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };
   });
-  return { tokens, redact: raw.admin?.redact ?? [], redactDefaults: raw.admin?.redact_defaults ?? true };
+  return {
+    tokens,
+    redact: raw.admin?.redact ?? [],
+    redactDefaults: raw.admin?.redact_defaults ?? true,
+    maxBodyBytes: raw.admin?.max_body_bytes ?? 1024 * 1024,
+  };
 }
 
 function configIssue(file: string, error: z.ZodError): ConfigError {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CONCURRENCY } from "../core/concurrency.js";
 
 /** Plugin names accepted in `[plugins] enabled`. */
 export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "events", "telemetry"] as const;
@@ -26,7 +27,7 @@ export const queueSchema = z
           visibility_timeout: seconds.default(60),
           backoff_base: seconds.default(1),
           poll_interval: seconds.default(5),
-          concurrency: z.number().int().min(1).max(1000).default(4),
+          concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).default(4),
           expose_stats: z.boolean().default(false),
           scheduler: z.boolean().default(false),
           /** Largest payload (JSON, in bytes) enqueue accepts; brokers and rows are not the place for files. */
@@ -82,12 +83,21 @@ export const configSchema = z.strictObject({
       telemetry: z.strictObject({ endpoint: z.string().optional(), service_name: z.string().optional() }).optional(),
     })
     .default({}),
+  /** jfast's own HTTP routes (docs/embedding.md#http-routes). */
+  http: z
+    .strictObject({
+      /** GET /ready with depths and error text in production too (always there elsewhere). */
+      ready_details: z.boolean().default(false),
+    })
+    .optional(),
   /** The admin API under /jfast/admin (docs/admin-api.md). Tokens are better given by JFAST_ADMIN_TOKENS. */
   admin: z
     .strictObject({
       tokens: z.array(z.string()).default([]),
       redact: z.array(z.string().min(1)).default([]),
       redact_defaults: z.boolean().default(true),
+      /** Largest request body the admin API reads; calls carry ids and filters, never files. */
+      max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
     })
     .optional(),
 });

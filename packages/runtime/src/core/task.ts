@@ -1,3 +1,4 @@
+import { CorruptJob } from "./corrupt-job.js";
 import type { Logger } from "../observability/logger.js";
 import type { Job } from "./job.js";
 
@@ -95,6 +96,7 @@ const TASK_NAME = /^[a-z0-9_]+(\.[a-zA-Z0-9_\-]+)+$/;
 export const SUBSCRIBER_TASK_NAME = /^[a-z0-9_]+(\.[a-z0-9_]+)+->[a-z0-9_]+\.[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function validateTaskName(name: string): string | null {
+  if (name === CorruptJob.task) return `task name "${name}" is reserved for the dead letters of jobs that cannot be read`;
   if (name.includes("->")) {
     return SUBSCRIBER_TASK_NAME.test(name)
       ? null

@@ -4,7 +4,7 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { EventsBus } from "../kafka/events-bus.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
-import { createReadiness } from "./readiness.js";
+import { createReadiness, minimalReport } from "./readiness.js";
 
 /** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
 export const ADMIN_PATH = "/jfast/admin";
@@ -32,7 +32,7 @@ export function createFetchHandler(params: {
     if (request.method !== "GET" && request.method !== "HEAD") return notFound();
     if (url.pathname === "/ready") {
       const report = await readiness.check();
-      return json(report, report.status === "unavailable" ? 503 : 200);
+      return json(config.http.readyDetails ? report : minimalReport(report), report.status === "unavailable" ? 503 : 200);
     }
     if (url.pathname === "/queue/stats") {
       const open = config.service.environment !== "production" || config.queue?.exposeStats === true;

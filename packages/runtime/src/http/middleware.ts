@@ -46,7 +46,7 @@ export function nodeRoutes(fetch: (request: Request) => Promise<Response>) {
       return;
     }
     try {
-      const response = await fetch(admin ? await toAdminRequest(req) : new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "GET" }));
+      const response = await fetch(admin ? toAdminRequest(req) : new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method ?? "GET" }));
       res.statusCode = response.status;
       response.headers.forEach((value, key) => res.setHeader(key, value));
       res.end(await response.text());
@@ -61,18 +61,47 @@ export function nodeRoutes(fetch: (request: Request) => Promise<Response>) {
 }
 
 /** Admin calls carry the bearer token and, for mutations, a JSON body: forward both. */
-async function toAdminRequest(req: IncomingMessage): Promise<Request> {
+function toAdminRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) headers.set(name, value.join(", "));
   }
   const method = req.method ?? "GET";
-  let body: string | undefined;
-  if (method !== "GET" && method !== "HEAD") {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    body = Buffer.concat(chunks).toString("utf8");
-  }
-  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method, headers, ...(body ? { body } : {}) });
+  // Streamed, not buffered here: the admin handler reads it up to its size limit and stops.
+  const body = method !== "GET" && method !== "HEAD" ? bodyStream(req) : undefined;
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method, headers, ...(body ? { body, duplex: "half" } : {}) } as RequestInit);
+}
+
+/**
+ * The request body as a Web stream that reads from the socket only when pulled. Cancelled (a body past the
+ * admin API's limit), it stops taking chunks; Node discards the rest once the answer is sent.
+ */
+function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      req.pause();
+      req.on("data", (chunk: Buffer) => {
+        if (finished) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) req.pause();
+      });
+      req.once("end", () => {
+        if (!finished) controller.close();
+        finished = true;
+      });
+      req.once("error", (error) => {
+        if (!finished) controller.error(error);
+        finished = true;
+      });
+    },
+    pull() {
+      req.resume();
+    },
+    cancel() {
+      finished = true;
+      req.pause();
+    },
+  });
 }

@@ -94,3 +94,11 @@ export function createReadiness(params: {
     },
   };
 }
+
+/**
+ * What /ready answers a caller it does not know: each check's status, without depths, ids or error text
+ * (a backend's error names hosts, users and schemas). The full report is for development and the admin API.
+ */
+export function minimalReport(report: ReadinessReport): ReadinessReport {
+  return { status: report.status, checks: Object.fromEntries(Object.entries(report.checks).map(([name, check]) => [name, { status: check.status }])) };
+}

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { backoffDelayMs } from "../core/backoff.js";
+import { MAX_CONCURRENCY } from "../core/concurrency.js";
 import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
 import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
-import { JobTimeoutError } from "../errors/jfast-error.js";
+import { ConfigError, JobTimeoutError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { AttemptObserver } from "../observability/metrics.js";
 import { AttemptCancellation } from "./cancellation.js";
@@ -123,6 +124,13 @@ export class Worker {
   private allFinished: Deferred | null = null;
 
   constructor(options: WorkerOptions) {
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > MAX_CONCURRENCY) {
+      throw new ConfigError(`a worker's concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${options.concurrency}`, {
+        code: "CONFIG_INVALID",
+        hint: `run more worker processes for more throughput than ${MAX_CONCURRENCY} slots`,
+        docs: "docs/worker.md#concurrency",
+      });
+    }
     this.options = options;
     this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.slotOffer = {

@@ -8,8 +8,8 @@ import type { TaskDefinition } from "../../src/core/task.js";
 import { Job } from "../../src/core/job.js";
 import { createLogger } from "../../src/observability/logger.js";
 
-export const VIEWER = "viewer-token-0001";
-export const OPERATOR = "operator-token-0001";
+export const VIEWER = "viewer-token-0001-0123456789abcdef";
+export const OPERATOR = "operator-token-0001-0123456789abcdef";
 
 /** A domain error the way services write them: its class name is what the dead-letter view shows. */
 export class CardDeclined extends Error {

@@ -172,6 +172,18 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
       expect((await call(app.jfast, "jobs.get", { token: VIEWER, input: { id: "nope" } })).data.job).toBeNull();
     });
 
+    it("keeps __proto__ keys in redacted views, redacting inside them", async () => {
+      const payload = JSON.parse('{"invoice":"inv-p","__proto__":{"card_number":"4000000000000002","note":"own key"}}') as Record<string, unknown>;
+      const [id] = await app.killCharges(1, () => payload);
+      const detail = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
+      const shown = detail.data.job.payload as Record<string, unknown>;
+      expect(Object.keys(shown)).toEqual(["invoice", "__proto__"]);
+      expect(Object.getOwnPropertyDescriptor(shown, "__proto__")?.value).toEqual({ card_number: "[redacted]", note: "own key" });
+      const list = await call(app.jfast, "deadLetters.list", { token: VIEWER });
+      expect(JSON.stringify(list.data)).toContain('"__proto__":{"card_number":"[redacted]","note":"own key"}');
+      expect(JSON.stringify(list.data)).not.toContain("4000000000000002");
+    });
+
     it("answers typed empty results for features that are not running, and the registry's contract graph", async () => {
       expect((await call(app.jfast, "schedules.list", { token: VIEWER })).data).toEqual({ enabled: false, described: false, schedules: [], error: null });
       expect((await call(app.jfast, "outbox.status", { token: VIEWER })).data).toMatchObject({ enabled: false, pending: null, lagSeconds: null });

@@ -21,12 +21,12 @@ describe("admin tokens", () => {
   }
 
   it("reads role:token and name:role:token from [admin] tokens and JFAST_ADMIN_TOKENS", async () => {
-    const dir = await root(`[service]\nname = "svc"\n[admin]\ntokens = ["viewer:from-the-file-1"]\n`);
-    const config = await loadConfig({ root: dir, env: { JFAST_ADMIN_TOKENS: "ops:operator:from-env-token, viewer:another-viewer" } });
+    const dir = await root(`[service]\nname = "svc"\n[admin]\ntokens = ["viewer:from-the-file-0123456789abcdef"]\n`);
+    const config = await loadConfig({ root: dir, env: { JFAST_ADMIN_TOKENS: "ops:operator:from-env-token-0123456789abcdef, viewer:another-viewer-0123456789abcdef" } });
     expect(config.admin.tokens.map((t) => [t.name, t.role, t.token])).toEqual([
-      [expect.stringMatching(/^viewer-[0-9a-f]{8}$/), "viewer", "from-the-file-1"],
-      ["ops", "operator", "from-env-token"],
-      [expect.stringMatching(/^viewer-[0-9a-f]{8}$/), "viewer", "another-viewer"],
+      [expect.stringMatching(/^viewer-[0-9a-f]{8}$/), "viewer", "from-the-file-0123456789abcdef"],
+      ["ops", "operator", "from-env-token-0123456789abcdef"],
+      [expect.stringMatching(/^viewer-[0-9a-f]{8}$/), "viewer", "another-viewer-0123456789abcdef"],
     ]);
   });
 
@@ -36,8 +36,18 @@ describe("admin tokens", () => {
     expect(error.code).toBe("CONFIG_INVALID");
     expect(error.message).toContain("role:token");
     expect(error.message).not.toContain("supersecretvalue");
-    const short = await loadConfig({ root: dir, env: { JFAST_ADMIN_TOKENS: "viewer:short" } }).catch((e) => e);
-    expect(short.code).toBe("CONFIG_INVALID");
+  });
+
+  it("refuses a token shorter than 24 characters, says how to make one, and never echoes it", async () => {
+    const dir = await root(`[service]\nname = "svc"\n[admin]\ntokens = ["viewer:${"a".repeat(24)}"]\n`);
+    expect((await loadConfig({ root: dir, env: {} })).admin.tokens).toHaveLength(1);
+    for (const entry of ["viewer:eightchr", "ops:operator:twenty-three-characters"]) {
+      const short = await loadConfig({ root: dir, env: { JFAST_ADMIN_TOKENS: entry } }).catch((e) => e);
+      expect(short.code, entry).toBe("CONFIG_INVALID");
+      expect(short.message).toMatch(/admin token #2 .* has \d+ characters; an admin token needs at least 24/);
+      expect(short.hint).toContain("openssl rand -hex 24");
+      expect(short.message).not.toContain(entry.split(":").at(-1));
+    }
   });
 
   it("with no tokens configured every call is refused and the answer says how to configure one", async () => {

@@ -10,7 +10,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { on } from "../../src/kafka/on.js";
 import { committedOffset, connectAdmin, createCleanup, eventually, requireBroker, startService, uniqueName, type TestService } from "./harness.js";
 
-const VIEWER = "viewer-token-status-01";
+const VIEWER = "viewer-token-status-01-0123456789";
 const env = { JFAST_ADMIN_TOKENS: `viewer:${VIEWER}` };
 
 const cleanup = createCleanup();

@@ -13,7 +13,14 @@ export interface BillingApp {
   stop(): Promise<void>;
 }
 
-export async function startBillingApp(options: { schema: string; url?: string; rls?: boolean; dropSchemaOnStop?: boolean }): Promise<BillingApp> {
+export async function startBillingApp(options: {
+  schema: string;
+  url?: string;
+  rls?: boolean;
+  dropSchemaOnStop?: boolean;
+  /** Sections laid over the fixture's jfast.toml besides the database's (`service`, `http`). */
+  config?: Record<string, unknown>;
+}): Promise<BillingApp> {
   const fixture = await copyFixture("pg-billing");
   let jfast: Jfast | null = null;
   try {
@@ -21,7 +28,7 @@ export async function startBillingApp(options: { schema: string; url?: string; r
       root: fixture.root,
       env: {},
       logger: silentLogger,
-      config: { plugin: { database: { url: options.url ?? PG_URL, schema: options.schema, rls: options.rls ?? false, pool_size: 4 } } },
+      config: { ...options.config, plugin: { database: { url: options.url ?? PG_URL, schema: options.schema, rls: options.rls ?? false, pool_size: 4 } } },
     });
     await jfast.start();
   } catch (error) {

@@ -96,4 +96,43 @@ describe("postgres: /ready", () => {
     await relay.open(relay.port);
     await eventually("/ready back to ok", async () => (await ready(app!)).body.status === "ok");
   });
+
+  it("in production answers each check's status only, unless [http] ready_details = true", async () => {
+    relay = new Relay();
+    await relay.open();
+    app = await startBillingApp({
+      schema: uniqueSchema("ready"),
+      url: `postgres://postgres@127.0.0.1:${relay.port}/test`,
+      config: { service: { environment: "production" } },
+    });
+    const queue = app.jfast.require<QueueProvider>("queue");
+    const job = new Job({ task: "billing.always_fails", payload: {} });
+    await queue.enqueue(job);
+    app.worker();
+    await eventually("the job in dead letters", async () => (await queue.backend.getJob({ id: job.id }))?.state === "dead");
+    const degraded = await eventually("a degraded /ready", async () => {
+      const r = await ready(app!);
+      return r.body.status === "degraded" ? r : null;
+    });
+    expect(degraded.status).toBe(200);
+    expect(degraded.body).toEqual({ status: "degraded", checks: { queue: { status: "degraded" }, outbox: { status: "ok" } } });
+
+    await relay.close();
+    const down = await eventually("an unavailable /ready", async () => {
+      const r = await ready(app!);
+      return r.body.status === "unavailable" ? r : null;
+    });
+    expect(down.status).toBe(503);
+    expect(Object.values(down.body.checks).every((check) => Object.keys(check).join() === "status")).toBe(true);
+    expect(JSON.stringify(down.body)).not.toMatch(/127\.0\.0\.1|PostgreSQL|relay|dead|postgres/);
+
+    await relay.open(relay.port);
+    await app.stop();
+    app = await startBillingApp({
+      schema: uniqueSchema("ready"),
+      config: { service: { environment: "production" }, http: { ready_details: true } },
+    });
+    const detailed = await ready(app);
+    expect(detailed.body.checks.queue).toMatchObject({ status: "ok", backend: "postgres", dead: 0, ready: 0 });
+  });
 });

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Job } from "../../src/core/job.js";
 import { defineTask } from "../../src/core/define-task.js";
 import type { RabbitMqBackend } from "../../src/backends/rabbitmq/rabbitmq-backend.js";
-import { UNREADABLE_TASK } from "../../src/backends/rabbitmq/message.js";
 import type { Worker } from "../../src/worker/worker.js";
 import { dropQueue, openBackend, startWorker, uniqueQueue, withRawChannel } from "./rabbitmq-test-env.js";
 
@@ -49,8 +48,9 @@ describe("rabbitmq: messages that are not jobs", () => {
     });
     expect(ran).toEqual(["after-the-garbage"]);
     for (const d of dead) {
-      expect(d.job.task).toBe(UNREADABLE_TASK);
-      expect(d.lastError).toMatchObject({ class: "UnreadableMessage", reason: "unreadable message" });
+      // The same name, class and reason as a corrupt job on Redis.
+      expect(d.job.task).toBe("jfast.corrupt_job");
+      expect(d.lastError).toMatchObject({ class: "CorruptJob", reason: "corrupt job" });
       expect(d.lastError!.message).toContain(`on queue "${queue}" is not a jfast job`);
     }
     const byId = new Map(dead.map((d) => [d.job.id, d]));

@@ -90,6 +90,32 @@ describe("redis: garbage on the ready list", () => {
     expect((await backend.depths()).dead).toBe(0);
   });
 
+  it("dead-letters a job hash without a state field, with its text and the reason, and runs the next job", async () => {
+    const stateless = makeJob({ task: "garbage.real" });
+    await backend.enqueue({ jobs: [stateless] });
+    const storedJson = await raw.hget(backend.keys.job(stateless.id), "json");
+    await raw.hdel(backend.keys.job(stateless.id), "state");
+    const after = makeJob({ task: "garbage.real" });
+    await backend.enqueue({ jobs: [after] });
+
+    const ran: string[] = [];
+    startWorker(ran);
+    await eventually("the real job", async () => ran.length === 1);
+    expect(ran).toEqual([after.id]);
+    const [dead] = await eventually("one dead letter", async () => {
+      const list = await backend.listDead({ limit: 10 });
+      return list.length === 1 ? list : null;
+    });
+    expect(dead!.job.id).toBe(stateless.id);
+    expect(dead!.job.task).toBe("jfast.corrupt_job");
+    expect(dead!.job.payload).toEqual({ raw: storedJson });
+    expect(dead!.lastError).toMatchObject({ class: "CorruptJob", reason: "corrupt job" });
+    expect(dead!.lastError!.message).toMatch(/no state field/);
+    expect((await backend.getJob({ id: stateless.id }))?.state).toBe("dead");
+    expect(await backend.depths()).toEqual({ ready: 0, scheduled: 0, running: 0, dead: 1 });
+    expect(warnings.some((w) => w.message.includes("no state field") && w.fields?.entry === stateless.id)).toBe(true);
+  });
+
   it("drops a second reference to a running job instead of running it twice", async () => {
     const job = makeJob({ task: "garbage.real" });
     await backend.enqueue({ jobs: [job] });

@@ -72,7 +72,8 @@ describe("arrivals on the work queue", () => {
     const binary = Buffer.from([0xff, 0x00, 0x01]);
     const dead = unreadableJob({ content: binary, reason: "the body is not JSON", queue: "q", exchange: "", routingKey: "q" });
     expect(dead.payload).toMatchObject({ body: binary.toString("base64"), encoding: "base64" });
-    expect(dead.errors[0]).toMatchObject({ class: "UnreadableMessage", reason: "unreadable message" });
+    expect(dead.task).toBe("jfast.corrupt_job");
+    expect(dead.errors[0]).toMatchObject({ class: "CorruptJob", reason: "corrupt job" });
     expect(dead.id).toMatch(/^unreadable-/);
     const text = unreadableJob({ content: Buffer.from("hello"), reason: "x", queue: "q", exchange: "", routingKey: "q", messageId: "m-1" });
     expect(text).toMatchObject({ id: "m-1", payload: { body: "hello", encoding: "utf8" } });

@@ -1,7 +1,7 @@
 import amqp from "amqplib";
 import type { Channel, ChannelModel, ConfirmChannel, Message } from "amqplib";
 import { BackendError } from "../../errors/jfast-error.js";
-import { DOCS, redactUrl, translateAmqpError } from "./errors.js";
+import { DOCS, isLoginRefused, redactUrl, translateAmqpError } from "./errors.js";
 import type { Outgoing } from "./message.js";
 
 export interface BackendLogger {
@@ -57,6 +57,9 @@ export class BrokerConnection {
   private generation = 0;
   private closed = false;
   private publisher: { session: Session; channel: Promise<ConfirmChannel>; returned: Map<string, number> } | null = null;
+  /** The broker's answer to the last login while it is a refusal: waiting for a reconnect will not help. */
+  private refusal: unknown = null;
+  private readonly refusalWaiters = new Set<(error: unknown) => void>();
 
   constructor(options: BrokerConnectionOptions) {
     this.options = options;
@@ -71,18 +74,24 @@ export class BrokerConnection {
     if (this.closed) throw this.closedError(operation);
     if (this.current?.alive) return this.current;
     this.connecting ??= this.connectLoop();
+    // Refused credentials fail the operation now; the loop keeps trying in case they are fixed on the broker.
+    if (this.refusal) throw translateAmqpError(this.refusal, this.where(operation));
     let timer: NodeJS.Timeout | undefined;
+    let onRefusal: ((error: unknown) => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(translateAmqpError(new Error(`Connection closed: no connection within ${this.options.connectTimeoutMs} ms`), this.where(operation))),
         this.options.connectTimeoutMs,
       );
       timer.unref();
+      onRefusal = (error) => reject(translateAmqpError(error, this.where(operation)));
+      this.refusalWaiters.add(onRefusal);
     });
     try {
       return await Promise.race([this.connecting, timeout]);
     } finally {
       clearTimeout(timer);
+      this.refusalWaiters.delete(onRefusal!);
     }
   }
 
@@ -226,12 +235,21 @@ export class BrokerConnection {
       try {
         const session = await this.open();
         this.connecting = null;
+        this.refusal = null;
         if (failures > 0) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.options.url), attempts: failures + 1 });
         return session;
       } catch (error) {
         failures++;
+        const refused = isLoginRefused(error);
+        if (refused) {
+          this.refusal = error;
+          for (const waiter of this.refusalWaiters) waiter(error);
+        }
         if (failures === 1 || failures % 20 === 0) {
-          this.options.logger?.warn("cannot reach RabbitMQ; retrying", { url: redactUrl(this.options.url), error: (error as Error).message });
+          this.options.logger?.warn(refused ? "RabbitMQ refused the login (ACCESS_REFUSED); retrying" : "cannot reach RabbitMQ; retrying", {
+            url: redactUrl(this.options.url),
+            error: (error as Error).message,
+          });
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay = Math.min(RECONNECT_MAX_MS, delay * 2);

@@ -13,6 +13,12 @@ export const ReplyCode = {
   accessRefused: 403,
 } as const;
 
+/** The broker turned the connection's login down (a wrong user or password), as opposed to a refused operation. */
+export function isLoginRefused(error: unknown): boolean {
+  const text = error instanceof Error ? error.message : String(error);
+  return /Handshake terminated by server: 403|ACCESS_REFUSED - Login was refused|PLAIN login refused/i.test(text);
+}
+
 export function replyCode(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "number" ? code : undefined;
@@ -30,6 +36,17 @@ export function translateAmqpError(error: unknown, where: Where): JfastError {
   const text = error instanceof Error ? error.message : String(error);
   const url = redactUrl(where.url);
   const code = replyCode(error);
+  if (isLoginRefused(error)) {
+    return new BackendError(
+      `the RabbitMQ queue "${where.queue}" could not ${where.operation}: the broker at ${url} refused the login with ACCESS_REFUSED (wrong user name or password)`,
+      {
+        code: "BACKEND_AUTH",
+        hint: `fix the user and password in AMQP_URL or [plugin.queue] url (now ${url}); \`rabbitmqctl authenticate_user <user> <password>\` checks them on the broker`,
+        docs: DOCS,
+        cause: error,
+      },
+    );
+  }
   if (/ACCESS_REFUSED|403|authentication|PLAIN login refused/i.test(text) || code === ReplyCode.accessRefused) {
     return new BackendError(`the RabbitMQ queue "${where.queue}" could not ${where.operation}: the broker at ${url} refused the credentials or permissions (${text})`, {
       code: "BACKEND_AUTH",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Options } from "amqplib";
+import { CorruptJob } from "../../core/corrupt-job.js";
 import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
 import { Header } from "./names.js";
@@ -224,13 +225,13 @@ export function unreadableJob(params: {
   const error: AttemptError = {
     attempt: 1,
     at: now,
-    class: "UnreadableMessage",
+    class: CorruptJob.errorClass,
     message: `a message on queue "${params.queue}" is not a jfast job and was dead-lettered untouched: ${params.reason}`,
-    reason: "unreadable message",
+    reason: CorruptJob.reason,
   };
   return {
     id: params.messageId && params.messageId.length > 0 ? params.messageId : (params.fallbackId ?? `unreadable-${randomUUID()}`),
-    task: UNREADABLE_TASK,
+    task: CorruptJob.task,
     payload: {
       body: isUtf8 ? utf8 : params.content.toString("base64"),
       encoding: isUtf8 ? "utf8" : "base64",
@@ -249,9 +250,6 @@ export function unreadableJob(params: {
     timeoutMs: null,
   };
 }
-
-/** The task name dead letters of unreadable messages carry; the registry refuses it as a task name, so it never runs. */
-export const UNREADABLE_TASK = "(unreadable message)";
 
 /** Header values can be Buffers or 64-bit numbers; keep what JSON can carry. */
 function jsonSafe(value: unknown): unknown {

@@ -1,3 +1,4 @@
+import { CorruptJob } from "../../core/corrupt-job.js";
 import type { AttemptError, JobJSON } from "../../core/job.js";
 
 /**
@@ -36,7 +37,7 @@ export function decodeJobForDisplay(id: string, fields: StoredFields): JobJSON {
   if ("job" in decoded) return decoded.job;
   return {
     id,
-    task: "jfast.corrupt_job",
+    task: CorruptJob.task,
     payload: { raw: fields[0], problem: decoded.problem },
     attempts: Number(fields[1] ?? 0),
     maxAttempts: 1,
@@ -61,7 +62,7 @@ function parseErrors(text: string): AttemptError[] {
     const parsed: unknown = JSON.parse(text);
     return Array.isArray(parsed) ? (parsed as AttemptError[]) : [];
   } catch {
-    return [{ attempt: 0, at: new Date(0).toISOString(), class: "CorruptJob", message: `unreadable error history: ${text.slice(0, 200)}` }];
+    return [{ attempt: 0, at: new Date(0).toISOString(), class: CorruptJob.errorClass, message: `unreadable error history: ${text.slice(0, 200)}` }];
   }
 }
 

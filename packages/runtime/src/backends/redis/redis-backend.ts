@@ -13,6 +13,7 @@ import {
   type SlotOffer,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import { CorruptJob } from "../../core/corrupt-job.js";
 import { JobState } from "../../core/job-state.js";
 import { reserveSlots } from "../../core/slot-offers.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
@@ -267,8 +268,10 @@ export class RedisBackend implements QueueBackend {
     for (const [kind, id, detail] of notes) {
       this.options.logger?.warn(
         kind === "unknown-id"
-          ? "the ready list held an id with no job behind it; it was moved to dead letters as jfast.corrupt_job"
-          : "dropped a second reference to a job from the ready list",
+          ? `the ready list held an id with no job behind it; it was moved to dead letters as ${CorruptJob.task}`
+          : kind === "no-state"
+            ? `a stored job had no state field; it was moved to dead letters as ${CorruptJob.task}`
+            : "dropped a second reference to a job from the ready list",
         { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { state: detail } : {}) },
       );
     }
@@ -292,7 +295,7 @@ export class RedisBackend implements QueueBackend {
         continue;
       }
       await this.script("quarantine", "set aside a corrupt job", [workerId, id, problem]);
-      this.options.logger?.warn("a stored job could not be read; it was moved to dead letters as jfast.corrupt_job", { queue: this.options.queue, job_id: id, problem });
+      this.options.logger?.warn(`a stored job could not be read; it was moved to dead letters as ${CorruptJob.task}`, { queue: this.options.queue, job_id: id, problem });
     }
     return jobs;
   }

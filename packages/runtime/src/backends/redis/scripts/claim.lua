@@ -58,6 +58,12 @@ while #jobs < limit and budget > 0 do
     redis.call('LREM', processing, 1, id)
     quarantine(id, id, 'the ready list held an entry with no job stored under it; it was set aside instead of run')
     notes[#notes + 1] = { 'unknown-id', id, '' }
+  elseif not f[1] then
+    -- A hash with a job but no state (written by hand, or half of an older write): no script can tell what
+    -- it is doing, so it is set aside with its text rather than dropped or run.
+    redis.call('LREM', processing, 1, id)
+    quarantine(id, f[2], 'the stored job has no state field; it was set aside instead of run')
+    notes[#notes + 1] = { 'no-state', id, '' }
   elseif f[1] ~= 'ready' then
     -- A second reference to a job that is running, settled or dead: drop the reference, keep the job.
     redis.call('LREM', processing, 1, id)

@@ -138,7 +138,8 @@ end
 
 -- Something on the ready list that cannot become a job (an id with nothing stored under it, or stored text
 -- that is not a job) is set aside as a dead letter, where `jfast jobs dead` shows it and /ready degrades,
--- instead of reaching a worker. The original text stays in the hash's `raw` field.
+-- instead of reaching a worker. The original text stays in the hash's `raw` field. Task, class and reason are
+-- core/corrupt-job.ts's, the same on every backend.
 local function quarantine(id, raw, message)
   local jkey = job_key(id)
   local synthetic = '{"id":' .. cjson.encode(id)
