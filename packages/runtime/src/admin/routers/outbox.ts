@@ -1,4 +1,12 @@
-import { router, viewerProcedure } from "../trpc.js";
+import { TRPCError } from "@trpc/server";
+import { z } from "zod";
+import type { AttemptError } from "../../core/job.js";
+import type { Outbox } from "../../outbox/outbox.js";
+import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
+import { auditedCall } from "../audit-call.js";
+import type { Redaction } from "../redact.js";
+import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
+import type { AdminSources } from "../sources.js";
 
 export interface OutboxView {
   enabled: boolean;
@@ -13,7 +21,55 @@ export interface OutboxView {
   detail: Record<string, unknown>;
 }
 
+/** A row the relay set aside as dead: what it carried (redacted) and every delivery error. */
+export interface DeadOutboxView {
+  id: string;
+  kind: DeadOutboxRow["kind"];
+  destination: string;
+  attempts: number;
+  maxAttempts: number;
+  createdAt: string;
+  diedAt: string;
+  lastError: AttemptError | null;
+  errors: AttemptError[];
+  body: unknown;
+}
+
+const idsSchema = z.array(z.string().min(1).max(400)).min(1).max(1000);
+
 export const outboxRouter = router({
+  /** Dead rows, newest death first, a page at a time. */
+  dead: viewerProcedure
+    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }).default({ limit: 50, offset: 0 }))
+    .query(async ({ ctx, input }): Promise<{ enabled: boolean; rows: DeadOutboxView[] }> => {
+      const outbox = ctx.sources.outbox();
+      if (!outbox) return { enabled: false, rows: [] };
+      const rows = await outboxCall("reading dead outbox rows", () => outbox.listDead(input));
+      return { enabled: true, rows: rows.map((row) => deadOutboxView(row, ctx.sources.redaction)) };
+    }),
+
+  /** Puts dead rows back for the relay with their attempts reset. Audited. */
+  retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
+    const outbox = requireOutbox(ctx.sources);
+    return auditedCall(
+      ctx,
+      { action: "outbox.retry", ids: input.ids, filter: null },
+      () => outboxCall("retrying dead outbox rows", () => outbox.retryDead({ ids: input.ids })),
+      (result) => ({ retried: result.retried.length, missing: result.missing.length }),
+    );
+  }),
+
+  /** Deletes dead rows for good. Audited. */
+  discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
+    const outbox = requireOutbox(ctx.sources);
+    return auditedCall(
+      ctx,
+      { action: "outbox.discard", ids: input.ids, filter: null },
+      () => outboxCall("discarding dead outbox rows", () => outbox.discardDead({ ids: input.ids })),
+      (result) => ({ discarded: result.discarded.length, missing: result.missing.length }),
+    );
+  }),
+
   status: viewerProcedure.query(async ({ ctx }): Promise<OutboxView> => {
     const outbox = ctx.sources.outbox();
     if (!outbox) return { enabled: false, status: null, pending: null, lagSeconds: null, failing: null, detail: {} };
@@ -35,4 +91,25 @@ export const outboxRouter = router({
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function requireOutbox(sources: AdminSources): Outbox {
+  const outbox = sources.outbox();
+  if (!outbox) throw new TRPCError({ code: "PRECONDITION_FAILED", message: `the service "${sources.service.name}" does not enable the outbox plugin` });
+  return outbox;
+}
+
+async function outboxCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: `${what} failed in the outbox's database: ${(error as Error).message}`, cause: error });
+  }
+}
+
+/** The body is a job (its payload) or an event (its data): redacted as a payload is. */
+function deadOutboxView(row: DeadOutboxRow, redaction: Redaction): DeadOutboxView {
+  const body = row.body as { payload?: unknown; data?: unknown } | null;
+  const shown = body && typeof body === "object" ? { ...body, ...("payload" in body ? { payload: redaction.payload(body.payload) } : {}), ...("data" in body ? { data: redaction.payload(body.data) } : {}) } : body;
+  return { ...row, body: shown };
 }
