@@ -136,6 +136,7 @@ lines.push(
     ? `[dev] dashboard   http://127.0.0.1:${dashboardPort}   password: ${password}   services: ${services.map((s) => s.name).join(", ")}`
     : `[dev] dashboard   not started (--no-dashboard); it would show: ${services.map((s) => s.name).join(", ")}`,
 );
+lines.push(`[dev] admin API   Authorization: Bearer ${token}   (operator, on every service above; e.g. curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${billingPort}/jfast/admin/overview.get)`);
 lines.push(
   kafka
     ? `[dev] kafka       ${kafkaBrokers}: paying an invoice in billing ships it in shipping`
