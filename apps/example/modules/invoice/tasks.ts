@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import { currentTenantId, on, subscribe, task, type DatabaseProvider } from "@jfast/runtime";
 import { emailsSent, invoices } from "../../src/db/schema.js";
 import type { Mailer } from "../../src/mailer.js";
@@ -95,3 +95,39 @@ export const recordShipment = on("shipments", async (event, { ctx }) => {
     });
   }
 });
+
+/** A draft nobody sent within a day is expired, every minute: the Schedules page shows this one's next ticks. */
+export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+export const expireDrafts = task("invoice.expire_drafts", { cron: "* * * * *" }, async (_payload: { scheduled_for: string }, { ctx }) => {
+  const expired = await ctx
+    .require<DatabaseProvider>("database")
+    .db.update(invoices)
+    .set({ status: "expired" })
+    .where(and(eq(invoices.status, "draft"), lt(invoices.createdAt, new Date(Date.now() - DRAFT_LIFETIME_MS))))
+    .returning({ id: invoices.id });
+  if (expired.length > 0) ctx.logger?.info("expired draft invoices", { count: expired.length });
+});
+
+/**
+ * Every morning at nine in Madrid, whatever the season: a reminder for each invoice sent more than two weeks ago
+ * and still unpaid. A system job, so it reads every tenant's invoices; each reminder names its invoice.
+ */
+export const OVERDUE_AFTER_MS = 14 * 24 * 60 * 60 * 1000;
+export const remindOverdue = task(
+  "invoice.remind_overdue",
+  { cron: "0 9 * * *", timezone: "Europe/Madrid" },
+  async (_payload: { scheduled_for: string }, { ctx }) => {
+    const overdue = await ctx
+      .require<DatabaseProvider>("database")
+      .db.select()
+      .from(invoices)
+      .where(and(eq(invoices.status, "sent"), lt(invoices.createdAt, new Date(Date.now() - OVERDUE_AFTER_MS))));
+    for (const invoice of overdue) {
+      await ctx.require<Mailer>("mailer").send({
+        to: invoice.customerEmail,
+        subject: `Reminder: invoice ${invoice.id} is overdue`,
+        body: `Amount due: ${(invoice.amountCents / 100).toFixed(2)}`,
+      });
+    }
+  },
+);
