@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Event } from "../core/event.js";
+import { importDriver } from "../core/import-driver.js";
 import type { Job, TraceContext } from "../core/job.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
@@ -69,11 +70,11 @@ export async function createTelemetry(params: {
   options: TelemetryOptions | undefined;
 }): Promise<Telemetry | null> {
   if (!params.endpoint && !params.options?.spanExporter) return null;
-  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
-  const { resourceFromAttributes } = await import("@opentelemetry/resources");
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await importDriver("@opentelemetry/sdk-trace-base", () => import("@opentelemetry/sdk-trace-base"));
+  const { resourceFromAttributes } = await importDriver("@opentelemetry/resources", () => import("@opentelemetry/resources"));
   const spanProcessors = [];
   if (params.endpoint) {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+    const { OTLPTraceExporter } = await importDriver("@opentelemetry/exporter-trace-otlp-http", () => import("@opentelemetry/exporter-trace-otlp-http"));
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: params.endpoint })));
   }
   if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor(params.options.spanExporter));

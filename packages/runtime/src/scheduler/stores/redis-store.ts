@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
-import { Redis } from "ioredis";
+import { importDriver } from "../../core/import-driver.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
 import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+
+const { Redis } = await importDriver("ioredis", () => import("ioredis"));
 
 const SCRIPTS = ["claim-tick", "release-tick", "prune-claims", "tick-claims"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
