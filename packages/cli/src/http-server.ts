@@ -13,7 +13,7 @@ export async function listen(params: { fetch: FetchHandler; port: number; hostna
           new CliError(`port ${params.port} is already in use`, {
             code: "PORT_IN_USE",
             hint: `stop the process listening on ${params.port}, or start with PORT=<another port>`,
-            docs: "docs/configuration.md#port",
+            docs: "jfast docs configuration#port",
             cause: error,
           }),
         );
@@ -22,7 +22,7 @@ export async function listen(params: { fetch: FetchHandler; port: number; hostna
           new CliError(`not allowed to listen on port ${params.port}`, {
             code: "PORT_FORBIDDEN",
             hint: "use a port above 1023: set PORT or [service] base_port",
-            docs: "docs/configuration.md#port",
+            docs: "jfast docs configuration#port",
             cause: error,
           }),
         );

@@ -76,7 +76,7 @@ class TransactionGuard {
       throw new BackendError("this statement would wait forever: it runs inside a transaction on the embedded database, but outside that transaction", {
         code: "EMBEDDED_DATABASE_BUSY",
         hint: "inside a transaction, write through the transaction itself: outbox.enqueue(session, job) instead of queue.enqueue(job), and session/tx queries instead of the top-level db; or set DATABASE_URL to use a PostgreSQL server",
-        docs: "docs/postgres.md#embedded-database",
+        docs: "jfast docs postgres#embedded-database",
       });
     }
   }

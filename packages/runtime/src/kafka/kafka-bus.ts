@@ -139,7 +139,7 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
           throw new JfastError(`event "${ready.type}" published to "${topic}" has no key`, {
             code: KafkaErrorCode.eventKeyMissing,
             hint: `give it the aggregate id: new Event({ type: "${ready.type}", data, key: order.id }); Kafka orders events only within a partition, and the key picks the partition`,
-            docs: "docs/kafka.md#keys",
+            docs: "jfast docs kafka#keys",
           });
         }
         return encodeEvent(ready, params.service);

@@ -103,7 +103,7 @@ function translate(error: unknown, operation: string, url: string): BackendError
   const text = error instanceof Error ? error.message : String(error);
   return new BackendError(`the scheduler could not ${operation} in Redis at ${redact(url)}: ${text}`, {
     hint: "start Redis or fix [plugin.queue] url / REDIS_URL; the tick stays unclaimed and the next pass retries it",
-    docs: "docs/scheduler.md#stores",
+    docs: "jfast docs scheduler#stores",
     cause: error,
   });
 }
