@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { watch, type FSWatcher } from "node:fs";
+import { readdirSync, watch, type FSWatcher } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandIO } from "./command.js";
@@ -43,20 +43,32 @@ export async function watchAndRestart(params: { root: string; args: readonly str
     return childExited;
   };
 
-  let watcher: FSWatcher;
+  const onChange = (dir: string) => (_event: string, file: string | Buffer | null) => {
+    const name = file ? path.join(dir, String(file)) : null;
+    if (stopping || !name || IGNORED.test(name) || !WATCHED.test(name)) return;
+    clearTimeout(restartTimer);
+    restartTimer = setTimeout(() => {
+      // A restart under way starts the service on the files as they are by then.
+      if (restarting) return;
+      io.err(`jfast: ${path.relative(io.cwd, path.join(root, name)) || name} changed: restarting\n`);
+      restarting = true;
+      void stopChild().then(() => {
+        if (!stopping) launch();
+      });
+    }, DEBOUNCE_MS);
+  };
+  // The root's own files (jfast.toml, server.ts) and, recursively, each of its folders but the ignored ones:
+  // a recursive watch of the root would walk all of node_modules.
+  const watchers: FSWatcher[] = [];
   try {
-    watcher = watch(root, { recursive: true }, (_event, file) => {
-      if (stopping || !file || IGNORED.test(file) || !WATCHED.test(file)) return;
-      clearTimeout(restartTimer);
-      restartTimer = setTimeout(() => {
-        io.err(`jfast: ${path.join(path.relative(io.cwd, root) || ".", file)} changed: restarting\n`);
-        restarting = true;
-        void stopChild().then(() => {
-          if (!stopping) launch();
-        });
-      }, DEBOUNCE_MS);
-    });
+    watchers.push(watch(root, onChange("")));
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      if (entry.isDirectory() && !IGNORED.test(entry.name) && !entry.name.startsWith(".")) {
+        watchers.push(watch(path.join(root, entry.name), { recursive: true }, onChange(entry.name)));
+      }
+    }
   } catch (error) {
+    for (const w of watchers) w.close();
     io.err(`jfast: cannot watch ${root}: ${(error as Error).message}\n`);
     return 1;
   }
@@ -70,7 +82,7 @@ export async function watchAndRestart(params: { root: string; args: readonly str
   const signal = await signalled;
   stopping = true;
   clearTimeout(restartTimer);
-  watcher.close();
+  for (const w of watchers) w.close();
   const forwardAgain = (again: NodeJS.Signals) => (child as ChildProcess | null)?.kill(again);
   process.on("SIGTERM", forwardAgain);
   process.on("SIGINT", forwardAgain);
