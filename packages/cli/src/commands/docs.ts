@@ -4,7 +4,7 @@ import { UsageError } from "../errors.js";
 
 export default defineCommand({
   name: "docs",
-  summary: "print a docs page (or one section of it) shipped with the installed packages",
+  summary: "print a docs page, or one section of it (jfast docs worker#concurrency)",
   description: `
 Every error hint and --help in jfast names its page as \`jfast docs <page>[#section]\`. This prints it from
 the docs shipped in @jfast/runtime (node_modules/@jfast/runtime/docs/), so it matches the installed version.
