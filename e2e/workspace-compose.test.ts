@@ -30,7 +30,7 @@ describe("jfast workspace compose on this repository", () => {
     // billing: PostgreSQL (its own database) and Kafka; its worker runs the same image with `jfast worker`.
     expect(services.billing).toMatchObject({
       build: { context: ".", dockerfile: "docker/Dockerfile", args: { SERVICE_DIR: "apps/example" } },
-      command: ["jfast", "dev", "--no-worker"],
+      command: ["jfast", "start"],
       ports: ["8000:8000"],
       environment: { PORT: "8000", DATABASE_URL: "postgres://postgres:postgres@postgres:5432/billing", KAFKA_BROKERS: "kafka:9092" },
       depends_on: { postgres: { condition: "service_healthy" }, kafka: { condition: "service_healthy" } },
@@ -49,7 +49,7 @@ describe("jfast workspace compose on this repository", () => {
     // shipping: Redis (a database number of its own) and Kafka; no PostgreSQL.
     expect(services.shipping).toMatchObject({
       build: { args: { SERVICE_DIR: "apps/shipping" } },
-      command: ["jfast", "dev", "--no-worker"],
+      command: ["jfast", "start"],
       ports: ["8100:8100"],
       environment: { PORT: "8100", REDIS_URL: "redis://redis:6379/1", KAFKA_BROKERS: "kafka:9092" },
       depends_on: { redis: { condition: "service_healthy" }, kafka: { condition: "service_healthy" } },

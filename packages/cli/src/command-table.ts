@@ -14,8 +14,9 @@ export interface CommandEntry {
  * (export default defineCommand({...})).
  */
 export const COMMANDS: readonly CommandEntry[] = [
-  { name: "dev", summary: "run the service's HTTP API and a worker in one process", load: () => import("./commands/dev.js") },
+  { name: "start", summary: "serve the service's HTTP API in production (no worker: run `jfast worker` beside it)", load: () => import("./commands/start.js") },
   { name: "worker", summary: "run jobs from the queue until SIGTERM", load: () => import("./commands/worker.js") },
+  { name: "dev", summary: "run the service's HTTP API and a worker in one process (--watch: restart on changes)", load: () => import("./commands/dev.js") },
   { name: "jobs dead", summary: "list dead letters, newest death first, with the error that killed each", load: () => import("./commands/jobs-dead.js") },
   { name: "jobs retry", summary: "requeue dead letters with their attempts reset", load: () => import("./commands/jobs-retry.js") },
   { name: "jobs discard", summary: "delete dead letters for good", load: () => import("./commands/jobs-discard.js") },
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "schedule next", summary: "print the next ticks of a cron expression in UTC, as the scheduler computes them", load: () => import("./commands/schedule-next.js") },
   { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
   { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
+  { name: "docs", summary: "print a docs page, or one section of it (jfast docs worker#concurrency)", load: () => import("./commands/docs.js") },
   { name: "workspace compose", summary: "generate one compose file for every service of the workspace", load: () => import("./commands/workspace-compose.js") },
   { name: "workspace contracts diff", summary: "jfast contracts diff for every service of the workspace", load: () => import("./commands/workspace-contracts-diff.js") },
 ];

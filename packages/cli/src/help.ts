@@ -1,7 +1,7 @@
 import { COMMANDS, commandsInGroup, type CommandEntry } from "./command-table.js";
 import { GLOBAL_FLAGS, type CommandDefinition, type FlagSpec } from "./command.js";
 
-const DOCS_CLI = "docs/cli.md";
+const DOCS_CLI = "jfast docs cli";
 
 export function topLevelHelp(version: string): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

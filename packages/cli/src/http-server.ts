@@ -17,7 +17,7 @@ export async function listen(params: {
           new CliError(`port ${params.port} is already in use${params.hostname ? ` on ${params.hostname}` : ""}`, {
             code: "PORT_IN_USE",
             hint: `stop the process listening on ${params.port}, or start with PORT=<another port>`,
-            docs: "docs/configuration.md#port",
+            docs: "jfast docs configuration#port",
             cause: error,
           }),
         );
@@ -26,7 +26,7 @@ export async function listen(params: {
           new CliError(`not allowed to listen on port ${params.port}`, {
             code: "PORT_FORBIDDEN",
             hint: "use a port above 1023: set PORT or [service] base_port",
-            docs: "docs/configuration.md#port",
+            docs: "jfast docs configuration#port",
             cause: error,
           }),
         );
@@ -35,7 +35,7 @@ export async function listen(params: {
           new CliError(`cannot listen on ${params.hostname}: it is not an address of this machine`, {
             code: "HOST_UNAVAILABLE",
             hint: "use an address this machine has (127.0.0.1, or 0.0.0.0 for every interface) with --host or HOST",
-            docs: "docs/cli.md#jfast-dev",
+            docs: "jfast docs cli#jfast-dev",
             cause: error,
           }),
         );

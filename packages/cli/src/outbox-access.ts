@@ -14,14 +14,14 @@ export async function withOutbox<T>(root: string, use: (outbox: Outbox, jfast: J
     throw new CliError(`the outbox plugin is not enabled in ${config.file}`, {
       code: "OUTBOX_DISABLED",
       hint: `add "outbox" (with "database") to [plugins] enabled`,
-      docs: "docs/outbox.md",
+      docs: "jfast docs outbox",
     });
   }
   if (config.queue?.backend === "memory") {
     throw new CliError("the memory queue lives inside one process; another process cannot repair its outbox", {
       code: "MEMORY_BACKEND",
       hint: `use backend = "postgres", "redis" or "rabbitmq" in [plugin.queue] to manage the outbox from the command line`,
-      docs: "docs/outbox.md#dead-rows",
+      docs: "jfast docs outbox#dead-rows",
     });
   }
   const { jfast } = await openService({ root, entry: false, quiet: true, background: false });

@@ -13,7 +13,7 @@ export async function withQueue<T>(root: string, use: (backend: QueueBackend, jf
       throw new CliError(`the queue plugin is not enabled in ${jfast.config.file}`, {
         code: "QUEUE_DISABLED",
         hint: `add "queue" to [plugins] enabled`,
-        docs: "docs/configuration.md#plugin-queue",
+        docs: "jfast docs configuration#pluginqueue",
       });
     }
     const backend = jfast.require<{ backend: QueueBackend }>("queue").backend;
@@ -21,7 +21,7 @@ export async function withQueue<T>(root: string, use: (backend: QueueBackend, jf
       throw new CliError("the memory backend keeps its jobs inside the process that runs them; another process cannot see them", {
         code: "MEMORY_BACKEND",
         hint: `use backend = "postgres" (embedded or with a url), "redis" or "rabbitmq" in [plugin.queue] to manage jobs from the command line`,
-        docs: "docs/cli.md#jfast-jobs",
+        docs: "jfast docs cli#jfast-jobs",
       });
     }
     return await use(backend, jfast);

@@ -57,7 +57,7 @@ export async function runService(params: RunServiceParams): Promise<number> {
         app: app ? entry!.file : null,
         routes: ["/ready", "/queue/stats"],
       });
-      if (!app) jfast.logger.info("no server.ts exporting createApp(jfast): serving only jfast's routes", { docs: "docs/cli.md#the-service-entry-file" });
+      if (!app) jfast.logger.info("no server.ts exporting createApp(jfast): serving only jfast's routes", { docs: "jfast docs cli#the-service-entry-file" });
     }
     if (params.worker) {
       worker = jfast.createWorker(params.concurrency === undefined ? {} : { concurrency: params.concurrency });
@@ -71,7 +71,7 @@ export async function runService(params: RunServiceParams): Promise<number> {
         queue: jfast.config.queue?.name,
         tasks,
       });
-      if (tasks.length === 0) jfast.logger.warn("no tasks registered: add modules/<name>/tasks.ts", { docs: "docs/tasks.md#discovery" });
+      if (tasks.length === 0) jfast.logger.warn("no tasks registered: add modules/<name>/tasks.ts", { docs: "jfast docs tasks#discovery" });
     }
 
     const signal = await signals.signalled;

@@ -5,7 +5,7 @@ import { createJfast, createLogger, loadConfig, type Jfast } from "@jfast/runtim
 import { CliError } from "./errors.js";
 import { ensureTypeScriptLoader } from "./typescript-loader.js";
 
-const DOCS = "docs/cli.md#the-service-entry-file";
+const DOCS = "jfast docs cli#the-service-entry-file";
 
 /** Files the CLI looks for, in order, as the service's entry (providers, start hook, HTTP app). */
 export const ENTRY_CANDIDATES = ["server.ts", "server.mts", "server.js", "server.mjs", "app.ts", "app.mts", "app.js", "app.mjs"] as const;
@@ -34,7 +34,7 @@ export function resolveRoot(flag: string | undefined, cwd: string): string {
       hint: flag
         ? `point --root at the directory that holds the service's jfast.toml`
         : `run the command in a service directory (one with jfast.toml), or pass --root <dir> (e.g. --root apps/example)`,
-      docs: "docs/cli.md#the-service-root",
+      docs: "jfast docs cli#the-service-root",
     });
   }
   return root;

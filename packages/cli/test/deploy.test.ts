@@ -14,6 +14,8 @@ async function makeWorkspace(): Promise<string> {
   await mkdir(path.join(workspace, "apps/billing"), { recursive: true });
   await mkdir(path.join(workspace, "apps/shipping"), { recursive: true });
   await mkdir(path.join(workspace, "apps/docs"), { recursive: true }); // no jfast.toml: not a service
+  await mkdir(path.join(workspace, "docker"), { recursive: true });
+  await writeFile(path.join(workspace, "docker/Dockerfile"), "FROM node:20-bookworm-slim\n");
   await writeFile(
     path.join(workspace, "apps/billing/jfast.toml"),
     `[service]\nname = "billing"\nbase_port = 8000\n\n[plugins]\nenabled = ["database", "queue", "events"]\n\n[plugin.events]\nhost_port = 19092\n`,
@@ -46,6 +48,41 @@ describe("jfast deploy compose", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("wrote compose.yml\n");
     expect(await readFile(path.join(root, "apps/billing/compose.yml"), "utf8")).toContain('stop_grace_period: "30s"');
+  });
+
+  it("in a workspace without docker/Dockerfile, says what to provide", async () => {
+    const root = await makeWorkspace();
+    await rm(path.join(root, "docker"), { recursive: true });
+    const result = await runJfast(["deploy", "compose", "--stdout", "--root", "apps/billing"], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("builds docker/Dockerfile (build arg SERVICE_DIR=apps/billing), which does not exist: provide it");
+  });
+
+  it("a service on its own gets a Dockerfile it can build: production dependencies, the binary on PATH, jfast start", async () => {
+    workspace = await mkdtemp(path.join(tmpdir(), "jfast-deploy-"));
+    await writeFile(path.join(workspace, "package.json"), JSON.stringify({ name: "billing", private: true }));
+    await writeFile(path.join(workspace, "jfast.toml"), `[service]\nname = "billing"\nbase_port = 8000\n\n[plugins]\nenabled = ["database", "queue"]\n`);
+    const printed = await runJfast(["deploy", "compose", "--stdout"], { cwd: workspace });
+    expect(printed.code).toBe(0);
+    expect(printed.stderr).toContain("builds Dockerfile, which does not exist: run `jfast deploy compose` without --stdout to write one");
+
+    const result = await runJfast(["deploy", "compose"], { cwd: workspace });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("wrote Dockerfile\nwrote .dockerignore\nwrote compose.yml\n");
+    const compose = await readFile(path.join(workspace, "compose.yml"), "utf8");
+    expect(compose).toContain('context: "."');
+    expect(compose).toContain('dockerfile: "Dockerfile"');
+    expect(compose).toContain('- "start"');
+    const dockerfile = await readFile(path.join(workspace, "Dockerfile"), "utf8");
+    expect(dockerfile).toContain("npm ci --omit=dev");
+    expect(dockerfile).toContain("ENV PATH=/app/node_modules/.bin:$PATH");
+    expect(dockerfile).toContain('CMD ["jfast", "start"]');
+
+    // An existing Dockerfile is the service's own: never rewritten.
+    await writeFile(path.join(workspace, "Dockerfile"), "FROM mine\n");
+    const again = await runJfast(["deploy", "compose"], { cwd: workspace });
+    expect(again.stdout).toBe("wrote compose.yml\n");
+    expect(await readFile(path.join(workspace, "Dockerfile"), "utf8")).toBe("FROM mine\n");
   });
 
   it("prints Kubernetes manifests and names the Secret to create", async () => {

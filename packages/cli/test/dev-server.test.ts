@@ -1,4 +1,6 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { connect } from "node:net";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, startJfast, type JfastProcess } from "./jfast-process.js";
 
@@ -126,5 +128,39 @@ describe("jfast dev", () => {
     expect(await accepts("127.0.0.2", productionPort)).toBe(true);
     production.p.child.kill("SIGTERM");
     expect((await production.p.exited).code).toBe(0);
+  });
+});
+
+describe("jfast dev --watch", () => {
+  it("starts the service again when one of its files changes, and stops with it on SIGTERM", async () => {
+    const service = await createServiceRoot({
+      ...files,
+      "server.ts": `export function createApp() { return () => new Response("v1"); }\n`,
+    });
+    cleanup = service.remove;
+    const p = startJfast(["dev", "--watch", "--no-worker", "--root", service.root], { env: { PORT: "0" } });
+    processes.push(p);
+    await p.waitFor('"msg":"http listening"');
+    const first = /"url":"(http:\/\/[\d.]+:\d+)"/.exec(p.stderr)![1]!;
+    expect(await (await fetch(first)).text()).toBe("v1");
+
+    await writeFile(path.join(service.root, "server.ts"), `export function createApp() { return () => new Response("v2"); }\n`);
+    await p.waitFor("server.ts changed: restarting");
+    await p.waitFor(/"msg":"http listening"[\s\S]*"msg":"http listening"/);
+    const urls = [...p.stderr.matchAll(/"url":"(http:\/\/[\d.]+:\d+)"/g)].map((m) => m[1]!);
+    expect(await (await fetch(urls.at(-1)!)).text()).toBe("v2");
+    // The first child stopped before the second started: its port no longer answers.
+    if (urls[0] !== urls.at(-1)) await expect(fetch(urls[0]!)).rejects.toThrow();
+
+    // A change outside the service's code (its embedded database, dependencies) restarts nothing.
+    await mkdir(path.join(service.root, ".jfast"), { recursive: true });
+    await writeFile(path.join(service.root, ".jfast", "noise.json"), "{}");
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.stderr.match(/changed: restarting/g)).toHaveLength(1);
+
+    p.child.kill("SIGTERM");
+    const exit = await p.exited;
+    expect(exit.code).toBe(0);
+    expect(exit.stderr.match(/"msg":"stopped"/g)).toHaveLength(2);
   });
 });

@@ -38,7 +38,7 @@ describe("the service entry file (server.ts)", () => {
     const result = await runJfast(["dev", "--root", dir], { env: { PORT: "0" } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("server.ts exports createApp, but it is not a function");
-    expect(result.stderr).toContain("see: docs/cli.md#the-service-entry-file");
+    expect(result.stderr).toContain("see: jfast docs cli#the-service-entry-file");
   });
 
   it("rejects a createApp that returns something that is not an HTTP app", async () => {

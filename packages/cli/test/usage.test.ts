@@ -27,7 +27,7 @@ describe("help", () => {
       const result = await runJfast([...command.name.split(" "), "--help"]);
       expect(result.code, command.name).toBe(0);
       expect(result.stdout).toContain(`Usage: jfast ${command.name}`);
-      expect(result.stdout).toMatch(/Docs: docs\/[a-z-]+\.md/);
+      expect(result.stdout).toMatch(/Docs: jfast docs [a-z-]+/);
       expect(result.stderr).toBe("");
     }
     const worker = await runJfast(["worker", "-h"]);
@@ -92,7 +92,7 @@ describe("runtime errors exit 1 with the fix and the docs page, without a stack"
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`no jfast.toml in ${REPO_ROOT}`);
     expect(result.stderr).toContain("fix: run the command in a service directory");
-    expect(result.stderr).toContain("see: docs/cli.md#the-service-root");
+    expect(result.stderr).toContain("see: jfast docs cli#the-service-root");
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 
@@ -101,7 +101,7 @@ describe("runtime errors exit 1 with the fix and the docs page, without a stack"
     const result = await runJfast(["worker", "--root", root]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("[service]: unknown key base_prot");
-    expect(result.stderr).toContain("see: docs/configuration.md");
+    expect(result.stderr).toContain("see: jfast docs configuration");
     expect(result.stderr).not.toMatch(/^\s+at /m);
     const verbose = await runJfast(["worker", "--root", root, "--verbose"]);
     expect(verbose.code).toBe(1);
@@ -118,7 +118,7 @@ describe("runtime errors exit 1 with the fix and the docs page, without a stack"
     const result = await runJfast(["worker", "--root", root]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("modules/billing: modules/billing/tasks.ts failed to import: boom at import");
-    expect(result.stderr).toContain("see: docs/tasks.md#discovery");
+    expect(result.stderr).toContain("see: jfast docs tasks#discovery");
   });
 
   it("jobs commands refuse the memory backend, whose jobs live inside another process", async () => {

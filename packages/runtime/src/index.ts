@@ -63,6 +63,7 @@ export type { ContractFinding, ContractModule, ContractsGraph, GraphNode, GraphE
 export { jfastErrorResponse, jfastErrorBody } from "./http/error-response.js";
 export type { JfastErrorBody } from "./http/error-response.js";
 export { generateCompose } from "./deploy/compose.js";
+export { serviceDockerfile, SERVICE_DOCKERIGNORE } from "./deploy/dockerfile.js";
 export type { ComposeParams, ComposeDocument } from "./deploy/compose.js";
 export { generateKubernetes } from "./deploy/kubernetes.js";
 export type { KubernetesParams, Manifest } from "./deploy/kubernetes.js";

@@ -6,7 +6,7 @@ export function QueryError({ service, procedure, error, what }: { service: strin
   if (isMissingProcedure(error)) {
     return (
       <EmptyState title={`Not offered by ${service}`}>
-        {service} runs a version of <code>@jfast/runtime</code> without <code>{procedure}</code>: upgrade it to see {what} (docs/admin-api.md).
+        {service} runs a version of <code>@jfast/runtime</code> without <code>{procedure}</code>: upgrade it to see {what} (<code>jfast docs admin-api</code>).
       </EmptyState>
     );
   }

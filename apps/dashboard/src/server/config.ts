@@ -57,7 +57,7 @@ export function dashboardConfig(): DashboardConfig {
 function validateTraceUrl(value: string | undefined): string | null {
   if (!value) return null;
   if (!/^https?:\/\//.test(value) || !value.includes("{traceId}")) {
-    throw new Error(`JFAST_DASHBOARD_TRACE_URL must be an http(s) URL with {traceId} where the id goes, e.g. http://127.0.0.1:16686/trace/{traceId} (docs/dashboard.md)`);
+    throw new Error(`JFAST_DASHBOARD_TRACE_URL must be an http(s) URL with {traceId} where the id goes, e.g. http://127.0.0.1:16686/trace/{traceId} (jfast docs dashboard)`);
   }
   return value;
 }

@@ -12,7 +12,7 @@ listens to each event, whether the contracts check passes, and the conventions t
 jfast.toml, contracts.toml and the module sources; nothing is run.`,
   flags: { root: ROOT_FLAG },
   examples: ["jfast ai context", "jfast ai context --root apps/example > context.txt"],
-  docs: "docs/contracts.md#jfast-ai-context",
+  docs: "jfast docs contracts#jfast-ai-context",
   async run({ flags, io }) {
     const inspection = await readContracts(flags.root, io);
     if (!inspection) return BROKEN_CONTRACTS;

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { inspectContractsSources, selectModuleFiles, type ContractsInspection } from "@jfast/runtime";
 import { CliError } from "../errors.js";
 
-const DOCS = "docs/contracts.md#jfast-contracts-diff";
+const DOCS = "jfast docs contracts#jfast-contracts-diff";
 
 /**
  * The contracts of the service at `root` as they were at `ref`: contracts.toml and the module sources read

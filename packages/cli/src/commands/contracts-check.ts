@@ -15,7 +15,7 @@ the fix. Exit code 0 when clean, 1 when anything is found, 2 when contracts.toml
     root: ROOT_FLAG,
   },
   examples: ["jfast contracts check", "jfast contracts check --json | jq '.[].fix'"],
-  docs: "docs/contracts.md#jfast-contracts-check",
+  docs: "jfast docs contracts#jfast-contracts-check",
   async run({ flags, io }) {
     const inspection = await readContracts(flags.root, io);
     if (!inspection) return BROKEN_CONTRACTS;

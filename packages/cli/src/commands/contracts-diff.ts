@@ -37,7 +37,7 @@ side's contracts.toml is broken or git cannot read the ref.`,
     "jfast contracts diff --base origin/main --md > contracts-comment.md",
     "jfast contracts diff --base HEAD~1 --json | jq '.added'",
   ],
-  docs: "docs/contracts.md#jfast-contracts-diff",
+  docs: "jfast docs contracts#jfast-contracts-diff",
   async run({ flags, io }) {
     const ref = requireBase(flags);
     const root = resolveRoot(flags.root, io.cwd);

@@ -18,7 +18,7 @@ when the committed file is out of date (for CI).`,
     root: ROOT_FLAG,
   },
   examples: ["jfast contracts md", "jfast contracts md --check"],
-  docs: "docs/contracts.md#jfast-contracts-md",
+  docs: "jfast docs contracts#jfast-contracts-md",
   async run({ flags, io }) {
     const inspection = await readContracts(flags.root, io);
     if (!inspection) return BROKEN_CONTRACTS;

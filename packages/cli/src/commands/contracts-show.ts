@@ -15,7 +15,7 @@ draws, with the checker's violations on the edges they concern.`,
     root: ROOT_FLAG,
   },
   examples: ["jfast contracts show", "jfast contracts show --json | jq '.edges[] | select(.violations != [])'"],
-  docs: "docs/contracts.md#jfast-contracts-show",
+  docs: "jfast docs contracts#jfast-contracts-show",
   async run({ flags, io }) {
     const inspection = await readContracts(flags.root, io);
     if (!inspection) return BROKEN_CONTRACTS;

@@ -15,7 +15,7 @@ killed it (class: message). --json prints the full records, each job with its wh
     root: ROOT_FLAG,
   },
   examples: ["jfast jobs dead", "jfast jobs dead --json --limit 500 | jq '.[].lastError.message'"],
-  docs: "docs/cli.md#jfast-jobs-dead",
+  docs: "jfast docs cli#jfast-jobs-dead",
   async run({ flags, io }) {
     const dead = await withQueue(resolveRoot(flags.root, io.cwd), (backend) => backend.listDead({ limit: flags.limit }));
     io.out(flags.json ? `${JSON.stringify(dead, null, 2)}\n` : formatDeadLetters(dead));

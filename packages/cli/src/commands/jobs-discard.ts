@@ -19,7 +19,7 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
   examples: ["jfast jobs discard 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs discard --all --yes"],
-  docs: "docs/cli.md#jfast-jobs-discard",
+  docs: "jfast docs cli#jfast-jobs-discard",
   async run({ flags, positionals, io }) {
     const params = selection(flags.all, positionals, "discard");
     if (flags.all && !flags.yes) throw new UsageError("--all deletes every dead letter for good: add --yes to confirm");

@@ -22,7 +22,7 @@ Enqueueing an id that already exists changes nothing (the command says so).`,
   },
   positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email" }],
   examples: [`jfast jobs enqueue invoice.send_email --payload '{"invoice_id":"inv_1"}' --tenant acme`],
-  docs: "docs/cli.md#jfast-jobs-enqueue",
+  docs: "jfast docs cli#jfast-jobs-enqueue",
   async run({ flags, positionals, io }) {
     if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast jobs enqueue <task>");
     const task = positionals[0]!;
@@ -37,7 +37,7 @@ Enqueueing an id that already exists changes nothing (the command says so).`,
         throw new CliError(`this service declares no task named "${task}"`, {
           code: "TASK_UNKNOWN",
           hint: `known tasks: ${jfast.tasks.names().join(", ") || "(none)"}`,
-          docs: "docs/tasks.md#names",
+          docs: "jfast docs tasks#names",
         });
       }
       const job = new Job({

@@ -18,7 +18,7 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
   examples: ["jfast jobs retry 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs retry --all"],
-  docs: "docs/cli.md#jfast-jobs-retry",
+  docs: "jfast docs cli#jfast-jobs-retry",
   async run({ flags, positionals, io }) {
     const params = selection(flags.all, positionals, "retry");
     return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {

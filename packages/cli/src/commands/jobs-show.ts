@@ -17,7 +17,7 @@ failed attempt (with --verbose, their stacks). Exit code 1 when no job has that 
   },
   positionals: [{ name: "id", description: "the job's id" }],
   examples: ["jfast jobs show 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e --json"],
-  docs: "docs/cli.md#jfast-jobs-show",
+  docs: "jfast docs cli#jfast-jobs-show",
   async run({ flags, positionals, io }) {
     if (positionals.length !== 1) throw new UsageError("give exactly one job id: jfast jobs show <id>");
     const id = positionals[0]!;

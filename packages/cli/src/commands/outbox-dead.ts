@@ -17,7 +17,7 @@ have). --json prints the full records: the body that was to be sent and every re
     root: ROOT_FLAG,
   },
   examples: ["jfast outbox dead", "jfast outbox dead --json | jq '.[].lastError.message'"],
-  docs: "docs/outbox.md#dead-rows",
+  docs: "jfast docs outbox#dead-rows",
   async run({ flags, io }) {
     const dead = await withOutbox(resolveRoot(flags.root, io.cwd), (outbox) => outbox.listDead({ limit: flags.limit }));
     io.out(flags.json ? `${JSON.stringify(dead, null, 2)}\n` : formatDeadOutboxRows(dead));

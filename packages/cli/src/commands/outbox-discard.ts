@@ -18,7 +18,7 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead rows, as printed by `jfast outbox dead`" }],
   examples: ["jfast outbox discard event:receipts:5f0c…", "jfast outbox discard --all --yes"],
-  docs: "docs/outbox.md#dead-rows",
+  docs: "jfast docs outbox#dead-rows",
   async run({ flags, positionals, io }) {
     const params = outboxSelection(flags.all, positionals, "discard");
     if (flags.all && !flags.yes) throw new UsageError("--all deletes every dead outbox row for good: add --yes to confirm");

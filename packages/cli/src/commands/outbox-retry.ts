@@ -19,7 +19,7 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead rows, as printed by `jfast outbox dead`" }],
   examples: ["jfast outbox retry job:jfast.jobs:0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast outbox retry --all"],
-  docs: "docs/outbox.md#dead-rows",
+  docs: "jfast docs outbox#dead-rows",
   async run({ flags, positionals, io }) {
     const params = outboxSelection(flags.all, positionals, "retry");
     return withOutbox(resolveRoot(flags.root, io.cwd), async (outbox) => {

@@ -21,7 +21,7 @@ strings. An invalid expression or zone exits 2 with the parser's message.`,
     'jfast schedule next "0 3 * * *" --tz America/Mexico_City',
     'jfast schedule next "30 2 * * *" --tz Europe/Berlin --after 2025-03-29T00:00:00Z --count 3 --json',
   ],
-  docs: "docs/scheduler.md#jfast-schedule-next",
+  docs: "jfast docs scheduler#jfast-schedule-next",
   async run({ flags, positionals, io }) {
     if (positionals.length !== 1) {
       throw new UsageError(

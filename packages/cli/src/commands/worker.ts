@@ -32,7 +32,7 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
     root: ROOT_FLAG,
   },
   examples: ["jfast worker", "jfast worker --concurrency 10 --grace 50", "jfast worker --root apps/example"],
-  docs: "docs/worker.md",
+  docs: "jfast docs worker",
   run({ flags, io }) {
     return runService({
       root: resolveRoot(flags.root, io.cwd),

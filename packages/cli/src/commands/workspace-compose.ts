@@ -23,7 +23,7 @@ number; all of them talk to the one Kafka broker.`,
     },
   },
   examples: ["jfast workspace compose", "jfast workspace compose --stdout > compose.yml"],
-  docs: "docs/deploy.md#workspaces",
+  docs: "jfast docs deploy#workspaces",
   async run({ flags, io }) {
     const workspace = flags.root ? path.resolve(io.cwd, flags.root) : findWorkspaceRoot(io.cwd);
     const services = await findWorkspaceServices(workspace);
@@ -31,7 +31,7 @@ number; all of them talk to the one Kafka broker.`,
       throw new CliError(`no services found in the workspace at ${workspace}`, {
         code: "NO_SERVICES",
         hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
-        docs: "docs/deploy.md#workspaces",
+        docs: "jfast docs deploy#workspaces",
       });
     }
     const { document, warnings } = generateCompose({ services, project: await projectName(workspace) });

@@ -25,7 +25,7 @@ service, 2 when a contracts.toml is broken on either side or git cannot read the
     },
   },
   examples: ["jfast workspace contracts diff --base origin/main", "jfast workspace contracts diff --base origin/main --md > contracts-comment.md"],
-  docs: "docs/contracts.md#every-service-of-a-workspace",
+  docs: "jfast docs contracts#every-service-of-a-workspace",
   async run({ flags, io }) {
     const ref = requireBase(flags);
     const workspace = flags.root ? path.resolve(io.cwd, flags.root) : findWorkspaceRoot(io.cwd);
@@ -34,7 +34,7 @@ service, 2 when a contracts.toml is broken on either side or git cannot read the
       throw new CliError(`no services found in the workspace at ${workspace}`, {
         code: "NO_SERVICES",
         hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
-        docs: "docs/contracts.md#every-service-of-a-workspace",
+        docs: "jfast docs contracts#every-service-of-a-workspace",
       });
     }
     const diffs: Array<ServiceContractsDiff & { dir: string }> = [];

@@ -36,7 +36,7 @@ export function createAdmin(params: {
   const readiness = createReadiness({ config, queue: params.queue, outbox: params.outbox, events, scheduler: schedulerProvider });
   const contracts = contractsSourceFor({ root: config.root, registry: params.registry });
   if (config.admin.tokens.length === 0) {
-    logger.warn("the admin API at /jfast/admin has no tokens and refuses every call; set JFAST_ADMIN_TOKENS (docs/admin-api.md)");
+    logger.warn("the admin API at /jfast/admin has no tokens and refuses every call; set JFAST_ADMIN_TOKENS (jfast docs admin-api)");
   }
   return createAdminHandler({
     tokens: config.admin.tokens,

@@ -102,7 +102,7 @@ export function replaysBusy(): JfastError {
   return new JfastError(`${MAX_RUNNING_REPLAYS} dead-letter replays are already running in this service`, {
     code: "REPLAYS_BUSY",
     hint: "wait for one to end: deadLetters.replays lists them with their progress",
-    docs: "docs/admin-api.md#throttled-replay",
+    docs: "jfast docs admin-api#throttled-replay",
   });
 }
 

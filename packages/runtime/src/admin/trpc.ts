@@ -31,7 +31,7 @@ export const viewerProcedure = t.procedure.use(({ ctx, next, path }) => {
       code: "UNAUTHORIZED",
       message: ctx.tokensConfigured
         ? "a valid bearer token is required (Authorization: Bearer <token>)"
-        : "the admin API has no tokens configured: set JFAST_ADMIN_TOKENS (e.g. \"viewer:<token>,operator:<token>\") or [admin] tokens in jfast.toml; see docs/admin-api.md",
+        : "the admin API has no tokens configured: set JFAST_ADMIN_TOKENS (e.g. \"viewer:<token>,operator:<token>\") or [admin] tokens in jfast.toml; see jfast docs admin-api",
     });
   }
   return next({ ctx: { ...ctx, principal: ctx.principal } });

@@ -75,7 +75,7 @@ export interface JfastConfig {
   raw: RawConfig;
 }
 
-const DOCS = "docs/configuration.md";
+const DOCS = "jfast docs configuration";
 
 /**
  * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
@@ -155,7 +155,7 @@ export function resolveConfig(params: {
     throw new ConfigError(`${params.file}: the outbox writes in your database transaction, so it needs the database plugin`, {
       code: "CONFIG_PLUGIN_MISSING",
       hint: `add "database" to [plugins] enabled`,
-      docs: "docs/outbox.md",
+      docs: "jfast docs outbox",
     });
   }
 
@@ -265,7 +265,7 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
   if (!Number.isInteger(hostPort) || hostPort < 1 || hostPort > 65535) {
     throw new ConfigError(`${file}: [plugin.events] host_port = ${hostPort} is not a port number`, {
       hint: "set host_port to a whole number between 1 and 65535 (default: [service] base_port + 2)",
-      docs: "docs/kafka.md#configuration",
+      docs: "jfast docs kafka#configuration",
     });
   }
   const fromEnv = env.KAFKA_BROKERS?.trim();
@@ -276,7 +276,7 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
     if (!/^[^\s:/]+:\d{1,5}$/.test(broker)) {
       throw new ConfigError(`${from === "KAFKA_BROKERS" ? "KAFKA_BROKERS" : `${file}: [plugin.events] bootstrap_servers`}: "${broker}" is not host:port`, {
         hint: `list brokers as "host:port" separated by commas, e.g. "localhost:9092,kafka-2:9092"`,
-        docs: "docs/kafka.md#configuration",
+        docs: "jfast docs kafka#configuration",
       });
     }
   }
@@ -284,7 +284,7 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
   if (!/^[a-zA-Z0-9._-]*$/.test(topicPrefix) || topicPrefix.length > 200) {
     throw new ConfigError(`KAFKA_TOPIC_PREFIX="${topicPrefix}" cannot start a Kafka topic name`, {
       hint: `use letters, digits, ".", "_" and "-" (at most 200), e.g. KAFKA_TOPIC_PREFIX=staging.`,
-      docs: "docs/kafka.md#topic-prefix",
+      docs: "jfast docs kafka#topic-prefix",
     });
   }
   return {
@@ -309,7 +309,7 @@ function disabledPlugins(env: NodeJS.ProcessEnv): Set<PluginName> {
     throw new ConfigError(`JFAST_DISABLE_PLUGINS names ${unknown.map((n) => `"${n}"`).join(", ")}, which ${unknown.length > 1 ? "are not plugins" : "is not a plugin"}`, {
       code: "CONFIG_INVALID",
       hint: `list plugin names separated by commas (known plugins are ${PLUGIN_NAMES.join(", ")}), e.g. JFAST_DISABLE_PLUGINS=events`,
-      docs: "docs/configuration.md#environment-variables",
+      docs: "jfast docs configuration#environment-variables",
     });
   }
   return new Set(names as PluginName[]);
@@ -323,7 +323,7 @@ function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
     throw new ConfigError(`JFAST_QUEUE_NAME="${name}" is not a queue name`, {
       code: "CONFIG_INVALID",
       hint: `use letters, digits, ".", "_" and "-", e.g. JFAST_QUEUE_NAME=billing.preview`,
-      docs: "docs/configuration.md#plugin-queue",
+      docs: "jfast docs configuration#pluginqueue",
     });
   }
   return name;
@@ -355,14 +355,14 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
       throw new ConfigError(`${where} is not "role:token"`, {
         code: "CONFIG_INVALID",
         hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>")`,
-        docs: "docs/admin-api.md#tokens",
+        docs: "jfast docs admin-api#tokens",
       });
     }
     if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
       throw new ConfigError(`${where} has ${token.length} characters; an admin token needs at least ${MIN_ADMIN_TOKEN_LENGTH}`, {
         code: "CONFIG_INVALID",
         hint: `generate one with \`openssl rand -hex 24\` (48 characters) and use it as "${role}:<token>"`,
-        docs: "docs/admin-api.md#tokens",
+        docs: "jfast docs admin-api#tokens",
       });
     }
     return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };

@@ -24,7 +24,7 @@ export class ContractsFileError extends JfastError {
     super(message, {
       code: "CONTRACTS_INVALID",
       hint: 'each module is a [modules.<name>] table with publishes = ["<event.type>", ...] and depends_on = ["<module>", ...]',
-      docs: "docs/contracts.md#contracts-toml",
+      docs: "jfast docs contracts#contractstoml",
       cause,
     });
     this.name = "ContractsFileError";

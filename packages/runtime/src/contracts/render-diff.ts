@@ -84,7 +84,7 @@ export function renderContractsDiffMarkdown(params: { ref: string; services: rea
     const diagram = renderDiffMermaid(service);
     if (diagram) out.push("```mermaid", diagram, "```", "");
   }
-  out.push("<sub>`jfast contracts diff` — docs/contracts.md</sub>");
+  out.push("<sub>`jfast contracts diff` — jfast docs contracts</sub>");
   return out.join("\n") + "\n";
 }
 

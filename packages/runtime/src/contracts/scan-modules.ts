@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import type * as TS from "typescript";
-import { JfastError } from "../errors/jfast-error.js";
+import { importDriver } from "../core/import-driver.js";
 import { scanSource } from "./scan-source.js";
 import type { ModuleFacts } from "./types.js";
 
@@ -120,15 +120,6 @@ async function sourceFiles(dir: string): Promise<string[]> {
 
 /** The compiler is large: loaded only when contracts are read, never by a service at start-up. */
 async function loadTypescript(): Promise<typeof TS> {
-  try {
-    const loaded = (await import("typescript")) as typeof TS & { default?: typeof TS };
-    return loaded.default ?? loaded;
-  } catch (cause) {
-    throw new JfastError("the contracts checker needs the typescript package", {
-      code: "CONTRACTS_UNAVAILABLE",
-      hint: "install @jfast/runtime with its dependencies (npm install), which include typescript",
-      docs: "docs/contracts.md",
-      cause,
-    });
-  }
+  const loaded = (await importDriver("typescript", () => import("typescript"))) as typeof TS & { default?: typeof TS };
+  return loaded.default ?? loaded;
 }

@@ -16,7 +16,7 @@ export class TaskRegistry {
       throw new ConfigError(`task "${definition.name}" is declared twice (${where(existing)} and ${where(definition)})`, {
         code: "TASK_DUPLICATE",
         hint: "task names are the wire contract: give each task one declaration",
-        docs: "docs/tasks.md",
+        docs: "jfast docs tasks",
       });
     }
     if (definition.kind === "subscriber" && definition.name.endsWith("->")) {
@@ -24,12 +24,12 @@ export class TaskRegistry {
       throw new ConfigError(`a subscriber to "${definition.name.slice(0, -2)}" in ${where(definition)} has no name`, {
         code: "SUBSCRIBER_UNNAMED",
         hint: `export it from its module's tasks file (export const checkBudget = subscribe(...)), or pass { name: "<module>.<function>" }`,
-        docs: "docs/events.md#subscribers",
+        docs: "jfast docs events#subscribing",
       });
     }
     const invalid = validateTaskName(definition.name);
     if (invalid) {
-      throw new ConfigError(invalid, { code: "TASK_NAME_INVALID", hint: "rename the task", docs: "docs/tasks.md#names" });
+      throw new ConfigError(invalid, { code: "TASK_NAME_INVALID", hint: "rename the task", docs: "jfast docs tasks#names" });
     }
     const owned = definition.kind === "subscriber" ? definition.name.split("->")[1]! : definition.name;
     if (definition.module && !owned.startsWith(`${definition.module}.`)) {

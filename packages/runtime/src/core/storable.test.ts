@@ -60,7 +60,7 @@ describe("what a payload may carry", () => {
 
   it("is checked by new Job and new Event, for the payload and the text fields", () => {
     expect(() => new Job({ task: "invoice.send", payload: { note: "a\u0000b" } })).toThrow(
-      /the payload of a "invoice.send" job cannot be stored: the value at note contains the NUL character[\s\S]*see: docs\/tasks.md#payloads/,
+      /the payload of a "invoice.send" job cannot be stored: the value at note contains the NUL character[\s\S]*see: jfast docs tasks#payloads/,
     );
     expect(() => new Job({ task: "invoice.send", payload: {}, tenantId: "acme\ud800" })).toThrow(/the tenant id of a "invoice.send" job cannot be stored/);
     expect(() => new Job({ task: "invoice.\u0000send", payload: {} })).toThrow(/the task name .* cannot be stored/);

@@ -8,7 +8,7 @@ import { JfastError } from "../errors/jfast-error.js";
  */
 export const STORABLE_DEPTH = 256;
 
-const DOCS = "docs/tasks.md#payloads";
+const DOCS = "jfast docs tasks#payloads";
 
 /** True when the text has no NUL and no lone surrogate (the two things PostgreSQL's json cannot hold). */
 export function isStorableText(text: string): boolean {

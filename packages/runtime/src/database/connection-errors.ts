@@ -1,6 +1,6 @@
 import { BackendError, JfastError } from "../errors/jfast-error.js";
 
-const DOCS = "docs/postgres.md";
+const DOCS = "jfast docs postgres";
 
 /** Where a connection goes, without the password, for messages. */
 export function describeUrl(url: string): string {

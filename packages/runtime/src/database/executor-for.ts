@@ -22,7 +22,7 @@ export function executorFor(session: unknown): SqlExecutor {
     throw new JfastError("a pg Pool is not a transaction: its queries commit on their own, on any connection", {
       code: "SESSION_INVALID",
       hint: "check a client out (const client = await pool.connect(); await client.query('BEGIN')) and pass the client, or pass a drizzle transaction",
-      docs: "docs/postgres.md#sessions",
+      docs: "jfast docs postgres#sessions-and-row-level-security",
     });
   }
   if (typeof (session as ClientLike).query === "function") {
@@ -124,7 +124,7 @@ function notASession(session: unknown): JfastError {
   return new JfastError(`expected an open transaction (a drizzle transaction or a pg client inside BEGIN), got ${describe(session)}`, {
     code: "SESSION_INVALID",
     hint: "pass the transaction you are in: database.transaction(async (tx) => outbox.enqueue(tx, job))",
-    docs: "docs/postgres.md#sessions",
+    docs: "jfast docs postgres#sessions-and-row-level-security",
   });
 }
 

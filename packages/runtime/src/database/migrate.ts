@@ -52,7 +52,7 @@ export async function migrate(params: { db: SqlDatabase; schema: string; logger?
         throw new JfastError(`cannot create schema "${schema}": ${(cause as Error).message}`, {
           code: "MIGRATION_FAILED",
           hint: `create the schema beforehand (CREATE SCHEMA ${quoteIdent(schema)} AUTHORIZATION <app role>) or grant the role CREATE on the database`,
-          docs: "docs/postgres.md#migrations",
+          docs: "jfast docs postgres#migrations",
           cause,
         });
       }
@@ -93,7 +93,7 @@ export async function migrate(params: { db: SqlDatabase; schema: string; logger?
         throw new JfastError(`migration ${migration.version} (${migration.name}) failed in schema "${schema}": ${(cause as Error).message}`, {
           code: "MIGRATION_FAILED",
           hint: "nothing was applied; fix the cause (often: the database user lacks CREATE on the schema) and start again",
-          docs: "docs/postgres.md#migrations",
+          docs: "jfast docs postgres#migrations",
           cause,
         });
       }

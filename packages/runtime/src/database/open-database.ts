@@ -3,6 +3,7 @@ import path from "node:path";
 import { sql as drizzleSql } from "drizzle-orm";
 import type { DatabaseConfig } from "../config/load-config.js";
 import { currentTenantId } from "../context/context.js";
+import { importDriver } from "../core/import-driver.js";
 import type { SqlDatabase } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
 import type { DatabaseProvider } from "./database-provider.js";
@@ -39,7 +40,7 @@ async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opene
   const [{ createPgDatabase }, { translateConnectionError }, { drizzle }] = await Promise.all([
     import("./pg-database.js"),
     import("./connection-errors.js"),
-    import("drizzle-orm/node-postgres"),
+    importDriver("pg", () => import("drizzle-orm/node-postgres")),
   ]);
   const url = config.url!;
   const sql = createPgDatabase({ url, schema: config.schema, poolSize: config.poolSize, logger });
@@ -55,7 +56,7 @@ async function openEmbedded(params: { config: DatabaseConfig; root: string; logg
   const [{ createPgliteDatabase }, { lockDataDir }, { drizzle }] = await Promise.all([
     import("./pglite-database.js"),
     import("./pglite-lock.js"),
-    import("drizzle-orm/pglite"),
+    importDriver("@electric-sql/pglite", () => import("drizzle-orm/pglite")),
   ]);
   const home = path.join(params.root, ".jfast");
   await mkdir(home, { recursive: true });

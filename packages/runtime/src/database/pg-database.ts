@@ -1,9 +1,12 @@
-import pg from "pg";
+import type pg from "pg";
+import { importDriver } from "../core/import-driver.js";
 import type { QueryOptions, SqlDatabase, SqlExecutor } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
 import { translateConnectionError } from "./connection-errors.js";
 import { PgListener } from "./pg-listener.js";
 import { rowsOf } from "./rows-of.js";
+
+const { default: pgDriver } = await importDriver("pg", () => import("pg"));
 
 export interface PgDatabase extends SqlDatabase {
   readonly driver: "pg";
@@ -24,7 +27,7 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
     connectionTimeoutMillis: 10_000,
     application_name: "jfast",
   };
-  const pool = new pg.Pool({ ...connection, max: params.poolSize, idleTimeoutMillis: 30_000 });
+  const pool = new pgDriver.Pool({ ...connection, max: params.poolSize, idleTimeoutMillis: 30_000 });
   // An idle pooled connection that dies (server restart, network) emits 'error' on the pool; unhandled, it
   // would crash the process. The pool drops the connection and the next query opens a fresh one.
   pool.on("error", (error) => logger.warn("an idle database connection failed; it was discarded", { error }));
@@ -34,7 +37,7 @@ export function createPgDatabase(params: { url: string; schema: string; poolSize
   // (the caller sees a DATABASE_UNAVAILABLE error and the job is retried), and the pool discards the client
   // when it comes back, so the listener has nothing more to do.
   pool.on("connect", (client) => client.on("error", () => undefined));
-  const listener = new PgListener({ createClient: () => new pg.Client(connection), logger });
+  const listener = new PgListener({ createClient: () => new pgDriver.Client(connection), logger });
   const translate = (error: unknown) => translateConnectionError(error, url);
 
   const executor = (client: pg.PoolClient): SqlExecutor => ({

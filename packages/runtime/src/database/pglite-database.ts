@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { importDriver } from "../core/import-driver.js";
 import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
 import { BackendError } from "../errors/jfast-error.js";
 import { searchPath } from "./pg-database.js";
@@ -25,7 +26,7 @@ export async function createPgliteDatabase(params: {
   loadDataDir?: Blob | File;
   schema: string;
 }): Promise<PgliteDatabase> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGlite } = await importDriver("@electric-sql/pglite", () => import("@electric-sql/pglite"));
   const pglite = await PGlite.create({
     ...(params.dataDir ? { dataDir: params.dataDir } : {}),
     ...(params.loadDataDir ? { loadDataDir: params.loadDataDir } : {}),
@@ -75,7 +76,7 @@ class TransactionGuard {
       throw new BackendError("this statement would wait forever: it runs inside a transaction on the embedded database, but outside that transaction", {
         code: "EMBEDDED_DATABASE_BUSY",
         hint: "inside a transaction, write through the transaction itself: outbox.enqueue(session, job) instead of queue.enqueue(job), and session/tx queries instead of the top-level db; or set DATABASE_URL to use a PostgreSQL server",
-        docs: "docs/postgres.md#embedded-database",
+        docs: "jfast docs postgres#embedded-database",
       });
     }
   }

@@ -27,7 +27,7 @@ export async function lockDataDir(lockFile: string): Promise<() => Promise<void>
           hint:
             "the embedded database serves one process: run the API and the worker together with `jfast dev`, or set DATABASE_URL so several processes share a PostgreSQL server" +
             (owner === process.pid ? "; stop the first app (await jfast.stop()) before building another on the same root" : ""),
-          docs: "docs/postgres.md#embedded-database",
+          docs: "jfast docs postgres#embedded-database",
         },
       );
     }
@@ -37,7 +37,7 @@ export async function lockDataDir(lockFile: string): Promise<() => Promise<void>
   throw new BackendError(`could not take the embedded database lock ${lockFile}`, {
     code: "EMBEDDED_DATABASE_LOCKED",
     hint: "another process keeps recreating it; stop the other jfast process",
-    docs: "docs/postgres.md#embedded-database",
+    docs: "jfast docs postgres#embedded-database",
   });
 }
 

@@ -76,7 +76,7 @@ describe("jfast deploy compose", () => {
     expect(worker.healthcheck).toEqual({ disable: true });
     expect(worker.stop_grace_period).toBe("30s");
     expect(worker.environment.PORT).toBeUndefined();
-    expect(api.command).toEqual(["jfast", "dev", "--no-worker"]);
+    expect(api.command).toEqual(["jfast", "start"]);
     expect(api.ports).toEqual(["8000:8000"]);
     expect(api.healthcheck.test.join(" ")).toContain("http://127.0.0.1:8000/ready");
     // Strings are quoted, so "8000:8000" and "30s" cannot be read as numbers.

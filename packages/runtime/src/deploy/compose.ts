@@ -17,7 +17,7 @@ import { InfraImage, InternalPort, PortOffset, WORKER_GRACE_SECONDS } from "./po
  * - database → postgres (base + 1); the postgres queue backend reuses it.
  * - queue backend redis → redis (base + 3); rabbitmq → rabbitmq (base + 6) and its management UI (base + 7).
  * - events → kafka (KRaft, one container, two listeners; host_port, default base + 2).
- * - every service: `<name>` runs the HTTP API (`jfast dev --no-worker`, probed on /ready);
+ * - every service: `<name>` runs the HTTP API (`jfast start`, probed on /ready);
  *   `<name>-worker` runs `jfast worker` from the same image, with no ports and no HTTP probe, and 30 s to
  *   finish its jobs on SIGTERM.
  * In a workspace the infrastructure is shared and published at the first service's ports.
@@ -117,7 +117,7 @@ export function generateCompose(params: ComposeParams): Generated<ComposeDocumen
     containers[name] = {
       build,
       image,
-      command: ["jfast", "dev", "--no-worker"],
+      command: ["jfast", "start"],
       environment: composeEnvironment(service, index, { http: true }),
       ports: [`${port}:${port}`],
       ...(Object.keys(dependsOn).length ? { depends_on: dependsOn } : {}),

@@ -74,7 +74,7 @@ export function workspaceWarnings(services: readonly DeployService[]): string[] 
       throw new ConfigError(`${count} services of the workspace are named "${name}"`, {
         code: "DEPLOY_DUPLICATE_SERVICE",
         hint: "give each service its own [service] name in its jfast.toml",
-        docs: "docs/deploy.md#workspaces",
+        docs: "jfast docs deploy#workspaces",
       });
     }
   }

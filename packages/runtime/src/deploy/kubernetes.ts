@@ -52,7 +52,7 @@ export function generateKubernetes(params: KubernetesParams): Generated<Manifest
               {
                 name: "api",
                 image,
-                command: ["jfast", "dev", "--no-worker"],
+                command: ["jfast", "start"],
                 env: [
                   { name: "JFAST_ENV", value: "production" },
                   { name: "PORT", value: String(port) },

@@ -33,7 +33,7 @@ function formatMessage(message: string, { hint, docs }: JfastErrorOptions): stri
 /** jfast.toml is wrong, or a plugin the configuration needs is not enabled. Start-up stops. */
 export class ConfigError extends JfastError {
   constructor(message: string, options: Omit<JfastErrorOptions, "code"> & { code?: string }) {
-    super(message, { code: options.code ?? "CONFIG_INVALID", docs: options.docs ?? "docs/configuration.md", ...omitCode(options) });
+    super(message, { code: options.code ?? "CONFIG_INVALID", docs: options.docs ?? "jfast docs configuration", ...omitCode(options) });
     this.name = "ConfigError";
   }
 }
@@ -49,7 +49,7 @@ export class NotSupportedError extends JfastError {
 /** A job ran past its timeout; recorded as the attempt's error and retried like any failure. */
 export class JobTimeoutError extends JfastError {
   constructor(message: string) {
-    super(message, { code: "JOB_TIMEOUT", docs: "docs/worker.md#timeouts" });
+    super(message, { code: "JOB_TIMEOUT", docs: "jfast docs worker#timeouts" });
     this.name = "JobTimeoutError";
   }
 }

@@ -13,7 +13,7 @@ export class UndeliverableEvent extends JfastError {
     super(`nobody receives "${params.eventType}" events published to "${params.topic}": service "${params.service}" has no subscriber of that type and no event bus`, {
       code: "UNDELIVERABLE_EVENT",
       hint: `subscribe to it in a module (export const onIt = subscribe("${params.eventType}", async (event) => { ... }) in modules/<name>/tasks.ts), or enable the "events" plugin so other services hear it through Kafka`,
-      docs: "docs/events.md#undeliverable-events",
+      docs: "jfast docs events#undeliverable-events",
     });
     this.name = "UndeliverableEvent";
     this.eventType = params.eventType;

@@ -125,7 +125,7 @@ export function nameSubscribers(params: {
               names.length === 0
                 ? `export it once: export const checkBudget = subscribe("${definition.eventType}", ...), or pass { name: "checkBudget" }`
                 : `keep one export, or pin the name with subscribe("${definition.eventType}", { name: "${names[0]}" }, ...)`,
-            docs: "docs/events.md#subscribers",
+            docs: "jfast docs events#subscribing",
           },
         );
       }
@@ -135,7 +135,7 @@ export function nameSubscribers(params: {
       throw new ConfigError(`modules/${params.module}: subscriber name "${functionPart}" must be a plain identifier`, {
         code: "TASK_NAME_INVALID",
         hint: `pass { name: "checkBudget" } (the module is added for you)`,
-        docs: "docs/events.md#subscribers",
+        docs: "jfast docs events#subscribing",
       });
     }
     (definition as { name: string }).name = `${definition.eventType}->${params.module}.${functionPart}`;

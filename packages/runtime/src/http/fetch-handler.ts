@@ -38,7 +38,7 @@ export function createFetchHandler(params: {
       const open = config.service.environment !== "production" || config.queue?.exposeStats === true;
       if (!open) return notFound();
       const queue = params.queue();
-      if (!queue) return json({ error: "the queue plugin is not enabled or not started", docs: "docs/configuration.md" }, 404);
+      if (!queue) return json({ error: "the queue plugin is not enabled or not started", docs: "jfast docs configuration" }, 404);
       try {
         const depths = await queue.depths();
         return json({

@@ -1,6 +1,6 @@
-import kafkajs from "kafkajs";
 import type { Admin, LogEntry, Producer } from "kafkajs";
 import { Event } from "../core/event.js";
+import { importDriver } from "../core/import-driver.js";
 import type { AppContext } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
@@ -10,7 +10,7 @@ import { KafkaErrorCode, kafkaUnavailable, publishFailed, rootMessage, topicMiss
 import { validateTopic, type EventHandlerDefinition } from "./on.js";
 import { encodeEvent } from "./wire.js";
 
-const { Kafka, Partitioners, logLevel } = kafkajs;
+const { Kafka, Partitioners, logLevel } = (await importDriver("kafkajs", () => import("kafkajs"))).default;
 
 /** The events plugin, started: what create-jfast keeps and stops. Loaded by dynamic import only. */
 export interface KafkaBus extends EventsBus {
@@ -139,7 +139,7 @@ export async function createKafkaBus(params: KafkaBusParams): Promise<KafkaBus> 
           throw new JfastError(`event "${ready.type}" published to "${topic}" has no key`, {
             code: KafkaErrorCode.eventKeyMissing,
             hint: `give it the aggregate id: new Event({ type: "${ready.type}", data, key: order.id }); Kafka orders events only within a partition, and the key picks the partition`,
-            docs: "docs/kafka.md#keys",
+            docs: "jfast docs kafka#keys",
           });
         }
         return encodeEvent(ready, params.service);

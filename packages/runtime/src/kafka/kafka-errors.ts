@@ -12,7 +12,7 @@ export const KafkaErrorCode = {
   eventKeyMissing: "EVENT_KEY_MISSING",
 } as const;
 
-const DOCS = "docs/kafka.md";
+const DOCS = "jfast docs kafka";
 
 export interface BrokerSource {
   brokers: readonly string[];

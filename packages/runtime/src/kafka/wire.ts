@@ -50,8 +50,8 @@ export class UnreadableEventError extends JfastError {
   constructor(message: string, cause?: unknown) {
     super(message, {
       code: "EVENT_UNREADABLE",
-      hint: "publish with events.publish(topic, new Event({ type, data, key })); to skip a bad message, move the group's offset past it (docs/kafka.md#a-blocked-partition)",
-      docs: "docs/kafka.md#a-blocked-partition",
+      hint: "publish with events.publish(topic, new Event({ type, data, key })); to skip a bad message, move the group's offset past it (jfast docs kafka#a-blocked-partition)",
+      docs: "jfast docs kafka#a-blocked-partition",
       cause,
     });
     this.name = "UnreadableEventError";

@@ -44,7 +44,7 @@ export async function discoverModules(root: string): Promise<DiscoveredModule[]>
         hint: unknownExtension
           ? "run the service through the jfast CLI (it loads TypeScript), or start node with --import tsx"
           : `fix the error in ${path.relative(root, file)}; start-up stops so that no task silently goes missing`,
-        docs: "docs/tasks.md#discovery",
+        docs: "jfast docs tasks#discovery",
         cause,
       });
     }

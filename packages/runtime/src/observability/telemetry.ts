@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { Event } from "../core/event.js";
+import { importDriver } from "../core/import-driver.js";
 import type { Job, TraceContext } from "../core/job.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
@@ -11,9 +12,19 @@ import type { EventHandlerDefinition } from "../kafka/on.js";
 import { TRACEPARENT } from "./trace-id.js";
 
 /** Options a program (tests, a host with its own SDK set-up) passes to createJfast; not read from jfast.toml. */
+/**
+ * An OpenTelemetry SpanExporter (`@opentelemetry/sdk-trace-base`), described by its shape so the published
+ * types do not need the SDK, an optional peer dependency, to be installed.
+ */
+export interface SpanExporterLike {
+  export(spans: never[], resultCallback: (result: { code: number; error?: Error }) => void): void;
+  shutdown(): Promise<void>;
+  forceFlush?(): Promise<void>;
+}
+
 export interface TelemetryOptions {
   /** Spans are also given to this exporter, one at a time as they end (an InMemorySpanExporter in tests). */
-  spanExporter?: SpanExporter;
+  spanExporter?: SpanExporterLike;
 }
 
 export type Execute = (definition: TaskDefinition, job: Job, cancellation: Cancellation) => Promise<unknown>;
@@ -69,14 +80,14 @@ export async function createTelemetry(params: {
   options: TelemetryOptions | undefined;
 }): Promise<Telemetry | null> {
   if (!params.endpoint && !params.options?.spanExporter) return null;
-  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
-  const { resourceFromAttributes } = await import("@opentelemetry/resources");
+  const { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor } = await importDriver("@opentelemetry/sdk-trace-base", () => import("@opentelemetry/sdk-trace-base"));
+  const { resourceFromAttributes } = await importDriver("@opentelemetry/resources", () => import("@opentelemetry/resources"));
   const spanProcessors = [];
   if (params.endpoint) {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+    const { OTLPTraceExporter } = await importDriver("@opentelemetry/exporter-trace-otlp-http", () => import("@opentelemetry/exporter-trace-otlp-http"));
     spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: params.endpoint })));
   }
-  if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor(params.options.spanExporter));
+  if (params.options?.spanExporter) spanProcessors.push(new SimpleSpanProcessor(params.options.spanExporter as SpanExporter));
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ "service.name": params.serviceName }), spanProcessors });
   const tracer = provider.getTracer("jfast");
 

@@ -1,6 +1,6 @@
 import { JfastError } from "../errors/jfast-error.js";
 
-const DOCS = "docs/outbox.md";
+const DOCS = "jfast docs outbox";
 
 /**
  * A row that no retry can deliver with this process's configuration: an event with no bus, a job for a

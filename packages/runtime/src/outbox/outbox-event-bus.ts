@@ -19,7 +19,7 @@ export function createOutboxEventBus(params: { maxAttempts: number; channel: str
         throw new JfastError(`event "${event.type}" published to "${topic}" has no key`, {
           code: KafkaErrorCode.eventKeyMissing,
           hint: `give it the aggregate id: new Event({ type: "${event.type}", data, key: order.id }); Kafka orders events only within a partition, and the key picks the partition`,
-          docs: "docs/kafka.md#keys",
+          docs: "jfast docs kafka#keys",
         });
       }
       await writeOutboxRows({

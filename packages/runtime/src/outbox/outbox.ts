@@ -61,7 +61,7 @@ export function createOutbox(params: {
       if (!queue) {
         throw new NotSupportedError("outbox.enqueue needs the queue plugin", {
           hint: `add "queue" to [plugins] enabled in jfast.toml`,
-          docs: "docs/outbox.md",
+          docs: "jfast docs outbox",
         });
       }
       const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);

@@ -60,5 +60,5 @@ export async function openQueueControl(params: {
 /** Why pausing is refused on this service, for the admin API (null when it is supported). */
 export function pauseUnsupportedReason(params: { backend: QueueBackend; pauses: PausedTasks | null }): string | null {
   if (params.pauses) return null;
-  return `the ${params.backend.kind} queue has no shared place to keep paused tasks: enable the "database" plugin so every process reads them from jfast_paused_tasks (docs/worker.md#pausing-a-task)`;
+  return `the ${params.backend.kind} queue has no shared place to keep paused tasks: enable the "database" plugin so every process reads them from jfast_paused_tasks (jfast docs worker#pausing-a-task)`;
 }

@@ -66,6 +66,6 @@ function checkPayloadSize(job: Job, limit: number): void {
   throw new JfastError(`the payload of "${job.task}" is ${bytes} bytes, over the limit of ${limit} bytes`, {
     code: "PAYLOAD_TOO_LARGE",
     hint: "store large data elsewhere (a table, object storage) and enqueue its id, or raise [plugin.queue] max_payload_bytes",
-    docs: "docs/configuration.md#plugin-queue",
+    docs: "jfast docs configuration#pluginqueue",
   });
 }

@@ -13,7 +13,7 @@ export class ScheduleError extends JfastError {
   constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
     super(message, {
       code: options.code ?? "SCHEDULE_INVALID",
-      docs: "docs/scheduler.md",
+      docs: "jfast docs scheduler",
       ...(options.hint ? { hint: options.hint } : {}),
       ...(options.cause !== undefined ? { cause: options.cause } : {}),
     });

@@ -52,7 +52,7 @@ async function createStore(params: { config: JfastConfig; queue: QueueProvider; 
         throw new ConfigError(`the scheduler needs a store every process shares, and the ${backend.kind} queue has none`, {
           code: "CONFIG_PLUGIN_MISSING",
           hint: `add "database" to [plugins] enabled (ticks are then claimed in jfast_schedules), or set [plugin.queue] scheduler = false`,
-          docs: "docs/scheduler.md#stores",
+          docs: "jfast docs scheduler#stores",
         });
       }
       const { createPostgresScheduleStore } = await import("./stores/postgres-store.js");

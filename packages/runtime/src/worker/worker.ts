@@ -128,7 +128,7 @@ export class Worker {
       throw new ConfigError(`a worker's concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${options.concurrency}`, {
         code: "CONFIG_INVALID",
         hint: `run more worker processes for more throughput than ${MAX_CONCURRENCY} slots`,
-        docs: "docs/worker.md#concurrency",
+        docs: "jfast docs worker#concurrency",
       });
     }
     this.options = options;

@@ -199,7 +199,7 @@ describe("local events on PostgreSQL", () => {
       error: 'nobody receives "receipt.cancelled" events published to "receipts": service "shop" has no subscriber of that type and no event bus',
       code: "UNDELIVERABLE_EVENT",
       fix: expect.stringContaining('subscribe("receipt.cancelled"'),
-      docs: "docs/events.md#undeliverable-events",
+      docs: "jfast docs events#undeliverable-events",
     });
     expect(await jobs()).toEqual([]);
     const ledger = await withAdmin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM "${schema}".ledger`)).rows[0].n);

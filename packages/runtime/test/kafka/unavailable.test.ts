@@ -36,7 +36,7 @@ describe("a broker that cannot be reached", () => {
     expect(error.message).toContain(`127.0.0.1:${port}`);
     expect(error.message).toContain("KAFKA_BROKERS");
     expect(error.hint).toContain("docker/kafka/start.sh");
-    expect(error.docs).toBe("docs/kafka.md#connecting");
+    expect(error.docs).toBe("jfast docs kafka#connecting");
   });
 
   it("names [plugin.events] bootstrap_servers when the address came from jfast.toml", async () => {
@@ -68,7 +68,7 @@ describe("a broker that cannot be reached", () => {
     );
     expect(error).toBeInstanceOf(JfastError);
     expect(error!.code).toBe("KAFKA_UNAVAILABLE");
-    expect(error!.docs).toBe("docs/kafka.md#connecting");
+    expect(error!.docs).toBe("jfast docs kafka#connecting");
 
     const response = await billing.jfast.fetch(new Request("http://s/ready"));
     const ready = (await response.json()) as { status: string; checks: { events: { status: string; error: string } } };
@@ -86,7 +86,7 @@ describe("publishing and declaring", () => {
       (e: unknown) => e as JfastError,
     );
     expect(error?.code).toBe("EVENT_KEY_MISSING");
-    expect(error?.docs).toBe("docs/kafka.md#keys");
+    expect(error?.docs).toBe("jfast docs kafka#keys");
   });
 
   it("refuses on() handlers when the events plugin is off, before connecting to anything", async () => {

@@ -98,7 +98,7 @@ describe("rabbitmq: topology", () => {
     const error = (await moreLevels.catch((e: unknown) => e)) as JfastError;
     expect(error.code).toBe("RABBITMQ_TOPOLOGY_MISMATCH");
     expect(error.hint).toMatch(/another name/);
-    expect(error.docs).toBe("docs/rabbitmq.md#changing-the-cascade");
+    expect(error.docs).toBe("jfast docs rabbitmq#changing-the-cascade");
     expect(error.message).toContain("5 levels of 100 ms");
 
     const fewerLevels = (await openBackend(queue, { delay: { levels: 3, unitMs: 100 } }).catch((e: unknown) => e)) as JfastError;

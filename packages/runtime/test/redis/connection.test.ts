@@ -22,7 +22,7 @@ describe("redis: connection and driver errors", () => {
     expect(error).toBeInstanceOf(BackendError);
     expect((error as BackendError).code).toBe("BACKEND_UNAVAILABLE");
     expect((error as BackendError).hint).toMatch(/REDIS_URL/);
-    expect((error as BackendError).docs).toBe("docs/redis.md");
+    expect((error as BackendError).docs).toBe("jfast docs redis");
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
     expect((error as Error).message).not.toMatch(/s3cret/);
   });

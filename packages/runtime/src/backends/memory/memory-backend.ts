@@ -234,7 +234,7 @@ export class MemoryBackend implements QueueBackend {
   async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
     throw new NotSupportedError("the memory queue keeps no index of dead letters' payloads", {
       hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
-      docs: "docs/admin-api.md#job-search",
+      docs: "jfast docs admin-api#job-search",
     });
   }
 

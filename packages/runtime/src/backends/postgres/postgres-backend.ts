@@ -22,7 +22,7 @@ import { notificationChannel } from "./channel.js";
 import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
 
-const DOCS = "docs/postgres.md";
+const DOCS = "jfast docs postgres";
 
 /**
  * The statements every worker runs over and over are prepared once per connection: parsing and planning the
@@ -560,7 +560,7 @@ function splitCursor(cursor: string): [string, string] {
     throw new BackendError(`not a dead-letter search cursor: "${cursor.slice(0, 80)}"`, {
       code: "CURSOR_INVALID",
       hint: "pass back the nextCursor of the previous page unchanged",
-      docs: "docs/admin-api.md#job-search",
+      docs: "jfast docs admin-api#job-search",
     });
   }
   return [at, seq];

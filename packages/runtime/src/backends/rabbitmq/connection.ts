@@ -1,8 +1,10 @@
-import amqp from "amqplib";
 import type { Channel, ChannelModel, ConfirmChannel, Message } from "amqplib";
 import { BackendError } from "../../errors/jfast-error.js";
 import { DOCS, isLoginRefused, redactUrl, translateAmqpError } from "./errors.js";
 import type { Outgoing } from "./message.js";
+import { importDriver } from "../../core/import-driver.js";
+
+const { default: amqp } = await importDriver("amqplib", () => import("amqplib"));
 
 export interface BackendLogger {
   warn(message: string, fields?: Record<string, unknown>): void;

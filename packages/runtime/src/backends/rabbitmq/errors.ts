@@ -1,6 +1,6 @@
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 
-export const DOCS = "docs/rabbitmq.md";
+export const DOCS = "jfast docs rabbitmq";
 
 /** Driver errors that mean "the broker is not reachable right now" rather than "the broker refused this". */
 const UNAVAILABLE =

@@ -1,4 +1,7 @@
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
+import { importDriver } from "../../core/import-driver.js";
+
+const { Redis: RedisClient } = await importDriver("ioredis", () => import("ioredis"));
 
 export type ConnectionRole = "commands" | "wait" | "wake";
 
@@ -19,7 +22,7 @@ export function openConnection(params: { url: string; queue: string; role: Conne
     // script is safe to run twice: each acts only on a job in the state it expects, owned by that worker.
     autoResendUnfulfilledCommands: true,
   };
-  const connection = new Redis(params.url, options);
+  const connection = new RedisClient(params.url, options);
   // Connection errors surface on the commands that hit them; without a listener ioredis prints each one.
   connection.on("error", params.onError);
   return connection;

@@ -1,6 +1,6 @@
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 
-const DOCS = "docs/redis.md";
+const DOCS = "jfast docs redis";
 
 /** Driver errors that mean "Redis is not reachable right now" rather than "Redis refused this command". */
 const UNAVAILABLE = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|Connection is closed|Stream isn't writeable|enableOfflineQueue|max retries|LOADING|MASTERDOWN|CLUSTERDOWN/i;

@@ -123,7 +123,7 @@ export class RedisBackend implements QueueBackend {
         throw new BackendError(`the Redis queue needs Redis ${MIN_REDIS.join(".")} or newer (LMOVE, BLMOVE); ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
           code: "BACKEND_UNSUPPORTED",
           hint: "upgrade Redis, or choose [plugin.queue] backend = \"postgres\"",
-          docs: "docs/redis.md",
+          docs: "jfast docs redis",
         });
       }
     } catch (error) {
@@ -444,7 +444,7 @@ export class RedisBackend implements QueueBackend {
   async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
     throw new NotSupportedError("the Redis queue keeps no index of dead letters' payloads", {
       hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
-      docs: "docs/admin-api.md#job-search",
+      docs: "jfast docs admin-api#job-search",
     });
   }
 
@@ -527,7 +527,7 @@ export class RedisBackend implements QueueBackend {
       throw new BackendError(`the Redis queue "${this.options.queue}" is closed; it cannot ${operation}`, {
         code: "BACKEND_CLOSED",
         hint: "create a new backend (or restart jfast) after close()",
-        docs: "docs/redis.md",
+        docs: "jfast docs redis",
       });
     }
     try {

@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
-import { Redis } from "ioredis";
+import { importDriver } from "../../core/import-driver.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
 import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+
+const { Redis } = await importDriver("ioredis", () => import("ioredis"));
 
 const SCRIPTS = ["claim-tick", "release-tick", "prune-claims", "tick-claims"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -101,7 +103,7 @@ function translate(error: unknown, operation: string, url: string): BackendError
   const text = error instanceof Error ? error.message : String(error);
   return new BackendError(`the scheduler could not ${operation} in Redis at ${redact(url)}: ${text}`, {
     hint: "start Redis or fix [plugin.queue] url / REDIS_URL; the tick stays unclaimed and the next pass retries it",
-    docs: "docs/scheduler.md#stores",
+    docs: "jfast docs scheduler#stores",
     cause: error,
   });
 }
