@@ -9,7 +9,9 @@ export default defineCommand({
 Starts the service in <root> for production: its HTTP API, without a worker. Run \`jfast worker\` as its own
 process (container, Deployment) next to it, from the same code and jfast.toml.
 
-The API listens on PORT when set, else on [service] base_port. It serves jfast's routes (GET /ready,
+The API listens on PORT when set, else on [service] base_port: on every interface in production
+(JFAST_ENV=production, as the generated manifests set it), else on 127.0.0.1, unless --host or HOST says
+otherwise. It serves jfast's routes (GET /ready,
 GET /queue/stats, the admin API) and, for every other path, the app returned by createApp(jfast) exported
 from <root>/server.ts (or app.ts). The service's TypeScript runs through tsx, or compile it and point
 server.ts/modules at the output (jfast docs getting-started#production).
@@ -18,6 +20,11 @@ On SIGTERM or SIGINT it stops accepting connections, gives requests in flight --
 Run the binary itself (node_modules/.bin/jfast) under a supervisor, not \`npx jfast\`: npx does not pass
 SIGTERM on.`,
   flags: {
+    host: {
+      type: "string",
+      placeholder: "ADDRESS",
+      description: "the address to listen on (default: HOST, else every interface in production and 127.0.0.1 elsewhere)",
+    },
     grace: {
       type: "number",
       min: 0,
@@ -34,6 +41,7 @@ SIGTERM on.`,
       root: resolveRoot(flags.root, io.cwd),
       worker: false,
       http: true,
+      host: flags.host,
       concurrency: undefined,
       graceMs: Math.round(flags.grace * 1000),
       io,
