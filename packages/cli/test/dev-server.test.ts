@@ -137,8 +137,8 @@ describe("jfast dev --watch", () => {
       ...files,
       "server.ts": `export function createApp() { return () => new Response("v1"); }\n`,
     });
-    cleanup = service.remove;
-    const p = startJfast(["dev", "--watch", "--no-worker", "--root", service.root], { env: { PORT: "0" } });
+    cleanups.push(service.remove);
+    const p = startJfast(["dev", "--watch", "--no-worker", "--root", service.root], { env: { PORT: "0", HOST: "", JFAST_ENV: "development" } });
     processes.push(p);
     await p.waitFor('"msg":"http listening"');
     const first = /"url":"(http:\/\/[\d.]+:\d+)"/.exec(p.stderr)![1]!;
