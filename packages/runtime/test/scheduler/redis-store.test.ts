@@ -82,7 +82,7 @@ describe("Redis schedule store", () => {
     fail = true;
     await expect(claim(store, T + HOUR)).rejects.toThrow(/queue unreachable/);
     expect(await raw.hget(store.keys.last, schedule.name)).toBe(String(T));
-    expect(await raw.zrange(store.keys.claims, 0, -1)).toEqual([`${T}:${schedule.name}`]);
+    expect(await raw.zrange(store.keys.claims, "0", "-1")).toEqual([`${T}:${schedule.name}`]);
     fail = false;
     expect(await claim(store, T + HOUR)).toBe(true);
     expect(await raw.hget(store.keys.last, schedule.name)).toBe(String(T + HOUR));
@@ -111,7 +111,7 @@ describe("Redis schedule store", () => {
     await store.claim({ name: "other", tick: T, job: tickJob({ ...schedule, name: "other" }, T) });
     expect(await store.prune({ before: Date.now() - 60_000 })).toBe(0);
     expect(await store.prune({ before: Date.now() + 60_000 })).toBe(2);
-    expect((await raw.zrange(store.keys.claims, 0, -1)).sort()).toEqual([`${T + 2 * HOUR}:${schedule.name}`, `${T}:other`].sort());
+    expect((await raw.zrange(store.keys.claims, "0", "-1")).sort()).toEqual([`${T + 2 * HOUR}:${schedule.name}`, `${T}:other`].sort());
     expect(await store.lastTicks({ names: [schedule.name, "other"] })).toEqual(
       new Map([
         [schedule.name, T + 2 * HOUR],

@@ -1,4 +1,5 @@
-import type { Channel, ChannelModel, ConfirmChannel, Message } from "amqplib";
+import type { Channel, ChannelModel, ConfirmChannel, Message, SocketOptions } from "amqplib";
+import type { DuplexOptions } from "node:stream";
 import { BackendError } from "../../errors/jfast-error.js";
 import { DOCS, isLoginRefused, redactUrl, translateAmqpError } from "./errors.js";
 import type { Outgoing } from "./message.js";
@@ -263,7 +264,12 @@ export class BrokerConnection {
     // noDelay: without it Nagle's algorithm and delayed ACKs add ~40 ms to a publish that follows an ack.
     // writableHighWaterMark: a corked batch of publishes (see publish) stays in the socket's buffer until the
     // uncork; at the default 16 KiB amqplib's writer would stop at the mark and send the rest message by message.
-    const model = await amqp.connect(this.options.url, { noDelay: true, writableHighWaterMark: SOCKET_BUFFER_BYTES });
+    // amqplib hands its socket options to net.connect, whose socket is a Duplex stream: the mark reaches it.
+    const socketOptions: SocketOptions & Pick<DuplexOptions, "writableHighWaterMark"> = {
+      noDelay: true,
+      writableHighWaterMark: SOCKET_BUFFER_BYTES,
+    };
+    const model = await amqp.connect(this.options.url, socketOptions);
     const session: Session = { generation: ++this.generation, model, alive: true };
     model.on("error", () => undefined);
     model.on("close", () => this.lost(session));
