@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Options } from "amqplib";
 import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
+import { recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
 
 /**
@@ -20,6 +21,15 @@ export interface EncodeExtras {
   /** Epoch ms; only on dead letters. */
   diedAt?: number;
 }
+
+/**
+ * Headers travel in one frame, which the broker caps (frame_max, 128 KiB by default): a dead letter's error
+ * history in full (attempts × 8 KiB messages) could not be published at all, and the job never died. The body
+ * keeps every error whole; the headers show the newest attempts, each cut to a line.
+ */
+const HEADER_ERROR_MAX = 1024;
+const HEADER_ATTEMPT_MAX = 200;
+const HEADER_ERRORS_MAX = 20;
 
 /** A job's message, from the Job itself (a new job's enqueue: no ISO dates to make) or from its JobJSON. */
 export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgoing {
@@ -44,10 +54,10 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
       const last = json.errors.at(-1);
       headers[Header.diedAt] = extras.diedAt;
       if (last) {
-        headers[Header.lastError] = `${last.class}: ${last.message}`;
+        headers[Header.lastError] = recordableText(`${last.class}: ${last.message}`, HEADER_ERROR_MAX);
         if (last.reason) headers[Header.lastReason] = last.reason;
       }
-      headers[Header.errors] = json.errors.map((e) => `attempt ${e.attempt}: ${e.class}: ${e.message}`);
+      headers[Header.errors] = json.errors.slice(-HEADER_ERRORS_MAX).map((e) => recordableText(`attempt ${e.attempt}: ${e.class}: ${e.message}`, HEADER_ATTEMPT_MAX));
     }
     options.headers = headers;
   }
