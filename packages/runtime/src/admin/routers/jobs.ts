@@ -41,7 +41,11 @@ export const jobsRouter = router({
     .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobView | null }> => {
       const queue = ctx.sources.queue();
       if (!queue) return { enabled: false, job: null };
-      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id }));
+      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id })).catch((error: unknown) => {
+        // A lookup the backend cannot do (RabbitMQ, a job that is neither dead nor running here) is a limit, not a fault.
+        if (causeCode(error) === "NOT_SUPPORTED") throw new TRPCError({ code: "NOT_IMPLEMENTED", message: (error as Error).message });
+        throw error;
+      });
       return { enabled: true, job: info ? jobView(info, ctx.sources.redactFields) : null };
     }),
 
