@@ -268,8 +268,10 @@ export class RedisBackend implements QueueBackend {
       this.options.logger?.warn(
         kind === "unknown-id"
           ? "the ready list held an id with no job behind it; it was moved to dead letters as jfast.corrupt_job"
-          : "dropped a second reference to a job from the ready list",
-        { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { state: detail } : {}) },
+          : kind === "set-aside"
+            ? "a stored job could not be read; it was moved to dead letters as jfast.corrupt_job"
+            : "dropped a second reference to a job from the ready list",
+        { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { [kind === "set-aside" ? "problem" : "state"]: detail } : {}) },
       );
     }
     const listed = new Set(processing);
