@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Options } from "amqplib";
 import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
-import { recordableText } from "../../core/storable.js";
+import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
 
 /**
@@ -37,10 +37,10 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
     persistent: true,
     mandatory: true,
     contentType: "application/json",
-    messageId: json.id,
-    type: json.task,
     timestamp: Math.floor(Date.now() / 1000),
   };
+  if (fitsProperty(json.id)) options.messageId = json.id;
+  if (fitsProperty(json.task)) options.type = json.task;
   // A job's first publish (nothing spent, no long delay) carries no headers: the task is in `type` and the
   // attempts are 0. A header table costs the broker about as much as the rest of the message, and a bulk
   // enqueue is made of first publishes; headers are for the messages an operator inspects.
@@ -73,6 +73,8 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
  */
 export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   const body: Record<string, unknown> = { payload: json.payload };
+  if (!fitsProperty(json.id)) body.id = json.id;
+  if (!fitsProperty(json.task)) body.task = json.task;
   if (json.attempts !== 0) body.attempts = json.attempts;
   if (json.maxAttempts !== null) body.maxAttempts = json.maxAttempts;
   if (json instanceof Job) {
@@ -90,6 +92,15 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.errors.length > 0) body.errors = json.errors;
   if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
   return body;
+}
+
+/**
+ * message-id and type are AMQP short strings, at most 255 bytes: an id or a task name longer than that cannot be
+ * published in them at all (the publish fails, and a job that must die or retry never can), so it travels in the
+ * body, which decodeJob reads first.
+ */
+function fitsProperty(text: string): boolean {
+  return text.length <= 85 || Buffer.byteLength(text, "utf8") <= 255;
 }
 
 /** The message properties a job's id and task are read from when its body leaves them out. */
@@ -164,6 +175,9 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   const errors = readErrors(v.errors, problems);
   if (attempts !== null && !Number.isInteger(attempts)) problems.push(`"attempts" must be a whole number`);
   if (problems.length > 0 || id === null || task === null) return { ok: false, reason: `not a jfast job: ${problems.join("; ")}` };
+  const unstorable = storableProblem({ id, task, tenantId, requestId, payload: v.payload === undefined ? {} : v.payload });
+  // What `new Job` refuses (NUL, half a surrogate pair...) could not be handed to a worker: set aside, not claimed.
+  if (unstorable !== null) return { ok: false, reason: `not a jfast job: ${unstorable}` };
   const now = new Date().toISOString();
   const idTime = createdAt === null ? jobIdTime(id) : null;
   const created = createdAt ?? (idTime !== null ? new Date(idTime).toISOString() : null) ?? availableAt ?? now;
@@ -184,6 +198,19 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
       timeoutMs,
     },
   };
+}
+
+function storableProblem(fields: { id: string; task: string; tenantId: string | null; requestId: string | null; payload: unknown }): string | null {
+  try {
+    assertStorableText(fields.id, "the id");
+    assertStorableText(fields.task, "the task name");
+    assertStorableText(fields.tenantId, "the tenant id");
+    assertStorableText(fields.requestId, "the request id");
+    assertStorable(fields.payload, "the payload");
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function readTrace(x: unknown, problems: string[]): JobJSON["trace"] {
