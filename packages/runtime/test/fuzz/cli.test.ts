@@ -52,7 +52,8 @@ const tenant = fc.oneof(fc.constant(null), text.filter((t) => t.length > 0 && !t
  * `jfast jobs discard`, against a service on the PostgreSQL server whose worker runs in this process.
  */
 describe("fuzz: the CLI (jobs enqueue, dead, retry, discard) on PostgreSQL", () => {
-  const runs = fuzzRuns(4);
+  // Each case starts four CLI processes: a twentieth of FUZZ_RUNS in long runs.
+  const runs = fuzzRuns(4, 0.05);
   const schema = uniqueSchema("fuzzcli");
   let root = "";
   let app: FuzzApp | null = null;

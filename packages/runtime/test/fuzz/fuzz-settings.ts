@@ -18,9 +18,12 @@ const reportFile: string | null = process.env.FUZZ_REPORT || null;
 if (!Number.isSafeInteger(FUZZ_SEED)) throw new Error(`FUZZ_SEED must be an integer, not ${JSON.stringify(seedText)}`);
 if (runsOverride !== null && !(runsOverride > 0)) throw new Error(`FUZZ_RUNS must be a positive integer, not ${JSON.stringify(runsText)}`);
 
-/** The number of cases a suite runs: FUZZ_RUNS when set, else the suite's share of the CI budget. */
-export function fuzzRuns(ciShare: number): number {
-  return runsOverride ?? ciShare;
+/**
+ * The number of cases a suite runs: its share of the CI budget, or FUZZ_RUNS when set. A suite whose cases cost
+ * far more than others' (the CLI starts processes) runs `scale` of FUZZ_RUNS, never fewer than its CI share.
+ */
+export function fuzzRuns(ciShare: number, scale = 1): number {
+  return runsOverride === null ? ciShare : Math.max(ciShare, Math.round(runsOverride * scale));
 }
 
 /** What a failure has to say to be replayed. */

@@ -8,6 +8,7 @@ import { QUEUE_TUNING } from "./fuzz-app.js";
 describeFuzz({
   name: "pglite",
   ciRuns: 70,
+  dropsLeadingBom: true,
   async setup() {
     const { client } = await createPgliteDatabase({ dataDir: "memory://", schema: "public" });
     const db = wrapPglite(client);
