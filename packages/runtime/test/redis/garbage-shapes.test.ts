@@ -133,4 +133,24 @@ describe("redis: garbage hashes and ready-list entries", () => {
     expect(discarded.data?.discarded, JSON.stringify(discarded.error)).toBe(ENTRIES.length);
     expect(await fuzz.backend.depths()).toEqual({ ready: 0, scheduled: 0, running: 0, dead: 0 });
   });
+
+  // A job hash whose state field is missing or not a state: a claim that takes it for a second reference to a
+  // job drops the list entry, and the job is neither run nor set aside.
+  it("a job hash with no state, or a state that is not one, is run or set aside, never dropped", { timeout: 60_000 }, async () => {
+    const { fuzz, keys } = await start();
+    for (const [id, fields] of [["no-state", { json: VALID("no-state") }], ["odd-state", { json: VALID("odd-state"), state: "paused?" }]] as const) {
+      await raw.hset(keys.job(id), fields);
+      await raw.lpush(keys.ready, id);
+    }
+    const canary = new Job({ task: "fuzz.canary" });
+    await fuzz.queue.enqueue(canary);
+    await eventually("the canary to run", async () => fuzz.runs.canaries.has(canary.id), 20_000);
+    for (const id of ["no-state", "odd-state"]) {
+      const info = await eventually(`${id} to be run or set aside`, async () => {
+        const got = await fuzz.backend.getJob({ id });
+        return fuzz.runs.payloads.has(id) || got?.state === "dead" ? (got ?? { state: "completed" }) : null;
+      }, 10_000);
+      expect(["completed", "dead"], id).toContain(info.state);
+    }
+  });
 });
