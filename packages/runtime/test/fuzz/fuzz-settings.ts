@@ -46,8 +46,20 @@ export interface FuzzFigures {
   lost: number;
 }
 
-/** Prints a suite's figures, and appends them to FUZZ_REPORT when set. */
-export function reportFigures(figures: FuzzFigures): void {
+/** What a garbage-on-the-wire suite tried: rows, hashes or messages written past the runtime, and their ends. */
+export interface GarbageFigures {
+  kind: "garbage";
+  suite: string;
+  inputs: number;
+  /** Read as jobs and run. */
+  completed: number;
+  /** Set aside with their reason: dead letters, or (Kafka) a partition reported blocked. */
+  quarantined: number;
+  lost: number;
+}
+
+/** Prints a suite's figures, and appends them to FUZZ_REPORT when set (scripts/fuzz.mjs writes RELIABILITY.md from them). */
+export function reportFigures(figures: FuzzFigures | GarbageFigures): void {
   console.log(`fuzz ${figures.suite}: ${JSON.stringify(figures)}`);
   if (reportFile) appendFileSync(reportFile, `${JSON.stringify(figures)}\n`);
 }

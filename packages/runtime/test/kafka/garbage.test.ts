@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
 import type { EventsHealth } from "../../src/kafka/events-bus.js";
 import { on } from "../../src/kafka/on.js";
+import { reportFigures } from "../fuzz/fuzz-settings.js";
 import { BROKER, connectAdmin, createCleanup, eventually, requireBroker, startService, uniqueName } from "./harness.js";
 
 /**
@@ -78,5 +79,6 @@ describe("kafka: messages that are not events", () => {
     }
     // Nothing behind the garbage in its partition went through.
     expect(handled.filter((h) => h.partition === 0)).toEqual([]);
+    reportFigures({ kind: "garbage", suite: "kafka messages", inputs: GARBAGE.length, completed: 0, quarantined: GARBAGE.length, lost: 0 });
   });
 });

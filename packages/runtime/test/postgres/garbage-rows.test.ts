@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Job } from "../../src/core/job.js";
 import { adminCall, QUEUE_TUNING, startFuzzApp, type FuzzApp } from "../fuzz/fuzz-app.js";
+import { reportFigures } from "../fuzz/fuzz-settings.js";
 import { PG_URL, dropSchema, eventually, uniqueSchema, withAdmin } from "./pg-test-env.js";
 
 /**
@@ -107,5 +108,7 @@ describe("postgres: garbage rows in jfast_jobs", () => {
     const groups = await adminCall(fuzz.jfast, "deadLetters.groups");
     expect(groups.status, JSON.stringify(groups.error)).toBe(200);
     expect(fuzz.runs.payloads.has(before.id)).toBe(true);
+    const dead = states.filter((r) => r.state === "dead").length;
+    reportFigures({ kind: "garbage", suite: "postgres rows", inputs: ROWS.length, completed: ROWS.length - dead, quarantined: dead, lost: 0 });
   });
 });

@@ -3,6 +3,7 @@ import type amqp from "amqplib";
 import { Job } from "../../src/core/job.js";
 import { eventually } from "../conformance/harness.js";
 import { adminCall, QUEUE_TUNING, startFuzzApp, type FuzzApp } from "../fuzz/fuzz-app.js";
+import { reportFigures } from "../fuzz/fuzz-settings.js";
 import { AMQP_URL, dropQueue, uniqueQueue, withRawChannel } from "./rabbitmq-test-env.js";
 
 /**
@@ -83,6 +84,8 @@ describe("rabbitmq: messages with wrong headers and bodies", () => {
     });
     expect(ends).toEqual(GARBAGE.map((g) => `${g.name}: ${g.end}`));
     expect(fuzz.runs.payloads.get("p-only")).toEqual([{ x: 1 }]);
+    const deadCount = GARBAGE.filter((g) => g.end === "dead").length;
+    reportFigures({ kind: "garbage", suite: "rabbitmq messages", inputs: GARBAGE.length, completed: GARBAGE.length - deadCount, quarantined: deadCount, lost: 0 });
 
     const list = await adminCall(fuzz.jfast, "deadLetters.list", { input: { limit: 200 } });
     expect(list.status, JSON.stringify(list.error)).toBe(200);

@@ -3,6 +3,7 @@ import { queueKeys } from "../../src/backends/redis/keys.js";
 import { Job } from "../../src/core/job.js";
 import { adminCall, QUEUE_TUNING, startFuzzApp, type FuzzApp } from "../fuzz/fuzz-app.js";
 import { eventually } from "../conformance/harness.js";
+import { reportFigures } from "../fuzz/fuzz-settings.js";
 import { REDIS_URL, dropQueue, rawClient, uniqueQueue } from "./redis-test-env.js";
 
 /**
@@ -103,6 +104,8 @@ describe("redis: garbage hashes and ready-list entries", () => {
       }),
     );
     expect(ends).toEqual(shapes.map((shape) => `${shape.name}: ${shape.end}`));
+    const corrupt = shapes.filter((shape) => shape.end === "corrupt").length;
+    reportFigures({ kind: "garbage", suite: "redis job hashes", inputs: shapes.length, completed: shapes.length - corrupt, quarantined: corrupt, lost: 0 });
     const list = await adminCall(fuzz.jfast, "deadLetters.list", { input: { limit: 200 } });
     expect(list.status, JSON.stringify(list.error)).toBe(200);
     expect(list.data.items.length).toBe(shapes.filter((s) => s.end === "corrupt").length);
@@ -125,6 +128,7 @@ describe("redis: garbage hashes and ready-list entries", () => {
       return list.length === ENTRIES.length ? list : null;
     });
     expect(dead.map((d) => d.job.id).sort()).toEqual([...ENTRIES].sort());
+    reportFigures({ kind: "garbage", suite: "redis ready-list entries", inputs: ENTRIES.length, completed: 0, quarantined: ENTRIES.length, lost: 0 });
     for (const d of dead) expect(d.lastError).toMatchObject({ class: "CorruptJob", reason: "corrupt job" });
     const list = await adminCall(fuzz.jfast, "deadLetters.list", { input: { limit: 200 } });
     expect(list.status, JSON.stringify(list.error)).toBe(200);
