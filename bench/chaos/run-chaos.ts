@@ -8,7 +8,7 @@
  *
  * Exits 1 if any job was lost, ran its effect twice, got stuck, died unexpectedly, or a worker crashed.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { renderReliability, type BackendOutcome } from "./reliability.js";
 import { runBackend } from "./run-backend.js";
@@ -27,8 +27,11 @@ for (const backend of backends) {
   outcomes.push(await runBackend({ backend, jobs, kills }));
   console.log(`chaos: ${backend} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
-const markdown = renderReliability({ outcomes, jobs, kills, loadBefore, seconds: (Date.now() - started) / 1000 });
-await writeFile(new URL("../../RELIABILITY.md", import.meta.url), markdown);
+const file = new URL("../../RELIABILITY.md", import.meta.url);
+// The section `npm run fuzz` writes (between its markers) is kept as it is.
+const fuzzSection = /\n<!-- fuzz:begin[\s\S]*<!-- fuzz:end -->\n/.exec(await readFile(file, "utf8").catch(() => ""))?.[0] ?? "";
+const markdown = renderReliability({ outcomes, jobs, kills, loadBefore, seconds: (Date.now() - started) / 1000 }) + fuzzSection;
+await writeFile(file, markdown);
 console.log(markdown);
 const failed = outcomes.filter((o) => o.problems.length > 0);
 for (const o of failed) console.error(`chaos: ${o.backend} FAILED:\n  ${o.problems.join("\n  ")}`);

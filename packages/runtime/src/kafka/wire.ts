@@ -70,6 +70,10 @@ export function decodeEvent(value: Buffer | null): Event {
   if (typeof candidate !== "object" || candidate === null || typeof candidate.id !== "string" || typeof candidate.type !== "string") {
     throw new UnreadableEventError("the message value is JSON but not an event: it needs at least a string id and type");
   }
+  if (candidate.occurredAt !== undefined && (typeof candidate.occurredAt !== "string" || Number.isNaN(Date.parse(candidate.occurredAt)))) {
+    // Else the handler would get an Invalid Date, and every log line and span of the event would fail on it.
+    throw new UnreadableEventError(`the message is not a valid event: occurredAt ${JSON.stringify(candidate.occurredAt)} is not an ISO-8601 date`);
+  }
   try {
     return Event.fromJSON({
       id: candidate.id,

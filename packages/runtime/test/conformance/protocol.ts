@@ -35,6 +35,20 @@ export function describeProtocol(factory: BackendFactory): void {
       expect(claimed!.toJSON()).toEqual(expected);
     });
 
+    it("gives a payload back as JSON would, in a claim and in dead letters (docs/tasks.md#payloads)", async () => {
+      // What JSON changes and the payload rules keep: a Date (its ISO string), -0 (0), a property that is
+      // undefined or a function (left out).
+      const payload = { at: new Date(Date.UTC(2026, 0, 2)), zero: -0, gone: undefined, call: () => 1, list: [-0] };
+      const asJson = { at: "2026-01-02T00:00:00.000Z", zero: 0, list: [0] };
+      const job = makeJob({ task: "conf.json", payload, maxAttempts: 1 });
+      await backend.enqueue({ jobs: [job] });
+      const [claimed] = await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+      expect(claimed!.payload).toStrictEqual(asJson);
+      await backend.kill({ workerId: WORKER, job: claimed!, error: errorToAttempt(new Error("no"), 1) });
+      const [dead] = await backend.listDead({ limit: 1 });
+      expect(dead!.job.payload).toStrictEqual(asJson);
+    });
+
     it("claims in order of availability, then of enqueueing", async () => {
       const jobs = Array.from({ length: 5 }, (_, i) => makeJob({ payload: { i } }));
       for (const job of jobs) await backend.enqueue({ jobs: [job] });

@@ -55,6 +55,34 @@ describe("rabbitmq: dead letters in <queue>.dead", () => {
     expect(await deadInBroker(queue)).toBe(12);
   });
 
+  it("dead-letters a job whose error history is larger than a frame: headers cut, the body keeps every error whole", async () => {
+    queue = uniqueQueue("dead-long-errors");
+    backend = await openBackend(queue);
+    // Six attempts of 8 KiB messages of 3-byte characters: 144 KiB of history, past the broker's 128 KiB frame.
+    const job = new Job({ task: "dead.probe", payload: {}, id: "long-errors", maxAttempts: 6, tenantId: null });
+    await backend.enqueue({ jobs: [job] });
+    const message = "€".repeat(8000);
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const [claimed] = await backend.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
+      expect(claimed?.id).toBe(job.id);
+      const error = errorToAttempt(new Error(message), claimed!.attempts);
+      if (attempt < 6) await backend.retry({ workerId: "w", job: claimed!, error, availableAt: new Date() });
+      else await backend.kill({ workerId: "w", job: claimed!, error });
+    }
+    const [dead] = await backend.listDead({ limit: 5 });
+    expect(dead?.job.id).toBe(job.id);
+    expect(dead!.job.errors.map((e) => e.message)).toEqual(Array(6).fill(message));
+    const headers = await withRawChannel(async (channel) => {
+      const got = await channel.get(`${queue}.dead`, { noAck: false });
+      if (!got) throw new Error("no dead letter in the broker");
+      channel.nack(got, false, true);
+      return got.properties.headers as Record<string, unknown>;
+    });
+    expect((headers["x-jfast-error"] as string).length).toBeLessThan(1100);
+    expect(headers["x-jfast-errors"]).toHaveLength(6);
+    expect(JSON.stringify(headers).length).toBeLessThan(8 * 1024);
+  });
+
   it("orders by time of death, not queue position: a job retried and killed again moves to the top", async () => {
     queue = uniqueQueue("dead-again");
     backend = await openBackend(queue);

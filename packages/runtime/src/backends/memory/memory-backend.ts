@@ -1,4 +1,4 @@
-import { Job, type AttemptError } from "../../core/job.js";
+import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
@@ -46,7 +46,9 @@ export class MemoryBackend implements QueueBackend {
     for (const job of jobs) {
       if (this.entries.has(job.id)) continue;
       this.entries.set(job.id, {
-        json: structuredClone(job.toJSON()),
+        // Through JSON, as every other backend stores it: a Date becomes its string, -0 becomes 0, a property
+        // that is undefined or a function is left out (structuredClone would keep them, or throw on a function).
+        json: JSON.parse(JSON.stringify(job.toJSON())) as JobJSON,
         state: JobState.ready,
         lockedBy: null,
         lockedUntil: null,

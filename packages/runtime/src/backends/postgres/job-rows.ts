@@ -54,11 +54,19 @@ export function rowToJob(row: JobRow): Job {
 }
 
 function toDate(value: Date | string | number): Date {
-  return value instanceof Date ? value : new Date(value);
+  if (value instanceof Date) return value;
+  // PostgreSQL's 'infinity' and '-infinity' (a row written by hand): the latest and earliest time a Date holds,
+  // so that a job with one is due (or not) as its row says, and can be shown, instead of an Invalid Date.
+  const infinite = typeof value === "number" ? value : Number(value);
+  if (infinite === Infinity) return new Date(DATE_LIMIT_MS);
+  if (infinite === -Infinity) return new Date(-DATE_LIMIT_MS);
+  return new Date(value);
 }
 
+const DATE_LIMIT_MS = 8.64e15;
+
 export function toIso(value: Date | string | number): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
+  return toDate(value).toISOString();
 }
 
 export function toIsoOrNull(value: Date | string | number | null | undefined): string | null {

@@ -15,6 +15,15 @@ describe("encodeJob", () => {
     expect(decodeJob(content, options)).toEqual({ ok: true, json });
   });
 
+  it("carries an id or a task name past 255 bytes in the body: message-id and type cannot hold it", () => {
+    const json = new Job({ task: `t.${"é".repeat(200)}`, id: "x".repeat(300), payload: {} }).toJSON();
+    const { content, options } = encodeJob(json);
+    expect(options.messageId).toBeUndefined();
+    expect(options.type).toBeUndefined();
+    expect(JSON.parse(content.toString("utf8"))).toMatchObject({ id: json.id, task: json.task });
+    expect(decodeJob(content, options)).toEqual({ ok: true, json });
+  });
+
   it("writes the same message from a Job as from its JobJSON, default fields or not", () => {
     const plain = new Job({ task: "billing.charge", payload: { amount: 3 } });
     const full = new Job({

@@ -3,6 +3,7 @@ import type { Options } from "amqplib";
 import { CorruptJob } from "../../core/corrupt-job.js";
 import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
+import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
 
 /**
@@ -22,16 +23,25 @@ export interface EncodeExtras {
   diedAt?: number;
 }
 
+/**
+ * Headers travel in one frame, which the broker caps (frame_max, 128 KiB by default): a dead letter's error
+ * history in full (attempts × 8 KiB messages) could not be published at all, and the job never died. The body
+ * keeps every error whole; the headers show the newest attempts, each cut to a line.
+ */
+const HEADER_ERROR_MAX = 1024;
+const HEADER_ATTEMPT_MAX = 200;
+const HEADER_ERRORS_MAX = 20;
+
 /** A job's message, from the Job itself (a new job's enqueue: no ISO dates to make) or from its JobJSON. */
 export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgoing {
   const options: Options.Publish = {
     persistent: true,
     mandatory: true,
     contentType: "application/json",
-    messageId: json.id,
-    type: json.task,
     timestamp: Math.floor(Date.now() / 1000),
   };
+  if (fitsProperty(json.id)) options.messageId = json.id;
+  if (fitsProperty(json.task)) options.type = json.task;
   // A job's first publish (nothing spent, no long delay) carries no headers: the task is in `type` and the
   // attempts are 0. A header table costs the broker about as much as the rest of the message, and a bulk
   // enqueue is made of first publishes; headers are for the messages an operator inspects.
@@ -45,10 +55,10 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
       const last = json.errors.at(-1);
       headers[Header.diedAt] = extras.diedAt;
       if (last) {
-        headers[Header.lastError] = `${last.class}: ${last.message}`;
+        headers[Header.lastError] = recordableText(`${last.class}: ${last.message}`, HEADER_ERROR_MAX);
         if (last.reason) headers[Header.lastReason] = last.reason;
       }
-      headers[Header.errors] = json.errors.map((e) => `attempt ${e.attempt}: ${e.class}: ${e.message}`);
+      headers[Header.errors] = json.errors.slice(-HEADER_ERRORS_MAX).map((e) => recordableText(`attempt ${e.attempt}: ${e.class}: ${e.message}`, HEADER_ATTEMPT_MAX));
     }
     options.headers = headers;
   }
@@ -64,6 +74,8 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
  */
 export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   const body: Record<string, unknown> = { payload: json.payload };
+  if (!fitsProperty(json.id)) body.id = json.id;
+  if (!fitsProperty(json.task)) body.task = json.task;
   if (json.attempts !== 0) body.attempts = json.attempts;
   if (json.maxAttempts !== null) body.maxAttempts = json.maxAttempts;
   if (json instanceof Job) {
@@ -81,6 +93,15 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.errors.length > 0) body.errors = json.errors;
   if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
   return body;
+}
+
+/**
+ * message-id and type are AMQP short strings, at most 255 bytes: an id or a task name longer than that cannot be
+ * published in them at all (the publish fails, and a job that must die or retry never can), so it travels in the
+ * body, which decodeJob reads first.
+ */
+function fitsProperty(text: string): boolean {
+  return text.length <= 85 || Buffer.byteLength(text, "utf8") <= 255;
 }
 
 /** The message properties a job's id and task are read from when its body leaves them out. */
@@ -155,6 +176,9 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   const errors = readErrors(v.errors, problems);
   if (attempts !== null && !Number.isInteger(attempts)) problems.push(`"attempts" must be a whole number`);
   if (problems.length > 0 || id === null || task === null) return { ok: false, reason: `not a jfast job: ${problems.join("; ")}` };
+  const unstorable = storableProblem({ id, task, tenantId, requestId, payload: v.payload === undefined ? {} : v.payload });
+  // What `new Job` refuses (NUL, half a surrogate pair...) could not be handed to a worker: set aside, not claimed.
+  if (unstorable !== null) return { ok: false, reason: `not a jfast job: ${unstorable}` };
   const now = new Date().toISOString();
   const idTime = createdAt === null ? jobIdTime(id) : null;
   const created = createdAt ?? (idTime !== null ? new Date(idTime).toISOString() : null) ?? availableAt ?? now;
@@ -175,6 +199,19 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
       timeoutMs,
     },
   };
+}
+
+function storableProblem(fields: { id: string; task: string; tenantId: string | null; requestId: string | null; payload: unknown }): string | null {
+  try {
+    assertStorableText(fields.id, "the id");
+    assertStorableText(fields.task, "the task name");
+    assertStorableText(fields.tenantId, "the tenant id");
+    assertStorableText(fields.requestId, "the request id");
+    assertStorable(fields.payload, "the payload");
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function readTrace(x: unknown, problems: string[]): JobJSON["trace"] {

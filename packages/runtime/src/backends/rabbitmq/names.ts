@@ -54,10 +54,10 @@ export const Header = {
   dueAt: "x-jfast-due-at",
   /** Epoch milliseconds the job was dead-lettered (dead letters are listed newest first by this). */
   diedAt: "x-jfast-died-at",
-  /** `Class: message` of the error that killed a dead letter. */
+  /** `Class: message` of the error that killed a dead letter (cut to 1 024 characters; the body has it whole). */
   lastError: "x-jfast-error",
   /** Why the last attempt ended when the handler did not throw: "worker lost", "unknown task", ... */
   lastReason: "x-jfast-error-reason",
-  /** Every recorded attempt as `attempt n: Class: message`, oldest first. */
+  /** The newest 20 recorded attempts as `attempt n: Class: message` (each cut to 200 characters), oldest first. */
   errors: "x-jfast-errors",
 } as const;

@@ -271,8 +271,10 @@ export class RedisBackend implements QueueBackend {
           ? `the ready list held an id with no job behind it; it was moved to dead letters as ${CorruptJob.task}`
           : kind === "no-state"
             ? `a stored job had no state field; it was moved to dead letters as ${CorruptJob.task}`
-            : "dropped a second reference to a job from the ready list",
-        { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { state: detail } : {}) },
+            : kind === "set-aside"
+              ? `a stored job could not be read; it was moved to dead letters as ${CorruptJob.task}`
+              : "dropped a second reference to a job from the ready list",
+        { queue: this.options.queue, entry: id.slice(0, 200), ...(detail ? { [kind === "set-aside" ? "problem" : "state"]: detail } : {}) },
       );
     }
     const listed = new Set(processing);

@@ -7,6 +7,6 @@
 SELECT id
 FROM jfast_jobs
 WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-  AND (state = 'ready' OR locked_until < now()) AND task <> ALL($3::text[])
+  AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($3::text[])
 ORDER BY available_at, seq
 LIMIT $2

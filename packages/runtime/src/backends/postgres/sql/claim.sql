@@ -2,7 +2,7 @@
 -- runs. Two kinds of rows are claimable, both read in one scan of jfast_jobs_open_idx (phase = 'open': ready
 -- and running jobs), in order of availability then enqueueing, so finished and dead rows are never visited:
 --   * ready jobs whose time has come
---   * running jobs whose lease expired
+--   * running jobs whose lease expired (or that have none: a row no claim of ours wrote)
 -- The rows the scan passes over are the jobs running now under a live lease (and those of paused tasks).
 -- An expired lease means the worker vanished mid-attempt: that attempt is spent and recorded with the
 -- "worker lost" error ($5, its attempt number filled in here). If it was the last attempt the job goes
@@ -25,7 +25,7 @@ WITH candidates AS (
   SELECT ctid, state, attempts, max_attempts
   FROM jfast_jobs
   WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-    AND (state = 'ready' OR locked_until < now()) AND task <> ALL($6::text[])
+    AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($6::text[])
     AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
   ORDER BY available_at, seq
   LIMIT $2

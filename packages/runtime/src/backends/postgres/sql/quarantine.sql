@@ -6,5 +6,5 @@
 UPDATE jfast_jobs
 SET state = 'dead', died_at = now(), locked_by = NULL, locked_until = NULL,
     errors = (CASE WHEN jsonb_typeof(errors) = 'array' THEN errors ELSE '[]'::jsonb END) || jsonb_build_array($2::jsonb)
-WHERE id = $1 AND phase = 'open' AND (state = 'ready' OR locked_until < now())
+WHERE id = $1 AND phase = 'open' AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL)
 RETURNING id

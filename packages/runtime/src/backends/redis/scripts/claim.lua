@@ -19,6 +19,12 @@ promote_due(1000)
 reap_expired(lost_tail, 1000)
 
 local jobs, notes = {}, {}
+
+-- Counts a claimed job's attempt; false when its attempts field is not an integer (the count failed).
+local function count_attempt(jkey)
+  local counted = redis.pcall('HINCRBY', jkey, 'attempts', 1)
+  return type(counted) ~= 'table' or not counted.err
+end
 local deadline = NOW + lease_ms
 local function deliver(jkey, id)
   local f = redis.call('HMGET', jkey, 'json', 'attempts', 'errors', 'available_at')
@@ -53,8 +59,18 @@ while #jobs < limit and budget > 0 do
     break
   end
   local jkey = job_key(id)
-  local f = redis.call('HMGET', jkey, 'state', 'json')
-  if not f[2] then
+  local f = redis.pcall('HMGET', jkey, 'state', 'json')
+  if f.err then
+    -- The job's key holds another kind of value (a hand edit, another program): reading it fails, and it would
+    -- fail this claim and every later one. A string's text is kept in the dead letter that replaces the key.
+    local kind = redis.call('TYPE', jkey)['ok']
+    local raw = kind == 'string' and redis.call('GET', jkey) or nil
+    local problem = 'the key of this job held a ' .. kind .. ', not a job hash; it was set aside instead of run'
+    redis.call('DEL', jkey)
+    redis.call('LREM', processing, 1, id)
+    quarantine(id, raw, problem)
+    notes[#notes + 1] = { 'set-aside', id, problem }
+  elseif not f[2] then
     redis.call('LREM', processing, 1, id)
     quarantine(id, id, 'the ready list held an entry with no job stored under it; it was set aside instead of run')
     notes[#notes + 1] = { 'unknown-id', id, '' }
@@ -64,6 +80,12 @@ while #jobs < limit and budget > 0 do
     redis.call('LREM', processing, 1, id)
     quarantine(id, f[2], 'the stored job has no state field; it was set aside instead of run')
     notes[#notes + 1] = { 'no-state', id, '' }
+  elseif f[1] ~= 'ready' and f[1] ~= 'running' and f[1] ~= 'completed' and f[1] ~= 'dead' and f[1] ~= 'cancelled' then
+    -- A state no jfast version writes: nothing would ever run or settle it, so it is set aside with its text.
+    local problem = 'its state field is "' .. string.sub(f[1], 1, 40) .. '", not a state of a job; it was set aside instead of run'
+    redis.call('LREM', processing, 1, id)
+    quarantine(id, f[2], problem)
+    notes[#notes + 1] = { 'set-aside', id, problem }
   elseif f[1] ~= 'ready' then
     -- A second reference to a job that is running, settled or dead: drop the reference, keep the job.
     redis.call('LREM', processing, 1, id)
@@ -73,8 +95,14 @@ while #jobs < limit and budget > 0 do
     if task and redis.call('HEXISTS', paused, task) == 1 then
       redis.call('LREM', processing, 1, id)
       redis.call('LPUSH', parked_prefix .. task, id)
+    elseif not count_attempt(jkey) then
+      -- An attempts field that is not an integer: counting the attempt fails, and the entry, already taken
+      -- from the ready list, would be lost with this claim. Set aside instead.
+      local problem = 'its attempts field is not an integer; it was set aside instead of run'
+      redis.call('LREM', processing, 1, id)
+      quarantine(id, f[2], problem)
+      notes[#notes + 1] = { 'set-aside', id, problem }
     else
-      redis.call('HINCRBY', jkey, 'attempts', 1)
       redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
       redis.call('ZADD', RUNNING, deadline, id)
       deliver(jkey, id)
