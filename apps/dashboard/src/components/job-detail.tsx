@@ -1,8 +1,7 @@
 "use client";
 import type { AttemptError } from "@jfast/runtime/admin";
 import { useQuery } from "@tanstack/react-query";
-import { adminClient } from "~/trpc/client";
-import { useTraceUrl } from "~/trpc/provider";
+import { useServiceTRPC, useTraceUrl } from "~/trpc/provider";
 import { Badge } from "./badge";
 import { EmptyState, ErrorState, Loading } from "./empty-state";
 import { RelativeTime } from "./time";
@@ -11,7 +10,8 @@ const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad
 
 /** One job: where it stands, its payload (redacted by the service), and every attempt's error with its stack. */
 export function JobDetail({ service, id }: { service: string; id: string }) {
-  const query = useQuery({ queryKey: [service, "jobs.get", id], queryFn: () => adminClient(service).jobs.get.query({ id }) });
+  const trpc = useServiceTRPC(service);
+  const query = useQuery(trpc.jobs.get.queryOptions({ id }));
   if (query.isPending) return <Loading what="the job" />;
   if (query.isError) return <ErrorState title="Could not load the job." error={query.error} />;
   const job = query.data.job;

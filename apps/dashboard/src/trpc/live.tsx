@@ -2,6 +2,7 @@
 import { useQueryClient, type Query } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
 import type { LiveMessage } from "~/server/live-change";
+import { useTRPC } from "./provider";
 import { setLiveMode, type LiveMode } from "./query-client";
 
 /** How long to wait before trying server-sent events again after the stream was refused or cut for good. */
@@ -18,6 +19,12 @@ const LiveContext = createContext<LiveState>({ mode: "connecting", updates: 0 })
 // Queries a push does not refresh: the data came with the push, or it must not change under the user's eyes.
 const NOT_INVALIDATED = new Set(["overview.get", "overview.whoami", "outbox.status", "events.status", "contracts.graph", "deadLetters.preview"]);
 
+/** "deadLetters.list" from a router key: `[[service], ["deadLetters", "list"], { input, type }]`. */
+function procedureOf(query: Query): string {
+  const path = query.queryKey[1];
+  return Array.isArray(path) ? path.join(".") : "";
+}
+
 /**
  * Subscribes to /api/stream with EventSource. Each push sets that service's overview in React Query's cache and
  * marks the service's other views stale, so the open page refetches what changed. If the stream fails, views
@@ -25,6 +32,7 @@ const NOT_INVALIDATED = new Set(["overview.get", "overview.whoami", "outbox.stat
  */
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
+  const trpc = useTRPC();
   const [state, setState] = useState<LiveState>({ mode: "connecting", updates: 0 });
 
   useEffect(() => {
@@ -40,13 +48,11 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       if (next === "polling") void queryClient.invalidateQueries();
     };
     const apply = (message: LiveMessage) => {
-      if (message.overview) queryClient.setQueryData([message.service, "overview.get"], message.overview);
-      if (message.outbox) queryClient.setQueryData([message.service, "outbox.status"], message.outbox);
-      if (message.events) queryClient.setQueryData([message.service, "events.status"], message.events);
-      void queryClient.invalidateQueries({
-        queryKey: [message.service],
-        predicate: (query: Query) => message.error !== null || !NOT_INVALIDATED.has(String(query.queryKey[1])),
-      });
+      const service = trpc(message.service);
+      if (message.overview) queryClient.setQueryData(service.overview.get.queryKey(), message.overview);
+      if (message.outbox) queryClient.setQueryData(service.outbox.status.queryKey(), message.outbox);
+      if (message.events) queryClient.setQueryData(service.events.status.queryKey(), message.events);
+      void queryClient.invalidateQueries(service.pathFilter({ predicate: (query) => message.error !== null || !NOT_INVALIDATED.has(procedureOf(query)) }));
       setState((s) => ({ ...s, updates: s.updates + 1 }));
     };
     const connect = () => {
@@ -67,7 +73,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       source?.close();
       clearTimeout(retry);
     };
-  }, [queryClient]);
+  }, [queryClient, trpc]);
 
   return <LiveContext.Provider value={state}>{children}</LiveContext.Provider>;
 }

@@ -1,6 +1,7 @@
 "use client";
 import { QueryClientProvider } from "@tanstack/react-query";
 import { createContext, useContext, useState, type ReactNode } from "react";
+import { adminProxies, type AdminTRPC } from "./client";
 import { LiveUpdates } from "./live";
 import { makeQueryClient } from "./query-client";
 
@@ -12,18 +13,34 @@ interface DashboardSettings {
 }
 
 const SettingsContext = createContext<DashboardSettings>({ services: [], traceUrl: null });
+const TRPCContext = createContext<((service: string) => AdminTRPC) | null>(null);
 
-/** React Query for the admin views, live updates, and what the browser may know of the configuration. */
+/** React Query, the admin API of each service on it, live updates, and what the browser may know of the configuration. */
 export function DashboardProvider({ services, traceUrl, children }: DashboardSettings & { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
+  const [trpc] = useState(() => adminProxies(queryClient));
   const [settings] = useState<DashboardSettings>({ services, traceUrl });
   return (
     <QueryClientProvider client={queryClient}>
-      <SettingsContext.Provider value={settings}>
-        <LiveUpdates>{children}</LiveUpdates>
-      </SettingsContext.Provider>
+      <TRPCContext.Provider value={trpc}>
+        <SettingsContext.Provider value={settings}>
+          <LiveUpdates>{children}</LiveUpdates>
+        </SettingsContext.Provider>
+      </TRPCContext.Provider>
     </QueryClientProvider>
   );
+}
+
+/** For views over several services: `const trpc = useTRPC(); services.map((s) => trpc(s).queues.list.queryOptions())`. */
+export function useTRPC(): (service: string) => AdminTRPC {
+  const trpc = useContext(TRPCContext);
+  if (!trpc) throw new Error("useTRPC needs the DashboardProvider");
+  return trpc;
+}
+
+/** One service's admin API: `useServiceTRPC("billing").deadLetters.list.queryOptions(input)`. */
+export function useServiceTRPC(service: string): AdminTRPC {
+  return useTRPC()(service);
 }
 
 export function useServices(): string[] {

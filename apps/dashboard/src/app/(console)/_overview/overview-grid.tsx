@@ -6,9 +6,8 @@ import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState } from "~/components/empty-state";
 import { Sparkline } from "~/components/sparkline";
-import { adminClient } from "~/trpc/client";
 import { isMissingProcedure } from "~/trpc/errors";
-import { useServices } from "~/trpc/provider";
+import { useServiceTRPC, useServices } from "~/trpc/provider";
 
 export interface InitialOverview {
   service: string;
@@ -35,11 +34,8 @@ export function OverviewGrid({ initial }: { initial: InitialOverview[] }) {
 }
 
 function ServiceCard({ service, initial }: { service: string; initial: InitialOverview | undefined }) {
-  const query = useQuery({
-    queryKey: [service, "overview.get"],
-    queryFn: () => adminClient(service).overview.get.query(),
-    ...(initial?.data ? { initialData: initial.data } : {}),
-  });
+  const trpc = useServiceTRPC(service);
+  const query = useQuery(trpc.overview.get.queryOptions(undefined, initial?.data ? { initialData: initial.data } : {}));
   const data = query.data;
   // A service that stopped answering shows as down, even if an older answer is still cached.
   const down = query.isError || (!data && initial?.error);
@@ -103,10 +99,8 @@ const THROUGHPUT_MINUTES = 60;
 
 /** Jobs processed, failed and dead per minute over the last hour (stored by the service, so it survives restarts). */
 function Throughput({ service }: { service: string }) {
-  const query = useQuery({
-    queryKey: [service, "overview.throughput", THROUGHPUT_MINUTES],
-    queryFn: () => adminClient(service).overview.throughput.query({ minutes: THROUGHPUT_MINUTES }),
-  });
+  const trpc = useServiceTRPC(service);
+  const query = useQuery(trpc.overview.throughput.queryOptions({ minutes: THROUGHPUT_MINUTES }));
   if (query.isPending) return <p className="muted">Loading throughput…</p>;
   if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;
   if (!query.data.enabled) return <p className="muted">No throughput history: this service records none (no queue worker reports to it).</p>;
@@ -115,12 +109,9 @@ function Throughput({ service }: { service: string }) {
 
 /** Outbox backlog and the next scheduled tick, on the services that run them. */
 function Extras({ service, plugins }: { service: string; plugins: string[] }) {
-  const outbox = useQuery({
-    queryKey: [service, "outbox.status"],
-    queryFn: () => adminClient(service).outbox.status.query(),
-    enabled: plugins.includes("outbox"),
-  });
-  const schedules = useQuery({ queryKey: [service, "schedules.list", 1], queryFn: () => adminClient(service).schedules.list.query({ count: 1 }) });
+  const trpc = useServiceTRPC(service);
+  const outbox = useQuery(trpc.outbox.status.queryOptions(undefined, { enabled: plugins.includes("outbox") }));
+  const schedules = useQuery(trpc.schedules.list.queryOptions({ count: 1 }));
   const list = schedules.data?.schedules ?? [];
   const next = list.flatMap((s) => s.nextTicks.slice(0, 1).map((tick) => ({ tick, name: s.name }))).sort((a, b) => a.tick.localeCompare(b.tick))[0];
   const late = list.filter((s) => s.late).length;

@@ -7,8 +7,7 @@ import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { Table } from "~/components/table";
 import { TenantFilter } from "~/components/tenant-filter";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
-import { useServices } from "~/trpc/provider";
+import { useServices, useTRPC } from "~/trpc/provider";
 
 interface Row {
   service: string;
@@ -18,8 +17,9 @@ interface Row {
 export default function AuditPage() {
   const services = useServices();
   const [tenant, setTenant] = useState("");
+  const trpc = useTRPC();
   const queries = useQueries({
-    queries: services.map((s) => ({ queryKey: [s, "audit.list", tenant], queryFn: () => adminClient(s).audit.list.query({ limit: 100, ...(tenant ? { tenant } : {}) }) })),
+    queries: services.map((s) => trpc(s).audit.list.queryOptions({ limit: 100, ...(tenant ? { tenant } : {}) })),
   });
   const rows: Row[] = services.flatMap((s, i) => (queries[i]?.data?.entries ?? []).map((entry) => ({ service: s, entry }))).sort((a, b) => b.entry.at.localeCompare(a.entry.at));
   const memory = services.filter((_, i) => queries[i]?.data?.store === "memory");

@@ -6,13 +6,13 @@ import { Badge } from "~/components/badge";
 import { Card } from "~/components/card";
 import { ContractsGraphView, type GraphEdge, type GraphSelection } from "~/components/contracts-graph";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
-import { adminClient } from "~/trpc/client";
-import { useServices } from "~/trpc/provider";
+import { useServices, useTRPC } from "~/trpc/provider";
 
 /** Every service's contract graph merged into one: the same module or event from two services is one node. */
 export default function ContractsPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "contracts.graph"], queryFn: () => adminClient(s).contracts.graph.query(), refetchInterval: 30_000 })) });
+  const trpc = useTRPC();
+  const queries = useQueries({ queries: services.map((s) => trpc(s).contracts.graph.queryOptions(undefined, { refetchInterval: 30_000 })) });
   const [selected, setSelected] = useState<GraphSelection>(null);
   const nodes = new Map<string, ContractNode>();
   const edges = new Map<string, GraphEdge>();

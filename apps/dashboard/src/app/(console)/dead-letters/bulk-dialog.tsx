@@ -4,7 +4,7 @@ import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "~/components/button";
 import { Drawer } from "~/components/drawer";
-import { adminClient } from "~/trpc/client";
+import { useTRPC } from "~/trpc/provider";
 
 /** The service's default replay rate (deadLetters.retryMatching). */
 const DEFAULT_RATE = 100;
@@ -18,12 +18,9 @@ export interface BulkAction {
 /** Shows how many dead letters a bulk action touches on each service before anything happens. */
 export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAction; roles: Record<string, string | null>; onClose: () => void; onDone: (text: string) => void }) {
   const queryClient = useQueryClient();
+  const trpc = useTRPC();
   const previews = useQueries({
-    queries: action.services.map((s) => ({
-      queryKey: [s, "deadLetters.preview", action.filter],
-      queryFn: () => adminClient(s).deadLetters.preview.query({ filter: action.filter }),
-      refetchInterval: false as const,
-    })),
+    queries: action.services.map((s) => trpc(s).deadLetters.preview.queryOptions({ filter: action.filter }, { refetchInterval: false })),
   });
   const allowed = action.services.filter((s) => roles[s] === "operator");
   const count = action.services.reduce((sum, s, i) => sum + (allowed.includes(s) ? (previews[i]?.data?.count ?? 0) : 0), 0);
@@ -31,11 +28,13 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
   const rateValue = Number(rate);
   const rateValid = Number.isInteger(rateValue) && rateValue >= 1 && rateValue <= 10_000;
   const run = useMutation({
-    mutationFn: async () => {
+    // One action over several services: each service's own router mutation, all at once.
+    mutationFn: async (_: void, context) => {
       const done = await Promise.all(
         allowed.map(async (s) => {
-          if (action.kind === "discard") return { count: (await adminClient(s).deadLetters.discardMatching.mutate({ filter: action.filter })).discarded, replay: false };
-          const started = await adminClient(s).deadLetters.retryMatching.mutate({ filter: action.filter, ratePerSecond: rateValue });
+          const deadLetters = trpc(s).deadLetters;
+          if (action.kind === "discard") return { count: (await deadLetters.discardMatching.mutationOptions().mutationFn!({ filter: action.filter }, context)).discarded, replay: false };
+          const started = await deadLetters.retryMatching.mutationOptions().mutationFn!({ filter: action.filter, ratePerSecond: rateValue }, context);
           return { count: started.total, replay: true };
         }),
       );
@@ -46,7 +45,7 @@ export function BulkDialog({ action, roles, onClose, onDone }: { action: BulkAct
       onDone(replay ? `Replay started: ${count} dead letter${plural} at up to ${rateValue} per second. Progress is under Replays.` : `Discarded ${count} dead letter${plural}.`);
       onClose();
     },
-    onSettled: () => Promise.all(action.services.map((s) => queryClient.invalidateQueries({ queryKey: [s] }))),
+    onSettled: () => Promise.all(action.services.map((s) => queryClient.invalidateQueries(trpc(s).pathFilter()))),
   });
   const verb = action.kind === "retry" ? "Retry" : "Discard";
   return (

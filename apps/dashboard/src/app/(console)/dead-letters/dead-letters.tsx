@@ -1,7 +1,7 @@
 "use client";
 import type { DeadFilter } from "@jfast/runtime/admin";
 import type { DeadLetterItem as DeadLetterView, DeadLetterPage } from "~/trpc/types";
-import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
+import { useIsMutating, useMutation, useQueries, useQueryClient, type QueryClient, type QueryKey } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
 import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
@@ -10,9 +10,9 @@ import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
 import { useRoles } from "~/trpc/hooks";
-import { useServices } from "~/trpc/provider";
+import type { AdminTRPC } from "~/trpc/client";
+import { useServiceTRPC, useServices, useTRPC } from "~/trpc/provider";
 import { BulkDialog, type BulkAction } from "./bulk-dialog";
 import { ErrorGroups } from "./error-groups";
 import { Replays } from "./replays";
@@ -35,19 +35,15 @@ export function DeadLetters({ initialService }: { initialService: string }) {
   const selected = service ? [service] : services;
   const cleanFilter = useMemo(() => compact(filter), [filter]);
 
-  const lists = useQueries({
-    queries: selected.map((s) => ({
-      queryKey: [s, "deadLetters.list", cleanFilter],
-      queryFn: () => adminClient(s).deadLetters.list.query({ limit: 100, filter: cleanFilter }),
-    })),
-  });
+  const trpc = useTRPC();
+  const lists = useQueries({ queries: selected.map((s) => trpc(s).deadLetters.list.queryOptions({ limit: 100, filter: cleanFilter })) });
   const rows: Row[] = selected
     .flatMap((s, i) => (lists[i]?.data?.items ?? []).map((item) => ({ service: s, item })))
     .sort((a, b) => b.item.diedAt.localeCompare(a.item.diedAt));
   const failures = selected.map((s, i) => ({ service: s, error: lists[i]?.error })).filter((f) => f.error);
   const loading = lists.some((q) => q.isPending);
 
-  const act = useRowAction(setNotice);
+  const acting = useIsMutating({ predicate: isRowAction }) > 0;
   const applyGroup = useCallback((s: string, group: string) => {
     setService(s);
     setFilter({ group });
@@ -145,17 +141,7 @@ export function DeadLetters({ initialService }: { initialService: string }) {
                 {
                   key: "actions",
                   header: <span className="sr-only">Actions</span>,
-                  cell: (r) => {
-                    const readOnly = roles[r.service] !== "operator";
-                    const why = readOnly ? `the dashboard's token for ${r.service} is read-only (viewer)` : undefined;
-                    return (
-                      <div className="row" style={{ flexWrap: "nowrap" }}>
-                        <Button small onClick={() => setOpen(r)} aria-label={`Details of ${r.item.id}`}>Details</Button>
-                        <Button small variant="primary" disabled={readOnly || act.isPending} title={why} aria-label={`Retry ${r.item.id}`} onClick={() => act.mutate({ kind: "retry", service: r.service, id: r.item.id })}>Retry</Button>
-                        <Button small variant="danger" disabled={readOnly || act.isPending} title={why} aria-label={`Discard ${r.item.id}`} onClick={() => act.mutate({ kind: "discard", service: r.service, id: r.item.id })}>Discard</Button>
-                      </div>
-                    );
-                  },
+                  cell: (r) => <RowActions row={r} readOnly={roles[r.service] !== "operator"} busy={acting} onOpen={setOpen} onNotice={setNotice} />,
                 },
               ]}
             />
@@ -173,25 +159,49 @@ export function DeadLetters({ initialService }: { initialService: string }) {
   );
 }
 
-/** Retry or discard one dead letter, removing it from the table at once and putting it back if the call fails. */
-function useRowAction(setNotice: (n: { tone: "bad" | "info"; text: string } | null) => void) {
+type Notice = { tone: "bad" | "info"; text: string };
+
+/** A row's retry or discard, from the service's deadLetters router (one row at a time on the page). */
+const ROW_ACTIONS = new Set(["deadLetters.retry", "deadLetters.discard"]);
+function isRowAction(mutation: { options: { mutationKey?: readonly unknown[] } }): boolean {
+  const path = mutation.options.mutationKey?.[1];
+  return Array.isArray(path) && ROW_ACTIONS.has(path.join("."));
+}
+
+function RowActions({ row, readOnly, busy, onOpen, onNotice }: { row: Row; readOnly: boolean; busy: boolean; onOpen: (row: Row) => void; onNotice: (notice: Notice) => void }) {
   const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async ({ kind, service, id }: { kind: "retry" | "discard"; service: string; id: string }) =>
-      kind === "retry" ? adminClient(service).deadLetters.retry.mutate({ ids: [id] }) : adminClient(service).deadLetters.discard.mutate({ ids: [id] }),
-    onMutate: async ({ service, id }) => {
-      await queryClient.cancelQueries({ queryKey: [service, "deadLetters.list"] });
-      const snapshot = queryClient.getQueriesData<DeadLetterPage>({ queryKey: [service, "deadLetters.list"] });
-      queryClient.setQueriesData<DeadLetterPage>({ queryKey: [service, "deadLetters.list"] }, (page) => (page ? { ...page, items: page.items.filter((d) => d.id !== id) } : page));
+  const trpc = useServiceTRPC(row.service);
+  const retry = useMutation(trpc.deadLetters.retry.mutationOptions(rowAction(queryClient, trpc, row, "retry", onNotice)));
+  const discard = useMutation(trpc.deadLetters.discard.mutationOptions(rowAction(queryClient, trpc, row, "discard", onNotice)));
+  const why = readOnly ? `the dashboard's token for ${row.service} is read-only (viewer)` : undefined;
+  const id = row.item.id;
+  return (
+    <div className="row" style={{ flexWrap: "nowrap" }}>
+      <Button small onClick={() => onOpen(row)} aria-label={`Details of ${id}`}>Details</Button>
+      <Button small variant="primary" disabled={readOnly || busy} title={why} aria-label={`Retry ${id}`} onClick={() => retry.mutate({ ids: [id] })}>Retry</Button>
+      <Button small variant="danger" disabled={readOnly || busy} title={why} aria-label={`Discard ${id}`} onClick={() => discard.mutate({ ids: [id] })}>Discard</Button>
+    </div>
+  );
+}
+
+/** Retry or discard one dead letter, removing it from the table at once and putting it back if the call fails. */
+function rowAction(queryClient: QueryClient, trpc: AdminTRPC, { service, item: { id } }: Row, kind: "retry" | "discard", setNotice: (notice: Notice) => void) {
+  const lists = trpc.deadLetters.list.pathFilter();
+  return {
+    onMutate: async (): Promise<{ snapshot: [QueryKey, DeadLetterPage | undefined][] }> => {
+      await queryClient.cancelQueries(lists);
+      const snapshot = queryClient.getQueriesData<DeadLetterPage>(lists);
+      queryClient.setQueriesData<DeadLetterPage>(lists, (page) => (page ? { ...page, items: page.items.filter((d) => d.id !== id) } : page));
       return { snapshot };
     },
-    onError: (error, { kind, service, id }, context) => {
+    onError: (error: { message: string }, _input: unknown, context: { snapshot: [QueryKey, DeadLetterPage | undefined][] } | undefined) => {
       for (const [key, data] of context?.snapshot ?? []) queryClient.setQueryData(key, data);
       setNotice({ tone: "bad", text: `Could not ${kind} ${id} on ${service}: ${error.message}` });
     },
-    onSuccess: (_result, { kind, service, id }) => setNotice({ tone: "info", text: `${kind === "retry" ? "Requeued" : "Discarded"} ${id} on ${service}.` }),
-    onSettled: (_r, _e, { service }) => queryClient.invalidateQueries({ queryKey: [service] }),
-  });
+    onSuccess: () => setNotice({ tone: "info", text: `${kind === "retry" ? "Requeued" : "Discarded"} ${id} on ${service}.` }),
+    // Everything of the service may have moved: depths, groups, the audit trail.
+    onSettled: () => queryClient.invalidateQueries(trpc.pathFilter()),
+  };
 }
 
 function compact(filter: DeadFilter): DeadFilter {

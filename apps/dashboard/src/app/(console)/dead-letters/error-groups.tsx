@@ -7,7 +7,7 @@ import { Button } from "~/components/button";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
+import { useTRPC } from "~/trpc/provider";
 import type { BulkAction } from "./bulk-dialog";
 
 interface GroupRow {
@@ -17,8 +17,9 @@ interface GroupRow {
 
 /** Dead letters that failed the same way, biggest group first, with a bulk retry per group. */
 export function ErrorGroups({ services, filter, roles, onShow, onBulk }: { services: string[]; filter: DeadFilter; roles: Record<string, string | null>; onShow: (service: string, group: string) => void; onBulk: (action: BulkAction) => void }) {
+  const trpc = useTRPC();
   const queries = useQueries({
-    queries: services.map((s) => ({ queryKey: [s, "deadLetters.groups", filter], queryFn: () => adminClient(s).deadLetters.groups.query({ filter }) })),
+    queries: services.map((s) => trpc(s).deadLetters.groups.queryOptions({ filter })),
   });
   if (queries.some((q) => q.isPending)) return <Loading what="error groups" />;
   const rows: GroupRow[] = services.flatMap((s, i) => (queries[i]?.data?.groups ?? []).map((group) => ({ service: s, group }))).sort((a, b) => b.group.count - a.group.count);

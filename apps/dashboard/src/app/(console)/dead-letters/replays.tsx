@@ -3,7 +3,7 @@ import { useQueries } from "@tanstack/react-query";
 import { Card } from "~/components/card";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
+import { useTRPC } from "~/trpc/provider";
 import type { ReplayView } from "~/trpc/types";
 
 interface Row {
@@ -13,13 +13,14 @@ interface Row {
 
 /** Throttled bulk retries (deadLetters.replays): how far each has come; refreshed every second while one runs. */
 export function Replays({ services }: { services: string[] }) {
+  const trpc = useTRPC();
   const queries = useQueries({
-    queries: services.map((s) => ({
-      queryKey: [s, "deadLetters.replays"],
-      queryFn: () => adminClient(s).deadLetters.replays.query(),
-      retry: false,
-      refetchInterval: (query: { state: { data?: ReplayView[] } }) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : 30_000),
-    })),
+    queries: services.map((s) =>
+      trpc(s).deadLetters.replays.queryOptions(undefined, {
+        retry: false,
+        refetchInterval: (query) => (query.state.data?.some((r) => r.finishedAt === null) ? 1000 : 30_000),
+      }),
+    ),
   });
   // A service without throttled replays (an older runtime) simply has none to show.
   const rows: Row[] = services.flatMap((s, i) => (queries[i]?.data ?? []).map((replay) => ({ service: s, replay }))).sort((a, b) => b.replay.startedAt.localeCompare(a.replay.startedAt));

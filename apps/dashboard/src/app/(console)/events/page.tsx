@@ -6,14 +6,14 @@ import { EmptyState, Loading } from "~/components/empty-state";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
 import type { EventsStatusView, PartitionView } from "~/trpc/types";
-import { useServices } from "~/trpc/provider";
+import { useServices, useTRPC } from "~/trpc/provider";
 
 /** Kafka consumers per service: lag per partition, and partitions blocked on a message that keeps failing. */
 export default function EventsPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "events.status"], queryFn: () => adminClient(s).events.status.query() })) });
+  const trpc = useTRPC();
+  const queries = useQueries({ queries: services.map((s) => trpc(s).events.status.queryOptions()) });
   return (
     <>
       <h1>Events (Kafka)</h1>

@@ -1,5 +1,5 @@
 "use client";
-import { useInfiniteQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
@@ -10,12 +10,12 @@ import { JobDetail } from "~/components/job-detail";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
+import type { AdminTRPC } from "~/trpc/client";
 import { isMissingProcedure } from "~/trpc/errors";
 import type { JobSearchInput, JobSearchView } from "~/trpc/types";
 
 type FoundJob = JobSearchView["items"][number];
-import { useServices } from "~/trpc/provider";
+import { useServiceTRPC, useServices } from "~/trpc/provider";
 import { SearchForm } from "./search-form";
 import { EMPTY_DRAFT, toSearchInput, type SearchDraft } from "./search-input";
 
@@ -58,10 +58,13 @@ export function JobSearch({ initial }: { initial: { id: string; tenant: string }
 }
 
 function ServiceResults({ service, input, onOpen }: { service: string; input: JobSearchInput; onOpen: (id: string) => void }) {
+  const trpc = useServiceTRPC(service);
+  const queryClient = useQueryClient();
   const query = useInfiniteQuery({
-    queryKey: [service, "jobs.search", input],
+    // Each page is the router's jobs.search query: infiniteQueryOptions would add a `direction` its strict input refuses.
+    queryKey: trpc.jobs.search.infiniteQueryKey(input),
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) => searchService(service, { ...input, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
+    queryFn: ({ pageParam }) => searchOrGet(() => queryClient.fetchQuery(trpc.jobs.search.queryOptions({ ...input, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }, { staleTime: 0 })), trpc, queryClient, input),
     getNextPageParam: (page) => page.nextCursor ?? undefined,
     refetchInterval: false,
   });
@@ -106,13 +109,13 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
 }
 
 /** jobs.search; on a service whose runtime predates it, a search by id alone still works through jobs.get. */
-async function searchService(service: string, input: JobSearchInput): Promise<JobSearchView> {
+async function searchOrGet(search: () => Promise<JobSearchView>, trpc: AdminTRPC, queryClient: QueryClient, input: JobSearchInput): Promise<JobSearchView> {
   try {
-    return await adminClient(service).jobs.search.query(input);
+    return await search();
   } catch (error) {
     const onlyId = input.id && Object.keys(input).every((k) => k === "id" || k === "limit" || k === "cursor");
     if (!isMissingProcedure(error) || !onlyId) throw error;
-    const { job } = await adminClient(service).jobs.get.query({ id: input.id! });
+    const { job } = await queryClient.fetchQuery(trpc.jobs.get.queryOptions({ id: input.id! }));
     return { enabled: true, items: job ? [job] : [], nextCursor: null, scope: "by id", budgetReached: false };
   }
 }

@@ -3,12 +3,12 @@ import { useQueries } from "@tanstack/react-query";
 import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
-import { adminClient } from "~/trpc/client";
-import { useServices } from "~/trpc/provider";
+import { useServices, useTRPC } from "~/trpc/provider";
 
 export default function OutboxPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "outbox.status"], queryFn: () => adminClient(s).outbox.status.query() })) });
+  const trpc = useTRPC();
+  const queries = useQueries({ queries: services.map((s) => trpc(s).outbox.status.queryOptions()) });
   const show = (n: number | null) => (n === null ? <span className="muted" title="not reported by this service's outbox">—</span> : n);
   return (
     <>

@@ -1,5 +1,5 @@
 "use client";
-import { useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
+import { useIsMutating, useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
@@ -9,10 +9,9 @@ import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { TenantFilter } from "~/components/tenant-filter";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
 import type { TaskQueueView } from "~/trpc/types";
 import { useRoles } from "~/trpc/hooks";
-import { useServices } from "~/trpc/provider";
+import { useServiceTRPC, useServices, useTRPC } from "~/trpc/provider";
 
 /** Depths per task on every service, and pausing a task (its jobs stay queued, no worker claims them). */
 export function Queues({ initialTenant }: { initialTenant: string }) {
@@ -20,17 +19,10 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
   const roles = useRoles(services);
   const [tenant, setTenant] = useState(initialTenant);
   const [notice, setNotice] = useState<{ tone: "bad" | "info"; text: string } | null>(null);
-  const queries = useQueries({
-    queries: services.map((s) => ({ queryKey: [s, "queues.list", tenant], queryFn: () => adminClient(s).queues.list.query(tenant ? { tenant } : undefined) })),
-  });
-  const queryClient = useQueryClient();
-  const toggle = useMutation({
-    mutationFn: async ({ service, task, pause }: { service: string; task: string; pause: boolean }): Promise<{ task: string; paused: boolean }> =>
-      pause ? adminClient(service).queues.pause.mutate({ task }) : adminClient(service).queues.resume.mutate({ task }),
-    onSuccess: (result, { service }) => setNotice({ tone: "info", text: `${result.paused ? "Paused" : "Resumed"} ${result.task} on ${service}.` }),
-    onError: (error, { service, task, pause }) => setNotice({ tone: "bad", text: `Could not ${pause ? "pause" : "resume"} ${task} on ${service}: ${error.message}` }),
-    onSettled: (_r, _e, { service }) => queryClient.invalidateQueries({ queryKey: [service, "queues.list"] }),
-  });
+  const trpc = useTRPC();
+  const queries = useQueries({ queries: services.map((s) => trpc(s).queues.list.queryOptions(tenant ? { tenant } : undefined)) });
+  // One pause or resume at a time on the page.
+  const toggling = useIsMutating({ predicate: (m) => isToggle(m.options.mutationKey) }) > 0;
 
   return (
     <div className="stack">
@@ -80,18 +72,7 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
                       header: <span className="sr-only">Actions</span>,
                       cell: (r) => {
                         const why = !operator ? `the dashboard's token for ${service} is read-only (viewer)` : !q.data.pauseSupported ? (q.data.pauseUnsupportedReason ?? "not supported") : undefined;
-                        return (
-                          <Button
-                            small
-                            variant={r.paused ? "primary" : "default"}
-                            disabled={why !== undefined || toggle.isPending}
-                            title={why}
-                            aria-label={`${r.paused ? "Resume" : "Pause"} ${r.task}`}
-                            onClick={() => toggle.mutate({ service, task: r.task, pause: !r.paused })}
-                          >
-                            {r.paused ? "Resume" : "Pause"}
-                          </Button>
-                        );
+                        return <PauseButton service={service} row={r} why={why} busy={toggling} onNotice={setNotice} />;
                       },
                     },
                   ]}
@@ -102,5 +83,37 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
         );
       })}
     </div>
+  );
+}
+
+const TOGGLES = new Set(["queues.pause", "queues.resume"]);
+function isToggle(mutationKey: readonly unknown[] | undefined): boolean {
+  const path = mutationKey?.[1];
+  return Array.isArray(path) && TOGGLES.has(path.join("."));
+}
+
+/** Pauses or resumes one task of one service (queues.pause / queues.resume), then refetches that service's queues. */
+function PauseButton({ service, row, why, busy, onNotice }: { service: string; row: TaskQueueView; why: string | undefined; busy: boolean; onNotice: (notice: { tone: "bad" | "info"; text: string }) => void }) {
+  const queryClient = useQueryClient();
+  const trpc = useServiceTRPC(service);
+  const pause = !row.paused;
+  const callbacks = {
+    onSuccess: (result: { task: string; paused: boolean }) => onNotice({ tone: "info", text: `${result.paused ? "Paused" : "Resumed"} ${result.task} on ${service}.` }),
+    onError: (error: { message: string }) => onNotice({ tone: "bad", text: `Could not ${pause ? "pause" : "resume"} ${row.task} on ${service}: ${error.message}` }),
+    onSettled: () => queryClient.invalidateQueries(trpc.queues.list.pathFilter()),
+  };
+  const pauseTask = useMutation(trpc.queues.pause.mutationOptions(callbacks));
+  const resumeTask = useMutation(trpc.queues.resume.mutationOptions(callbacks));
+  return (
+    <Button
+      small
+      variant={row.paused ? "primary" : "default"}
+      disabled={why !== undefined || busy}
+      title={why}
+      aria-label={`${row.paused ? "Resume" : "Pause"} ${row.task}`}
+      onClick={() => (pause ? pauseTask : resumeTask).mutate({ task: row.task })}
+    >
+      {row.paused ? "Resume" : "Pause"}
+    </Button>
   );
 }

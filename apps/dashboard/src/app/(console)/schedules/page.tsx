@@ -5,12 +5,12 @@ import { Card } from "~/components/card";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { adminClient } from "~/trpc/client";
-import { useServices } from "~/trpc/provider";
+import { useServices, useTRPC } from "~/trpc/provider";
 
 export default function SchedulesPage() {
   const services = useServices();
-  const queries = useQueries({ queries: services.map((s) => ({ queryKey: [s, "schedules.list"], queryFn: () => adminClient(s).schedules.list.query({ count: 3 }) })) });
+  const trpc = useTRPC();
+  const queries = useQueries({ queries: services.map((s) => trpc(s).schedules.list.queryOptions({ count: 3 })) });
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
   return (

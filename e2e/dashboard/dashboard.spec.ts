@@ -1,63 +1,21 @@
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCREENSHOTS, adminCall, eventually, queueStats, startDashboard, startService, type Running } from "./fixtures.js";
+import { expect, type Page } from "@playwright/test";
+import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test } from "./fixtures.js";
 
 /**
  * The dashboard in a real browser (Debian's Chromium) against two real services: billing on PostgreSQL and
  * shipping on the memory backend, consuming a Kafka topic. The dashboard holds an operator token for billing and a viewer token for
- * shipping, so both roles are on screen at once.
+ * shipping, so both roles are on screen at once. The tests run in order on the same services and session.
  */
-const BILLING_OPERATOR = `operator-${Date.now()}-billing`;
-const BILLING_VIEWER = `viewer-${Date.now()}-billing`;
-const SHIPPING_OPERATOR = `operator-${Date.now()}-shipping`;
-const SHIPPING_VIEWER = `viewer-${Date.now()}-shipping`;
-const PASSWORD = "correct horse battery staple";
-const TRACE_URL = "http://127.0.0.1:16686/trace/{traceId}";
+const { billingOperator: BILLING_OPERATOR, billingViewer: BILLING_VIEWER, shippingViewer: SHIPPING_VIEWER } = TOKENS;
 
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+test.describe.configure({ mode: "serial" });
 
-describe("dashboard in a browser", () => {
-  let billing: Running;
-  let shipping: Running;
-  let dashboard: Running;
-  let browser: Browser;
-  let context: BrowserContext;
-
-  beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    [billing, shipping] = await Promise.all([
-      startService({ name: "billing", backend: "postgres", tokens: `ops:operator:${BILLING_OPERATOR},viewer:${BILLING_VIEWER}` }),
-      startService({ name: "shipping", backend: "memory", kafka: true, tokens: `ops:operator:${SHIPPING_OPERATOR},dashboard:viewer:${SHIPPING_VIEWER}` }),
-    ]);
-    dashboard = await startDashboard({
-      password: PASSWORD,
-      traceUrl: TRACE_URL,
-      services: [
-        { name: "billing", url: billing.url, token: BILLING_OPERATOR },
-        { name: "shipping", url: shipping.url, token: SHIPPING_VIEWER },
-      ],
-    });
-    // Dead letters made for real: jobs whose handler throws until its bug is fixed, out of attempts.
-    await fetch(`${billing.url}/fail?count=3`, { method: "POST" });
-    await fetch(`${shipping.url}/fail?count=2`, { method: "POST" });
-    await eventually("3 dead letters in billing", async () => (await queueStats(billing.url)).depths.dead === 3);
-    await eventually("2 dead letters in shipping", async () => (await queueStats(shipping.url)).depths.dead === 2);
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url });
-  }, 180_000);
-
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await Promise.all([dashboard?.stop(), billing?.stop(), shipping?.stop()]);
-  }, 60_000);
-
-  /** Waits for a value the page reaches after a fetch or a poll (vitest's default of 1 s is too short for that). */
+test.describe("dashboard in a browser", () => {
+  /** Waits for a value the page reaches after a fetch or a poll. */
   function poll<T>(fn: () => Promise<T> | T) {
-    return expect.poll(fn, { timeout: 20_000, interval: 200 });
+    return expect.poll(fn, { timeout: 20_000, intervals: [200] });
   }
 
   async function shot(page: Page, name: string) {
@@ -83,7 +41,7 @@ describe("dashboard in a browser", () => {
     return body.result.data.job?.state ?? null;
   }
 
-  it("refuses a wrong password and shows nothing without a session", async () => {
+  test("refuses a wrong password and shows nothing without a session", async ({ browser, stack: { dashboard } }) => {
     const anonymous = await browser.newContext({ baseURL: dashboard.url });
     const page = await anonymous.newPage();
     try {
@@ -100,9 +58,9 @@ describe("dashboard in a browser", () => {
     } finally {
       await anonymous.close();
     }
-  }, 60_000);
+  });
 
-  it("logs in and shows both services with their depths", async () => {
+  test("logs in and shows both services with their depths", async ({ session: context, stack: { billing } }) => {
     const page = await context.newPage();
     await page.goto("/login");
     await page.getByLabel("Password").fill(PASSWORD);
@@ -133,9 +91,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "overview");
     await page.close();
-  }, 60_000);
+  });
 
-  it("switches to the dark theme, keeps it across a reload, and goes back to the system setting", async () => {
+  test("switches to the dark theme, keeps it across a reload, and goes back to the system setting", async ({ session: context }) => {
     const page = await context.newPage();
     await page.goto("/");
     const theme = page.getByRole("group", { name: "Theme" });
@@ -155,9 +113,9 @@ describe("dashboard in a browser", () => {
     expect(await page.locator("html").getAttribute("data-theme")).toBeNull();
     expect(await background()).toBe(light);
     await page.close();
-  }, 60_000);
+  });
 
-  it("lists dead letters of both services with their error, and the stack on demand", async () => {
+  test("lists dead letters of both services with their error, and the stack on demand", async ({ session: context }) => {
     const page = await context.newPage();
     await page.goto("/dead-letters");
     const table = page.getByRole("table", { name: "Dead letters" });
@@ -171,9 +129,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "dead-letters");
     await page.close();
-  }, 60_000);
+  });
 
-  it("a viewer token cannot retry: the button is disabled and the service refuses", async () => {
+  test("a viewer token cannot retry: the button is disabled and the service refuses", async ({ session: context, stack: { shipping, dashboard } }) => {
     const page = await context.newPage();
     await page.goto("/dead-letters?service=shipping");
     const rows = page.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
@@ -189,9 +147,9 @@ describe("dashboard in a browser", () => {
     const proxied = await page.request.post("/api/admin/shipping/deadLetters.retry", { data: { ids: [id] }, headers: { origin: dashboard.url } });
     expect(proxied.status()).toBe(403);
     await page.close();
-  }, 60_000);
+  });
 
-  it("opens a dead letter's detail with its payload redacted and every attempt", async () => {
+  test("opens a dead letter's detail with its payload redacted and every attempt", async ({ session: context, stack: { billing } }) => {
     const page = await context.newPage();
     await page.goto("/dead-letters?service=billing");
     const rows = page.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
@@ -211,9 +169,10 @@ describe("dashboard in a browser", () => {
     await shot(page, "job-detail");
     await page.keyboard.press("Escape");
     await page.close();
-  }, 60_000);
+  });
 
-  it("shows a new dead letter without a reload, by server-sent events and by polling when they are blocked", async () => {
+  test("shows a new dead letter without a reload, by server-sent events and by polling when they are blocked", async ({ session: context, stack: { shipping } }) => {
+    test.setTimeout(90_000);
     const page = await context.newPage();
     await page.goto("/dead-letters?service=shipping");
     const rows = page.getByRole("table", { name: "Dead letters" }).locator("tbody tr");
@@ -244,9 +203,9 @@ describe("dashboard in a browser", () => {
     const next = (await (await fetch(`${shipping.url}/fail?count=1`, { method: "POST" })).json()) as { ids: string[] };
     await poll(() => blocked.locator(`tr[data-row="shipping/${next.ids[0]}"]`).count()).toBe(1);
     await blocked.close();
-  }, 90_000);
+  });
 
-  it("one click retries a dead letter: it leaves the table and runs", async () => {
+  test("one click retries a dead letter: it leaves the table and runs", async ({ session: context, stack: { billing } }) => {
     await fetch(`${billing.url}/fix`, { method: "POST" });
     const page = await context.newPage();
     await page.goto("/dead-letters?service=billing");
@@ -264,9 +223,9 @@ describe("dashboard in a browser", () => {
       return job === null || job.state === "completed";
     });
     await page.close();
-  }, 60_000);
+  });
 
-  it("groups dead letters by error and bulk-retries after showing the count", async () => {
+  test("groups dead letters by error and bulk-retries after showing the count", async ({ session: context, stack: { billing } }) => {
     const page = await context.newPage();
     await page.goto("/dead-letters?service=billing");
     await page.getByRole("button", { name: "Grouped by error" }).click();
@@ -294,9 +253,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "replays");
     await page.close();
-  }, 60_000);
+  });
 
-  it("shows the audit trail of those actions", async () => {
+  test("shows the audit trail of those actions", async ({ session: context }) => {
     const page = await context.newPage();
     await page.goto("/audit");
     const table = page.getByRole("table", { name: "Audit trail" });
@@ -308,9 +267,10 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "audit");
     await page.close();
-  }, 60_000);
+  });
 
-  it("pauses a task on the queues page: its job waits while others run, and runs after resume", async () => {
+  test("pauses a task on the queues page: its job waits while others run, and runs after resume", async ({ session: context, stack: { billing } }) => {
+    test.setTimeout(90_000);
     const page = await context.newPage();
     await page.goto("/queues");
     const billingQueues = page.getByRole("table", { name: "Queues of billing" });
@@ -336,9 +296,9 @@ describe("dashboard in a browser", () => {
     await eventually("the held job to run after resume", async () => [null, "completed"].includes(await jobState(billing.url, BILLING_VIEWER, held)));
     await poll(() => charge.getByText("paused", { exact: true }).count()).toBe(0);
     await page.close();
-  }, 90_000);
+  });
 
-  it("finds a job by a payload field on the jobs page", async () => {
+  test("finds a job by a payload field on the jobs page", async ({ session: context, stack: { shipping } }) => {
     const needle = `needle-${Date.now()}`;
     const { ids } = (await (await fetch(`${shipping.url}/fail?count=1&invoice=${needle}`, { method: "POST" })).json()) as { ids: string[] };
     await eventually("the needle job to die", async () => (await jobState(shipping.url, SHIPPING_VIEWER, ids[0]!)) === "dead");
@@ -360,9 +320,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "jobs-search");
     await page.close();
-  }, 60_000);
+  });
 
-  it("draws the contracts graph and finds the receipt.registered edge", async () => {
+  test("draws the contracts graph and finds the receipt.registered edge", async ({ session: context }) => {
     const page = await context.newPage();
     await page.goto("/contracts");
     const graph = page.getByRole("group", { name: "Contracts graph" });
@@ -385,9 +345,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "contracts");
     await page.close();
-  }, 60_000);
+  });
 
-  it("lists schedules with their next ticks in UTC and in the viewer's own zone", async () => {
+  test("lists schedules with their next ticks in UTC and in the viewer's own zone", async ({ browser, session: context, stack: { dashboard } }) => {
     // A viewer in Tokyo: the same session, another time zone.
     const tokyo = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url, timezoneId: "Asia/Tokyo", locale: "en-GB", storageState: await context.storageState() });
     const page = await tokyo.newPage();
@@ -411,9 +371,9 @@ describe("dashboard in a browser", () => {
     } finally {
       await tokyo.close();
     }
-  }, 60_000);
+  });
 
-  it("renders jobs search, outbox and events with their empty states", async () => {
+  test("renders jobs search, outbox and events with their empty states", async ({ session: context }) => {
     const page = await context.newPage();
     for (const [route, heading, text] of [
       ["/outbox", "Outbox", "No outbox"],
@@ -426,9 +386,10 @@ describe("dashboard in a browser", () => {
       await shot(page, route.slice(1));
     }
     await page.close();
-  }, 60_000);
+  });
 
-  it("shows Kafka lag per partition and the partition a failing message blocks", async () => {
+  test("shows Kafka lag per partition and the partition a failing message blocks", async ({ session: context, stack: { shipping } }) => {
+    test.setTimeout(90_000);
     // A message its handler cannot take, then one behind it on the same key (so the same partition).
     await fetch(`${shipping.url}/publish?type=parcel.poison&key=parcel-7`, { method: "POST" });
     await fetch(`${shipping.url}/publish?type=parcel.sent&key=parcel-7`, { method: "POST" });
@@ -449,9 +410,9 @@ describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "events");
     await page.close();
-  }, 90_000);
+  });
 
-  it("shows a service that went down as down, without breaking the page", async () => {
+  test("shows a service that went down as down, without breaking the page", async ({ session: context, stack: { shipping } }) => {
     await shipping.stop();
     const page = await context.newPage();
     await page.goto("/");
@@ -461,5 +422,5 @@ describe("dashboard in a browser", () => {
     await poll(() => page.getByRole("region", { name: "service billing" }).locator('[data-stat="Dead"] .stat-value').textContent()).toBe("0");
     await shot(page, "service-down");
     await page.close();
-  }, 60_000);
+  });
 });
