@@ -7,7 +7,8 @@
 #   and pairs each primary with one replica.
 # - Failure detection is fast (cluster-node-timeout 2000 ms, JFAST_REDIS_CLUSTER_NODE_TIMEOUT): a killed primary's
 #   replica is promoted in about two to three seconds instead of the default fifteen.
-# - Idempotent: when our six nodes are running and the cluster state is ok it does nothing and exits 0.
+# - Idempotent, and safe to run several times at once (a lock): when our six nodes are running and the cluster
+#   state is ok it does nothing and exits 0.
 # - Waits until every node reports cluster_state:ok. The last line printed is the `url` to configure:
 #   [plugin.queue] backend = "redis", cluster = true, url = "<that line>".
 #
@@ -55,6 +56,10 @@ url() {
 }
 
 started_at=$(date +%s%N)
+# Test files running at once may all call this script: one starts the cluster, the others wait and find it running.
+mkdir -p "$state"
+exec 9>"$state/start.lock"
+flock 9
 command -v redis-server >/dev/null || { say "redis-server not found (apt-get install redis-server)" >&2; exit 1; }
 command -v redis-cli >/dev/null || { say "redis-cli not found (apt-get install redis-tools)" >&2; exit 1; }
 
@@ -84,7 +89,8 @@ done
 
 for port in "${ports[@]}"; do
   rm -rf "${state:?}/$port"
-  "$here/node.sh" "$port"
+  # 9>&-: the daemonized node must not inherit (and hold) the lock.
+  "$here/node.sh" "$port" 9>&-
 done
 
 deadline=$(( $(date +%s) + timeout ))
