@@ -26,7 +26,7 @@ export function translateRedisError(error: unknown, params: { operation: string;
       cause: error,
     });
   }
-  if (/CROSSSLOT/i.test(text)) {
+  if (/CROSSSLOT|do not hash to the same slot|non local key/i.test(text)) {
     return new BackendError(`the Redis queue "${params.queue}" could not ${params.operation}: a command touched keys in more than one Cluster slot (${text})`, {
       code: "BACKEND_ERROR",
       hint: "every key of a queue carries its hash tag; this is a bug in jfast, please report it",

@@ -63,6 +63,8 @@ const MAX_WORKERS_PER_SWEEP = 100;
 const HAND_OFF_MAX_BATCH = 2000;
 const DEAD_BATCH = 500;
 const MIN_REDIS = [6, 2] as const;
+/** Cluster: the scripts' shebang (one slot enforced by the server, scripts.ts) needs Redis 7. */
+const MIN_REDIS_CLUSTER = [7, 0] as const;
 /** Jobs read per structure to count depths per task; larger structures are estimated from this many. */
 const TASK_SAMPLE = 1000;
 
@@ -109,7 +111,7 @@ export class RedisBackend implements QueueBackend {
     this.workerTtlMs = options.workerTtlMs ?? 30_000;
     this.completedRetentionMs = options.completedRetentionMs ?? 24 * 60 * 60 * 1000;
     this.redis = this.connect("commands");
-    this.run = defineScripts(this.redis);
+    this.run = defineScripts(this.redis, { cluster: options.cluster === true });
     const waitReplicas = options.waitReplicas ?? 0;
     this.replicaWait = waitReplicas > 0 ? { replicas: waitReplicas, timeoutMs: options.waitTimeoutMs ?? 1000 } : undefined;
     this.waiter = new ReadyWaiter({
@@ -134,8 +136,10 @@ export class RedisBackend implements QueueBackend {
       if (this.options.cluster) this.slot = Number(await (this.redis as Cluster).cluster("KEYSLOT", this.keys.ready));
       const info = await this.redis.info("server");
       const version = /redis_version:(\d+)\.(\d+)/.exec(info);
-      if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) {
-        throw new BackendError(`the Redis queue needs Redis ${MIN_REDIS.join(".")} or newer (LMOVE, BLMOVE); ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
+      const minimum = this.options.cluster ? MIN_REDIS_CLUSTER : MIN_REDIS;
+      if (version && (Number(version[1]) < minimum[0] || (Number(version[1]) === minimum[0] && Number(version[2]) < minimum[1]))) {
+        const why = this.options.cluster ? "on Redis Cluster" : "(LMOVE, BLMOVE)";
+        throw new BackendError(`the Redis queue needs Redis ${minimum.join(".")} or newer ${why}; ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
           code: "BACKEND_UNSUPPORTED",
           hint: "upgrade Redis, or choose [plugin.queue] backend = \"postgres\"",
           docs: "docs/redis.md",

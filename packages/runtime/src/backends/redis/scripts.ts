@@ -54,9 +54,11 @@ export type ScriptRunner = (name: ScriptName, keys: readonly string[], args: Rea
  * the node serving the keys' slot, so WAIT counts the replicas of the node that ran the script. Fewer replicas
  * than asked within the timeout rejects with a NOREPLICAS error (the write stays on the primary, unconfirmed).
  */
-export function defineScripts(redis: RedisClient): ScriptRunner {
+export function defineScripts(redis: RedisClient, params: { cluster?: boolean } = {}): ScriptRunner {
   for (const [name, lua] of load()) {
-    redis.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua });
+    // On a Cluster the scripts carry a shebang: Redis 7 then refuses (CROSSSLOT-style error) any key a script
+    // touches outside the slot of its declared keys, declared or not, instead of silently reaching it.
+    redis.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua: params.cluster ? `#!lua\n${lua}` : lua });
   }
   type Commands = Record<string, (...args: Array<string | number>) => unknown>;
   const commands = redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>;
