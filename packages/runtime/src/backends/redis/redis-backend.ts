@@ -19,7 +19,7 @@ import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError, NotSupportedError } from "../../errors/jfast-error.js";
-import { openConnection, openNodeConnection, waitUntilReady, type ConnectionRole, type RedisClient } from "./connection.js";
+import { openConnection, openNodeConnection, parseRedisUrl, waitUntilReady, type ConnectionRole, type RedisClient } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
@@ -559,10 +559,14 @@ export class RedisBackend implements QueueBackend {
     return (this.redis as Cluster).slots[this.slot]?.[0] ?? "";
   }
 
-  /** Cluster: a plain connection to the primary serving the queue's slot, for the blocking wait (ready-waiter.ts). */
+  /**
+   * Cluster: a plain connection to the primary serving the queue's slot, for the blocking wait (ready-waiter.ts).
+   * Before the client knows the slot's node, the first seed: a wrong node answers MOVED and the worker waits again.
+   */
   private connectToSlotNode(): Redis {
-    const [host, port] = splitNodeKey(this.slotNode());
-    return openNodeConnection({ url: this.options.url, node: { host, port }, queue: this.options.queue, onError: () => undefined });
+    const known = this.slotNode();
+    const node = known ? splitNodeKey(known) : parseRedisUrl(this.options.url).nodes[0]!;
+    return openNodeConnection({ url: this.options.url, node, queue: this.options.queue, onError: () => undefined });
   }
 
   /** CLIENT UNBLOCK on the node the blocked connection is connected to (standalone: the only one). */
@@ -587,10 +591,9 @@ export class RedisBackend implements QueueBackend {
 }
 
 /** ioredis names a Cluster node "host:port" (the host may be an IPv6 address with colons of its own). */
-function splitNodeKey(key: string): [string, number] {
+function splitNodeKey(key: string): { host: string; port: number } {
   const colon = key.lastIndexOf(":");
-  if (colon < 0) return ["127.0.0.1", 6379];
-  return [key.slice(0, colon), Number(key.slice(colon + 1))];
+  return { host: key.slice(0, colon), port: Number(key.slice(colon + 1)) };
 }
 
 export function createRedisBackend(options: RedisBackendOptions): RedisBackend {
