@@ -391,7 +391,15 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).
       const { createRedisBackend } = await import("./backends/redis/redis-backend.js");
-      return createRedisBackend({ url: queue.url!, queue: queue.name, ...(queue.keepCompleted ? {} : { completedRetentionMs: 0 }), logger });
+      return createRedisBackend({
+        url: queue.url!,
+        queue: queue.name,
+        cluster: queue.cluster,
+        waitReplicas: queue.waitReplicas,
+        waitTimeoutMs: queue.waitTimeoutMs,
+        ...(queue.keepCompleted ? {} : { completedRetentionMs: 0 }),
+        logger,
+      });
     }
     case "rabbitmq": {
       // load-config refuses backend = "rabbitmq" without a url (AMQP_URL or [plugin.queue] url). The broker drops

@@ -33,6 +33,11 @@ export interface QueueConfig {
   keepCompleted: boolean;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
+  /** Redis: `url` lists seed nodes of a Redis Cluster. */
+  cluster: boolean;
+  /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT), and for how long to wait. */
+  waitReplicas: number;
+  waitTimeoutMs: number;
 }
 
 export interface OutboxConfig {
@@ -176,6 +181,15 @@ export function resolveConfig(params: {
     });
   }
 
+  if (queueRaw && queueRaw.backend !== "redis" && (queueRaw.cluster || queueRaw.wait_replicas > 0)) {
+    const key = queueRaw.cluster ? "cluster" : "wait_replicas";
+    throw new ConfigError(`${params.file}: [plugin.queue] ${key} applies to the Redis queue only, not backend = "${queueRaw.backend}"`, {
+      code: "CONFIG_INVALID",
+      hint: `remove ${key}, or set backend = "redis"`,
+      docs: DOCS,
+    });
+  }
+
   const environment =
     raw.service.environment ??
     (env.JFAST_ENV === "production" || env.NODE_ENV === "production"
@@ -223,6 +237,9 @@ export function resolveConfig(params: {
       maxPayloadBytes: queueRaw.max_payload_bytes,
       keepCompleted: queueRaw.keep_completed,
       prefetch: queueRaw.prefetch ?? null,
+      cluster: queueRaw.cluster,
+      waitReplicas: queueRaw.wait_replicas,
+      waitTimeoutMs: Math.round(queueRaw.wait_timeout * 1000),
     },
     outbox: enabled.has("outbox")
       ? {

@@ -36,6 +36,12 @@ export const queueSchema = z
           prefetch: z.number().int().min(0).max(10_000).optional(),
           /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
           keep_completed: z.boolean().default(true),
+          /** Redis: `url` names seed nodes of a Redis Cluster (comma-separated); connect through the Cluster client. */
+          cluster: z.boolean().default(false),
+          /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT) before it returns; 0: none. */
+          wait_replicas: z.number().int().min(0).max(10).default(0),
+          /** Redis: how long WAIT may take (seconds) before the write fails as not replicated. */
+          wait_timeout: seconds.default(1),
         });
 
 export const configSchema = z.strictObject({

@@ -45,7 +45,7 @@ async function createStore(params: { config: JfastConfig; queue: QueueProvider; 
     }
     case "redis": {
       const { createRedisScheduleStore } = await import("./stores/redis-store.js");
-      return createRedisScheduleStore({ url: config.queue!.url!, queue: config.queue!.name, enqueue });
+      return createRedisScheduleStore({ url: config.queue!.url!, cluster: config.queue!.cluster, queue: config.queue!.name, enqueue });
     }
     default: {
       if (!database) {

@@ -18,6 +18,22 @@ export function translateRedisError(error: unknown, params: { operation: string;
       cause: error,
     });
   }
+  if (/^NOREPLICAS/.test(text)) {
+    return new BackendError(`the Redis queue "${params.queue}" could not ${params.operation}: ${text}; the write is on the primary but may be lost if it fails now`, {
+      code: "BACKEND_NOT_REPLICATED",
+      hint: "check the replicas of the node serving the queue (INFO replication), or lower [plugin.queue] wait_replicas",
+      docs: `${DOCS}#wait-replicas`,
+      cause: error,
+    });
+  }
+  if (/CROSSSLOT|do not hash to the same slot|non local key/i.test(text)) {
+    return new BackendError(`the Redis queue "${params.queue}" could not ${params.operation}: a command touched keys in more than one Cluster slot (${text})`, {
+      code: "BACKEND_ERROR",
+      hint: "every key of a queue carries its hash tag; this is a bug in jfast, please report it",
+      docs: `${DOCS}#cluster`,
+      cause: error,
+    });
+  }
   if (/NOAUTH|WRONGPASS|NOPERM/i.test(text)) {
     return new BackendError(`the Redis queue "${params.queue}" could not ${params.operation}: Redis at ${where} refused the credentials (${text})`, {
       code: "BACKEND_AUTH",
@@ -42,13 +58,15 @@ export function translateRedisError(error: unknown, params: { operation: string;
   });
 }
 
-/** The URL without its password, for messages and logs. */
+/** The URL (or each of a Cluster's comma-separated seed URLs) without its password, for messages and logs. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparsable URL)";
-  }
+  return url.split(",").map((entry) => {
+    try {
+      const parsed = new URL(entry.trim());
+      if (parsed.password) parsed.password = "***";
+      return parsed.toString();
+    } catch {
+      return "(an unparsable URL)";
+    }
+  }).join(",");
 }

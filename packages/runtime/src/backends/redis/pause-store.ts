@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import type { PausedTask, PauseStore } from "../../core/pause.js";
 import type { QueueKeys } from "./keys.js";
 
@@ -11,7 +11,7 @@ import type { QueueKeys } from "./keys.js";
 export function createRedisPauseStore(params: {
   keys: QueueKeys;
   /** Runs a plain command through the backend's error translation. */
-  guard: <T>(operation: string, fn: (redis: Redis) => Promise<T>) => Promise<T>;
+  guard: <T>(operation: string, fn: (redis: RedisClient) => Promise<T>) => Promise<T>;
   resume: (args: ReadonlyArray<string | number>) => Promise<unknown>;
 }): PauseStore {
   const { keys, guard } = params;

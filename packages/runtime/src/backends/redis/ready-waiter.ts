@@ -5,6 +5,7 @@ export type WaitOutcome = "woken" | "timeout" | "aborted";
 interface Pending {
   /** When this wait would end on its own (ms). */
   end: number;
+  connection: Redis;
   clientId: Promise<number | null>;
   settle(outcome: WaitOutcome): void;
 }
@@ -26,10 +27,15 @@ interface Pending {
  * caller blocks no longer than the earliest due time it knows of, and `interrupt(dueMs)` ends the waits that
  * would sleep past a job scheduled since (announced on the queue's pub/sub channel). Ending a blocked command
  * early is CLIENT UNBLOCK from the command connection, so connections are reused, never dropped.
+ *
+ * On Redis Cluster the wait connections are plain connections to the node serving the queue's slot (`route`
+ * names it): CLIENT ID and CLIENT UNBLOCK only mean something on one node. After a failover the slot has a new
+ * node; an idle connection to the old one is dropped, not reused.
  */
 export class ReadyWaiter {
   private readonly idle: Redis[] = [];
-  private readonly open = new Set<Redis>();
+  /** Each open connection and the route it was opened for. */
+  private readonly open = new Map<Redis, string>();
   private readonly pending = new Set<Pending>();
   private closed = false;
 
@@ -37,8 +43,10 @@ export class ReadyWaiter {
     private readonly params: {
       connect: () => Redis;
       readyKey: string;
-      /** CLIENT UNBLOCK <id>, sent on another connection. */
-      unblock: (clientId: number) => Promise<unknown>;
+      /** CLIENT UNBLOCK <id>, sent on another connection to the node `blocked` is connected to. */
+      unblock: (clientId: number, blocked: Redis) => Promise<unknown>;
+      /** Where a new connection would go now (Cluster: the node serving the slot); unset: always the same place. */
+      route?: () => string;
     },
   ) {}
 
@@ -46,7 +54,7 @@ export class ReadyWaiter {
     const { timeoutMs, signal } = params;
     if (this.closed || signal.aborted) return "aborted";
     if (timeoutMs < 10) return "timeout";
-    const connection = this.idle.pop() ?? this.connect();
+    const connection = this.take();
     const key = this.params.readyKey;
     // Sent back to back on the same connection: the id names exactly the connection the BLMOVE blocks.
     const clientId = connection.client("ID").then(Number, () => null);
@@ -63,7 +71,7 @@ export class ReadyWaiter {
       settle = resolve;
       fail = reject;
     });
-    const entry: Pending = { end: Date.now() + timeoutMs, clientId, settle };
+    const entry: Pending = { end: Date.now() + timeoutMs, connection, clientId, settle };
     this.pending.add(entry);
     command.then(
       (value) => settle(value === null ? "timeout" : "woken"),
@@ -92,7 +100,7 @@ export class ReadyWaiter {
   close(): void {
     this.closed = true;
     for (const entry of [...this.pending]) entry.settle("aborted");
-    for (const connection of [...this.open]) connection.disconnect(false);
+    for (const connection of [...this.open.keys()]) connection.disconnect(false);
     this.open.clear();
     this.idle.length = 0;
   }
@@ -100,12 +108,19 @@ export class ReadyWaiter {
   private cut(entry: Pending, outcome: WaitOutcome): void {
     entry.settle(outcome);
     this.pending.delete(entry);
-    void entry.clientId.then((id) => (id === null || this.closed ? undefined : this.params.unblock(id))).catch(() => undefined);
+    void entry.clientId.then((id) => (id === null || this.closed ? undefined : this.params.unblock(id, entry.connection))).catch(() => undefined);
   }
 
-  private connect(): Redis {
+  /** An idle connection on the current route, or a new one; idle connections to a node no longer serving the slot go. */
+  private take(): Redis {
+    const route = this.params.route?.() ?? "";
+    for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
+      if (this.open.get(connection) === route) return connection;
+      this.open.delete(connection);
+      connection.disconnect(false);
+    }
     const connection = this.params.connect();
-    this.open.add(connection);
+    this.open.set(connection, route);
     return connection;
   }
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { claimedCopy, Job, type AttemptError } from "../../core/job.js";
 import {
   BackendKind,
@@ -20,18 +20,27 @@ import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError, NotSupportedError } from "../../errors/jfast-error.js";
-import { openConnection, waitUntilReady, type ConnectionRole } from "./connection.js";
+import { openConnection, openNodeConnection, parseRedisUrl, waitUntilReady, type ConnectionRole, type RedisClient } from "./connection.js";
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
 import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
-import { defineScripts, type ScriptName } from "./scripts.js";
+import { defineScripts, type ReplicaWait, type ScriptName, type ScriptRunner } from "./scripts.js";
 
 export interface RedisBackendOptions {
-  /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
+  /** redis://[user:password@]host:port[/db] (rediss:// for TLS); with `cluster`, one or more seed nodes, comma-separated. */
   url: string;
+  /** Connect through the Redis Cluster client (every key of the queue is in one slot: its hash tag). */
+  cluster?: boolean;
+  /**
+   * Replicas that must acknowledge an enqueue and a completion before it returns (WAIT): what a primary lost
+   * right after acknowledging may otherwise take with it (docs/redis.md#wait-replicas). 0 (default): no wait.
+   */
+  waitReplicas?: number;
+  /** How long WAIT may take before the write fails as BACKEND_NOT_REPLICATED; default 1 s. */
+  waitTimeoutMs?: number;
   /** The queue name; it becomes the hash tag `{<queue>}` every key of the queue carries. */
   queue: string;
   /** Put in front of every key, outside the hash tag (several apps sharing one Redis). */
@@ -55,6 +64,8 @@ const MAX_WORKERS_PER_SWEEP = 100;
 const HAND_OFF_MAX_BATCH = 2000;
 const DEAD_BATCH = 500;
 const MIN_REDIS = [6, 2] as const;
+/** Cluster: the scripts' shebang (one slot enforced by the server, scripts.ts) needs Redis 7. */
+const MIN_REDIS_CLUSTER = [7, 0] as const;
 /** Jobs read per structure to count depths per task; larger structures are estimated from this many. */
 const TASK_SAMPLE = 1000;
 
@@ -71,8 +82,11 @@ const TASK_SAMPLE = 1000;
 export class RedisBackend implements QueueBackend {
   readonly kind = BackendKind.redis;
   readonly keys: QueueKeys;
-  private readonly redis: Redis;
-  private readonly run: (name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<unknown>;
+  private readonly redis: RedisClient;
+  private readonly run: ScriptRunner;
+  /** Cluster: the slot of the queue's hash tag, learnt on setup (the blocking wait goes to the node serving it). */
+  private slot = -1;
+  private readonly replicaWait: ReplicaWait | undefined;
   private readonly waiter: ReadyWaiter;
   private readonly workerTtlMs: number;
   private readonly completedRetentionMs: number;
@@ -83,7 +97,7 @@ export class RedisBackend implements QueueBackend {
   private readonly lostTail: string;
   private timer: NodeJS.Timeout | null = null;
   /** Hears "a job was scheduled for <ms>" from every process; opened by the first wait. */
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   private closed = false;
   /** Set once close() starts returning this process's processing lists: no new waits, commands still go through. */
   private closing: Promise<void> | null = null;
@@ -98,17 +112,20 @@ export class RedisBackend implements QueueBackend {
     this.workerTtlMs = options.workerTtlMs ?? 30_000;
     this.completedRetentionMs = options.completedRetentionMs ?? 24 * 60 * 60 * 1000;
     this.redis = this.connect("commands");
-    this.run = defineScripts(this.redis);
+    this.run = defineScripts(this.redis, { cluster: options.cluster === true });
+    const waitReplicas = options.waitReplicas ?? 0;
+    this.replicaWait = waitReplicas > 0 ? { replicas: waitReplicas, timeoutMs: options.waitTimeoutMs ?? 1000 } : undefined;
     this.waiter = new ReadyWaiter({
-      connect: () => this.connect("wait"),
+      connect: () => (options.cluster ? this.connectToSlotNode() : (this.connect("wait") as Redis)),
       readyKey: this.keys.ready,
-      unblock: (clientId) => this.redis.client("UNBLOCK", clientId),
+      unblock: (clientId, blocked) => this.unblock(clientId, blocked),
+      ...(options.cluster ? { route: () => this.slotNode() } : {}),
     });
     const { attempt: _attempt, at: _at, ...rest } = workerLostError(0);
     this.lostTail = JSON.stringify(rest).slice(1);
     this.completions = new CompletionBatcher(async (ids, workerId) => {
       // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be.
-      await this.script("complete", "complete jobs", [workerId, this.completedRetentionMs, ...ids]);
+      await this.script("complete", "complete jobs", [workerId, this.completedRetentionMs, ...ids], this.replicaWait);
       const held = this.held.get(workerId);
       for (const id of ids) held?.delete(id);
     });
@@ -117,10 +134,13 @@ export class RedisBackend implements QueueBackend {
   async setup(): Promise<void> {
     try {
       await waitUntilReady(this.redis, { deadline: Date.now() + (this.options.startupWaitMs ?? 10_000), lastError: () => this.lastConnectionError });
+      if (this.options.cluster) this.slot = Number(await (this.redis as Cluster).cluster("KEYSLOT", this.keys.ready));
       const info = await this.redis.info("server");
       const version = /redis_version:(\d+)\.(\d+)/.exec(info);
-      if (version && (Number(version[1]) < MIN_REDIS[0] || (Number(version[1]) === MIN_REDIS[0] && Number(version[2]) < MIN_REDIS[1]))) {
-        throw new BackendError(`the Redis queue needs Redis ${MIN_REDIS.join(".")} or newer (LMOVE, BLMOVE); ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
+      const minimum = this.options.cluster ? MIN_REDIS_CLUSTER : MIN_REDIS;
+      if (version && (Number(version[1]) < minimum[0] || (Number(version[1]) === minimum[0] && Number(version[2]) < minimum[1]))) {
+        const why = this.options.cluster ? "on Redis Cluster" : "(LMOVE, BLMOVE)";
+        throw new BackendError(`the Redis queue needs Redis ${minimum.join(".")} or newer ${why}; ${redactUrl(this.options.url)} runs ${version[1]}.${version[2]}`, {
           code: "BACKEND_UNSUPPORTED",
           hint: "upgrade Redis, or choose [plugin.queue] backend = \"postgres\"",
           docs: "jfast docs redis",
@@ -174,7 +194,7 @@ export class RedisBackend implements QueueBackend {
       const json = job.toJSON();
       args.push(json.id, JSON.stringify(json), json.attempts, JSON.stringify(json.errors), job.availableAt.getTime(), json.maxAttempts ?? 0);
     }
-    const inserted = (await this.script("enqueue", "enqueue", args)) as string[];
+    const inserted = (await this.script("enqueue", "enqueue", args, this.replicaWait)) as string[];
     const now = Date.now();
     const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
     if (inserted.length > 0 && earliest > now) await this.announce(earliest);
@@ -216,7 +236,7 @@ export class RedisBackend implements QueueBackend {
     let inserted: string[];
     let handed: Set<number>;
     try {
-      const [ids, positions] = (await this.script("enqueue-hand-off", "enqueue", args)) as [string[], number[]];
+      const [ids, positions] = (await this.script("enqueue-hand-off", "enqueue", args, this.replicaWait)) as [string[], number[]];
       inserted = ids;
       handed = new Set(positions.map((position) => position - 1));
     } catch (error) {
@@ -516,11 +536,11 @@ export class RedisBackend implements QueueBackend {
     }
   }
 
-  private script(name: ScriptName, operation: string, args: ReadonlyArray<string | number>): Promise<unknown> {
+  private script(name: ScriptName, operation: string, args: ReadonlyArray<string | number>, wait?: ReplicaWait): Promise<unknown> {
     const now = Date.now();
     const { keys } = this;
     return this.guard(operation, () =>
-      this.run(name, keys.scriptKeys, [keys.jobPrefix, keys.processingPrefix, keys.workerPrefix, now, new Date(now).toISOString(), ...args]),
+      this.run(name, keys.scriptKeys, [keys.jobPrefix, keys.processingPrefix, keys.workerPrefix, now, new Date(now).toISOString(), ...args], wait),
     );
   }
 
@@ -539,9 +559,33 @@ export class RedisBackend implements QueueBackend {
     }
   }
 
-  private connect(role: ConnectionRole): Redis {
+  /** Cluster: "host:port" of the primary serving the queue's slot, as the client last learnt it ("" until known). */
+  private slotNode(): string {
+    return (this.redis as Cluster).slots[this.slot]?.[0] ?? "";
+  }
+
+  /**
+   * Cluster: a plain connection to the primary serving the queue's slot, for the blocking wait (ready-waiter.ts).
+   * Before the client knows the slot's node, the first seed: a wrong node answers MOVED and the worker waits again.
+   */
+  private connectToSlotNode(): Redis {
+    const known = this.slotNode();
+    const node = known ? splitNodeKey(known) : parseRedisUrl(this.options.url).nodes[0]!;
+    return openNodeConnection({ url: this.options.url, node, queue: this.options.queue, onError: () => undefined });
+  }
+
+  /** CLIENT UNBLOCK on the node the blocked connection is connected to (standalone: the only one). */
+  private async unblock(clientId: number, blocked: Redis): Promise<unknown> {
+    if (!this.options.cluster) return (this.redis as Redis).client("UNBLOCK", clientId);
+    const target = `${blocked.options.host}:${blocked.options.port}`;
+    const node = (this.redis as Cluster).nodes("master").find((n) => `${n.options.host}:${n.options.port}` === target);
+    return node?.client("UNBLOCK", clientId);
+  }
+
+  private connect(role: ConnectionRole): RedisClient {
     return openConnection({
       url: this.options.url,
+      ...(this.options.cluster ? { cluster: true } : {}),
       queue: this.options.queue,
       role,
       onError: (error) => {
@@ -549,6 +593,12 @@ export class RedisBackend implements QueueBackend {
       },
     });
   }
+}
+
+/** ioredis names a Cluster node "host:port" (the host may be an IPv6 address with colons of its own). */
+function splitNodeKey(key: string): { host: string; port: number } {
+  const colon = key.lastIndexOf(":");
+  return { host: key.slice(0, colon), port: Number(key.slice(colon + 1)) };
 }
 
 export function createRedisBackend(options: RedisBackendOptions): RedisBackend {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 
 /**
  * The Lua scripts of the Redis backend, one operation per file under scripts/. Each is sent as lib.lua
@@ -40,13 +40,41 @@ function load(): Map<ScriptName, string> {
   return sources;
 }
 
-/** Registers every script on a connection; call the result with the queue's script keys and the arguments. */
-export function defineScripts(redis: Redis): (name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<unknown> {
+/** Replicas that must hold a script's writes before it counts as done (WAIT), and how long to wait for them. */
+export interface ReplicaWait {
+  replicas: number;
+  timeoutMs: number;
+}
+
+export type ScriptRunner = (name: ScriptName, keys: readonly string[], args: ReadonlyArray<string | number>, wait?: ReplicaWait) => Promise<unknown>;
+
+/**
+ * Registers every script on a connection; call the result with the queue's script keys and the arguments.
+ * With `wait`, the script and `WAIT <replicas> <timeout>` go in one pipeline: on a Cluster the pipeline goes to
+ * the node serving the keys' slot, so WAIT counts the replicas of the node that ran the script. Fewer replicas
+ * than asked within the timeout rejects with a NOREPLICAS error (the write stays on the primary, unconfirmed).
+ */
+export function defineScripts(redis: RedisClient, params: { cluster?: boolean } = {}): ScriptRunner {
   for (const [name, lua] of load()) {
-    redis.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua });
+    // On a Cluster the scripts carry a shebang: Redis 7 then refuses (CROSSSLOT-style error) any key a script
+    // touches outside the slot of its declared keys, declared or not, instead of silently reaching it.
+    redis.defineCommand(commandName(name), { numberOfKeys: NUMBER_OF_KEYS, lua: params.cluster ? `#!lua\n${lua}` : lua });
   }
+  type Commands = Record<string, (...args: Array<string | number>) => unknown>;
   const commands = redis as unknown as Record<string, (...args: Array<string | number>) => Promise<unknown>>;
-  return (name, keys, args) => commands[commandName(name)]!(...keys, ...args);
+  return async (name, keys, args, wait) => {
+    if (!wait || wait.replicas <= 0) return commands[commandName(name)]!(...keys, ...args);
+    const pipeline = redis.pipeline();
+    (pipeline as unknown as Commands)[commandName(name)]!(...keys, ...args);
+    pipeline.call("WAIT", wait.replicas, wait.timeoutMs);
+    const [[scriptError, result] = [null, null], [waitError, acknowledged] = [null, 0]] = (await pipeline.exec()) ?? [];
+    if (scriptError) throw scriptError;
+    if (waitError) throw waitError;
+    if (Number(acknowledged) < wait.replicas) {
+      throw new Error(`NOREPLICAS ${String(acknowledged)} of ${wait.replicas} replicas acknowledged the write within ${wait.timeoutMs} ms`);
+    }
+    return result;
+  };
 }
 
 function commandName(name: ScriptName): string {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./connection.js";
 import { MINUTE_MS, THROUGHPUT_RETENTION_MS, type ThroughputStore } from "../../core/throughput.js";
 import type { QueueKeys } from "./keys.js";
 
@@ -12,7 +12,7 @@ const TTL_MS = THROUGHPUT_RETENTION_MS + 60 * 60 * 1000;
  */
 export function createRedisThroughputStore(params: {
   keys: QueueKeys;
-  guard: <T>(operation: string, fn: (redis: Redis) => Promise<T>) => Promise<T>;
+  guard: <T>(operation: string, fn: (redis: RedisClient) => Promise<T>) => Promise<T>;
 }): ThroughputStore {
   const { keys, guard } = params;
   return {

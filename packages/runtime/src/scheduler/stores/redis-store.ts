@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
-import { importDriver } from "../../core/import-driver.js";
+import { openConnection } from "../../backends/redis/connection.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
 import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
-
-const { Redis } = await importDriver("ioredis", () => import("ioredis"));
 
 const SCRIPTS = ["claim-tick", "release-tick", "prune-claims", "tick-claims"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -23,6 +21,8 @@ export interface RedisScheduleStore extends ScheduleStore {
  */
 export function createRedisScheduleStore(params: {
   url: string;
+  /** `url` lists seed nodes of a Redis Cluster: both keys share the queue's hash tag, so each script runs on one node. */
+  cluster?: boolean;
   queue: string;
   prefix?: string;
   enqueue: EnqueueJobs;
@@ -30,15 +30,18 @@ export function createRedisScheduleStore(params: {
 }): RedisScheduleStore {
   const keys = scheduleKeys({ queue: params.queue, ...(params.prefix ? { prefix: params.prefix } : {}) });
   const now = params.now ?? Date.now;
-  const redis = new Redis(params.url, {
-    lazyConnect: true,
-    // Fail a command after a few reconnect attempts instead of queueing it forever: the scheduler records
-    // the error (readiness degrades) and retries the tick on its next pass.
+  // The queue's own connection rules (one node, or a Cluster through its seeds), but a command fails after a few
+  // reconnect attempts instead of waiting long: the scheduler records the error (readiness degrades) and retries
+  // the tick on its next pass. Reconnection is ioredis' job; failures surface on the commands, where they are
+  // translated.
+  const redis = openConnection({
+    url: params.url,
+    ...(params.cluster ? { cluster: true } : {}),
+    queue: params.queue,
+    role: "scheduler",
     maxRetriesPerRequest: 3,
-    retryStrategy: (attempt) => Math.min(100 * attempt, 2000),
+    onError: () => undefined,
   });
-  // Reconnection is ioredis' job; failures surface on the commands, where they are translated.
-  redis.on("error", () => undefined);
   for (const name of SCRIPTS) {
     const lua = readFileSync(new URL(`./scripts/${name}.lua`, import.meta.url), "utf8");
     redis.defineCommand(commandName(name), { numberOfKeys: 2, lua });

@@ -1,0 +1,121 @@
+import { afterAll, describe, expect, it } from "vitest";
+import type { Cluster } from "ioredis";
+import { SCRIPT_NAMES, type ScriptName } from "../../src/backends/redis/scripts.js";
+import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
+import type { SlotOffer } from "../../src/core/queue-backend.js";
+import type { Job } from "../../src/core/job.js";
+import { makeJob, sleep } from "../conformance/harness.js";
+import { dropQueue, openBackend, rawClient, uniqueQueue } from "./redis-test-env.js";
+import { redisCluster } from "./redis-cluster-env.js";
+
+const target = redisCluster();
+const raw = rawClient(target) as Cluster;
+
+/**
+ * Failed script calls and CROSSSLOT refusals each primary has counted so far, summed over the cluster (INFO
+ * commandstats, errorstats). A script that touched a key outside its slot fails as an EVALSHA/EVAL call.
+ */
+async function refusals(): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const node of raw.nodes("master")) {
+    const stats = `${await node.info("commandstats")}\n${await node.info("errorstats")}`;
+    for (const [, command, rejected, failed] of stats.matchAll(/cmdstat_(evalsha|eval|fcall):.*rejected_calls=(\d+),failed_calls=(\d+)/g)) {
+      counts[command!] = (counts[command!] ?? 0) + Number(rejected) + Number(failed);
+    }
+    for (const [, count] of stats.matchAll(/errorstat_CROSSSLOT:count=(\d+)/g)) counts.CROSSSLOT = (counts.CROSSSLOT ?? 0) + Number(count);
+  }
+  return counts;
+}
+
+/**
+ * Every script of the Redis queue touches one slot, the queue's hash tag: on the Cluster the scripts carry a
+ * shebang, so Redis itself refuses any key outside that slot (the first test shows the refusal is live on these
+ * nodes); the second runs every script and fails on any error; afterwards every key of the queue is in the slot.
+ */
+describe("redis cluster: one slot per queue", () => {
+  afterAll(() => raw.disconnect());
+
+  it("the nodes refuse a shebang script that touches a key outside its declared slot", async () => {
+    await expect(raw.eval("#!lua\nredis.call('SET', KEYS[1], 1)\nreturn redis.call('GET', '{another-tag}:x')", 1, "{jfast-test.slot-probe}:a")).rejects.toThrow(
+      /do not hash to the same slot|non local key/,
+    );
+    await raw.del("{jfast-test.slot-probe}:a");
+  });
+
+  it("runs every script of the queue on the Cluster without a cross-slot error, and keeps every key in the queue's slot", async () => {
+    const queue = uniqueQueue("slots");
+    const ran = new Set<ScriptName>();
+    let backend: RedisBackend | null = null;
+    const before = await refusals();
+    try {
+      backend = await openBackend(queue, { workerTtlMs: 300 }, target);
+      // Which scripts each operation runs, learnt from the commands ioredis is asked to send.
+      const commands = (backend as unknown as { redis: Record<string, unknown> }).redis;
+      for (const name of SCRIPT_NAMES) {
+        const command = `jfast_${name.replace(/-/g, "_")}`;
+        const original = commands[command] as (...args: unknown[]) => unknown;
+        commands[command] = (...args: unknown[]) => {
+          ran.add(name);
+          return original.apply(commands, args);
+        };
+      }
+      const worker = "slots-worker";
+      const [a, b, c, d, e] = Array.from({ length: 5 }, (_, i) => makeJob({ task: `slots.t${i % 2}`, payload: { i }, maxAttempts: 1 }));
+      await backend.enqueue({ jobs: [a!, b!, c!, d!] });
+      await backend.claim({ workerId: worker, limit: 4, leaseMs: 30_000 });
+      await backend.extendLeases({ workerId: worker, jobIds: [a!.id], leaseMs: 30_000 });
+      await backend.complete({ workerId: worker, job: a! });
+      await backend.retry({ workerId: worker, job: b!, error: { attempt: 1, at: new Date().toISOString(), class: "Error", message: "x" }, availableAt: new Date(Date.now() + 50) });
+      await backend.kill({ workerId: worker, job: c!, error: { attempt: 1, at: new Date().toISOString(), class: "Error", message: "y" } });
+      await backend.release({ workerId: worker, jobs: [d!] });
+      await sleep(60);
+      await backend.waitForWork({ signal: new AbortController().signal, timeoutMs: 20 });
+      // An id with nothing stored (set aside inside claim.lua), and a stored job that cannot be read (quarantine.lua).
+      await raw.lpush(backend.keys.ready, "no-such-job");
+      await raw.hset(backend.keys.job("unreadable"), "json", "{not json", "state", "ready", "attempts", 0);
+      await raw.lpush(backend.keys.ready, "unreadable");
+      await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
+      expect((await backend.listDead({ limit: 10 })).length).toBeGreaterThan(0);
+      await backend.retryDead({ ids: [c!.id] });
+      await backend.discardDead({ all: true });
+      await backend.depthsByTask();
+      await backend.depths();
+      const pauses = backend.pauseStore();
+      await pauses.pause({ task: "slots.t0", by: "test" });
+      await pauses.resume({ task: "slots.t0" });
+      // An idle worker of this process offering a slot: the enqueue stores the job claimed by it.
+      const delivered: Job[] = [];
+      const offer: SlotOffer = { workerId: worker, leaseMs: 30_000, pausedTasks: () => [], reserve: (n) => Math.min(n, 1), deliver: (jobs) => delivered.push(...jobs), cancel: () => undefined };
+      await backend.claim({ workerId: worker, limit: 10, leaseMs: 30_000 });
+      const withdraw = backend.offerSlots(offer);
+      await backend.enqueue({ jobs: [e!] });
+      withdraw();
+      expect(delivered.map((j) => j.id)).toEqual([e!.id]);
+      await backend.throughputStore().add([{ minute: Math.floor(Date.now() / 60_000) * 60_000, task: "slots.t0", processed: 1, failed: 0, dead: 0 }]);
+      // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
+      await backend.sweep();
+      await backend.close();
+      backend = null;
+
+      expect([...ran].sort()).toEqual([...SCRIPT_NAMES].sort());
+      expect(await refusals()).toEqual(before);
+
+      // Every key of the queue, found on any primary, hashes to the queue's one slot.
+      const slot = Number(await raw.cluster("KEYSLOT", `{${queue}}`));
+      const found: Array<{ key: string; slot: number }> = [];
+      for (const node of raw.nodes("master")) {
+        let cursor = "0";
+        do {
+          const [next, keys] = await node.scan(cursor, "MATCH", `{${queue}}:*`, "COUNT", 500);
+          for (const key of keys) found.push({ key, slot: Number(await node.cluster("KEYSLOT", key)) });
+          cursor = next;
+        } while (cursor !== "0");
+      }
+      expect(found.length).toBeGreaterThan(5);
+      expect(found.filter((k) => k.slot !== slot)).toEqual([]);
+    } finally {
+      await backend?.close();
+      await dropQueue(queue, undefined, target);
+    }
+  }, 60_000);
+});
