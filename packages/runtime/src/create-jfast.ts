@@ -339,6 +339,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
         defaultMaxAttempts: config.queue.maxAttempts,
+        maxSnoozes: config.queue.maxSnoozes,
         observer: control?.observe(metrics) ?? metrics,
         ...(queue.pauses ? { paused: queue.pauses } : {}),
         ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),

@@ -35,6 +35,8 @@ export const queueSchema = z
           prefetch: z.number().int().min(0).max(10_000).optional(),
           /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
           keep_completed: z.boolean().default(true),
+          /** How many times one job may snooze (`return snooze(ms)`) before it is dead-lettered. */
+          max_snoozes: z.number().int().min(0).default(100),
         });
 
 export const configSchema = z.strictObject({

@@ -4,13 +4,16 @@ import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
   workerLostError,
+  type CancelResult,
   type ClaimParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
   type JobInfo,
+  type LeaseReport,
   type QueueBackend,
   type RetryDeadParams,
+  type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
@@ -20,8 +23,8 @@ import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
 import { assertCascadeShape, DEFAULT_CASCADE, planDelay, type CascadeShape } from "./delay-key.js";
 import { DOCS } from "./errors.js";
-import { encodeJob, unreadableJob } from "./message.js";
-import { queueNames, type QueueNames } from "./names.js";
+import { encodeJob, numberHeader, unreadableJob } from "./message.js";
+import { Header, queueNames, type QueueNames } from "./names.js";
 import { RecentIds } from "./recent-ids.js";
 import { declareTopology } from "./topology.js";
 
@@ -161,8 +164,10 @@ export class RabbitMqBackend implements QueueBackend {
     return this.consumer.claim(params);
   }
 
-  async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+  /** Nothing is ever cancelled here (see cancel). */
+  async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
     this.consumer.extend(params);
+    return { cancelled: [] };
   }
 
   async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -175,13 +180,39 @@ export class RabbitMqBackend implements QueueBackend {
     if (!delivery) return;
     const json = spent(delivery, params.error);
     json.availableAt = params.availableAt.toISOString();
-    await this.replace(delivery, [this.route(json, params.availableAt.getTime())]);
+    await this.replace(delivery, [this.route(json, params.availableAt.getTime(), snoozesOf(delivery))]);
   }
 
   async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     const delivery = this.consumer.take(params.workerId, params.job);
     if (!delivery) return;
     await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
+  }
+
+  /**
+   * release for one job at a later time through the delay cascade, the message republished as it was published
+   * (its attempts never included this delivery) with its snooze count, carried in a header, raised by one.
+   */
+  async snooze({ workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+    const held = this.consumer.heldDeliveries().find((d) => d.json.id === job.id && d.workerId === workerId && !d.settled);
+    // At the limit the delivery stays this worker's, for kill.
+    if (!held || snoozesOf(held) >= maxSnoozes) return { snoozed: false };
+    const delivery = this.consumer.take(workerId, job);
+    if (!delivery) return { snoozed: false };
+    const json: JobJSON = { ...delivery.json, availableAt: availableAt.toISOString() };
+    await this.replace(delivery, [this.route(json, availableAt.getTime(), snoozesOf(delivery) + 1)]);
+    return { snoozed: true };
+  }
+
+  /**
+   * A waiting message cannot be taken out of the middle of a RabbitMQ queue, and this backend keeps no store
+   * beside the broker where a cancellation could wait for the message to arrive (docs/rabbitmq.md#limits).
+   */
+  async cancel({ id }: { id: string }): Promise<CancelResult> {
+    throw new NotSupportedError(`job ${id} cannot be cancelled: RabbitMQ cannot take a waiting message out of the middle of a queue`, {
+      hint: "cancel jobs on the postgres, redis or memory queue; on RabbitMQ a handler can check its own flag and return",
+      docs: `${DOCS}#limits`,
+    });
   }
 
   async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -292,14 +323,15 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   /** Where a job goes to become claimable at `dueMs`: the work queue now, or into the delay cascade. */
-  private route(json: JobJSON | Job, dueMs: number): Publication {
+  private route(json: JobJSON | Job, dueMs: number, snoozes = 0): Publication {
     const delayMs = dueMs - Date.now();
-    if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json) };
+    const carried = snoozes > 0 ? { snoozes } : {};
+    if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json, carried) };
     const plan = planDelay(delayMs, this.shape);
     return {
       exchange: this.names.delayLevel(plan.entryLevel),
       routingKey: plan.routingKey,
-      message: encodeJob(json, plan.overflow ? { dueAt: dueMs } : {}),
+      message: encodeJob(json, plan.overflow ? { dueAt: dueMs, ...carried } : carried),
     };
   }
 
@@ -321,7 +353,9 @@ export class RabbitMqBackend implements QueueBackend {
         this.connection.publish(
           "return jobs to the queue",
           deliveries.map((d) =>
-            dueMs === undefined ? { exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) } : this.route(json(d), dueMs),
+            dueMs === undefined
+              ? { exchange: "", routingKey: this.names.work, message: encodeJob(json(d), { snoozes: snoozesOf(d) }) }
+              : this.route(json(d), dueMs, snoozesOf(d)),
           ),
         ),
     );
@@ -329,8 +363,9 @@ export class RabbitMqBackend implements QueueBackend {
 
   /** Handles an arrival that is not handed out: records a lost attempt, sends an early one round, buries garbage. */
   private async repair(arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage): Promise<void> {
+    const snoozes = numberHeader(message.properties.headers, Header.snoozes) ?? 0;
     if (arrival.kind === "early") {
-      await this.connection.publish("send a long delay round the cascade again", [this.route(arrival.json, arrival.dueAt)]);
+      await this.connection.publish("send a long delay round the cascade again", [this.route(arrival.json, arrival.dueAt, snoozes)]);
       return;
     }
     if (arrival.kind === "unreadable") {
@@ -353,7 +388,7 @@ export class RabbitMqBackend implements QueueBackend {
     const json: JobJSON = { ...arrival.json, attempts: attempt, errors: [...arrival.json.errors, workerLostError(attempt)] };
     const spentAll = attempt >= (json.maxAttempts ?? 1);
     await this.connection.publish("record a lost attempt", [
-      spentAll ? this.toDead(json) : { exchange: "", routingKey: this.names.work, message: encodeJob(json) },
+      spentAll ? this.toDead(json) : { exchange: "", routingKey: this.names.work, message: encodeJob(json, { snoozes }) },
     ]);
   }
 
@@ -371,6 +406,11 @@ export class RabbitMqBackend implements QueueBackend {
       }
     }
   }
+}
+
+/** How many times the delivered job snoozed before (Header.snoozes). */
+function snoozesOf(delivery: Delivery): number {
+  return numberHeader(delivery.message.properties.headers, Header.snoozes) ?? 0;
 }
 
 /** The stored job with the attempt it was delivered for counted and its error recorded. */
