@@ -22,6 +22,8 @@ export interface BackendFactory {
   perTaskDepths?: boolean;
   /** True where searchDead answers through an index (PostgreSQL); elsewhere the suite checks NOT_SUPPORTED. */
   payloadIndex?: boolean;
+  /** False where cancel answers NOT_SUPPORTED (RabbitMQ, docs/rabbitmq.md#limits); the suite then checks that answer. */
+  cancellation?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {
@@ -74,6 +76,7 @@ export function startTestWorker(params: {
   pollIntervalMs: number;
   leaseMs?: number;
   paused?: PausedTasks | undefined;
+  maxSnoozes?: number;
 }): Worker {
   const byName = new Map(params.tasks.map((t) => [t.name, t]));
   const worker = new Worker({
@@ -87,6 +90,7 @@ export function startTestWorker(params: {
     backoffBaseMs: 50,
     pollIntervalMs: params.pollIntervalMs,
     defaultMaxAttempts: 3,
+    ...(params.maxSnoozes !== undefined ? { maxSnoozes: params.maxSnoozes } : {}),
     ...(params.paused ? { paused: params.paused } : {}),
   });
   worker.start();

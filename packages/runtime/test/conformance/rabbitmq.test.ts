@@ -1,5 +1,7 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeOutcomes } from "./outcomes.js";
+import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 
@@ -8,6 +10,7 @@ const rabbitmq: BackendFactory = {
   // A lease that runs out is handed back to the broker, which redelivers it; allow that round trip.
   leaseSlackMs: 100,
   perTaskDepths: false,
+  cancellation: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -23,3 +26,5 @@ const rabbitmq: BackendFactory = {
 
 describeProtocol(rabbitmq);
 describeWorker(rabbitmq);
+describeOutcomes(rabbitmq);
+describeCancellation(rabbitmq);
