@@ -36,6 +36,9 @@ export function describeCancellation(factory: BackendFactory): void {
       return;
     }
 
+    /** The backend finds a job by id in any state (all but RabbitMQ, which records cancellations blindly). */
+    const looksUp = factory.cancellation !== "recorded";
+
     it("cancels ready and scheduled jobs, which then never run", async () => {
       const ran: string[] = [];
       const t = defineTask("conf.cancel_me", async (_p, { job }) => {
@@ -49,15 +52,19 @@ export function describeCancellation(factory: BackendFactory): void {
       expect(await backend.cancel({ id: scheduled.id })).toEqual({ cancelled: true, state: JobState.cancelled });
       // Twice is harmless; an unknown id has no state.
       expect(await backend.cancel({ id: ready.id })).toEqual({ cancelled: false, state: JobState.cancelled });
-      expect(await backend.cancel({ id: "no-such-job" })).toEqual({ cancelled: false, state: null });
-      expect((await backend.getJob({ id: scheduled.id }))?.state).toBe(JobState.cancelled);
+      if (looksUp) {
+        expect(await backend.cancel({ id: "no-such-job" })).toEqual({ cancelled: false, state: null });
+        expect((await backend.getJob({ id: scheduled.id }))?.state).toBe(JobState.cancelled);
+      }
       startWorker([t]);
       await eventually("the job that was not cancelled", async () => ran.includes(kept.id));
       await sleep(300);
       expect(ran).toEqual([kept.id]);
-      expect((await backend.getJob({ id: ready.id }))?.state).toBe(JobState.cancelled);
-      const depths = await backend.depths();
-      expect(depths.ready + depths.scheduled + depths.running + depths.dead).toBe(0);
+      if (looksUp) expect((await backend.getJob({ id: ready.id }))?.state).toBe(JobState.cancelled);
+      await eventually("nothing left waiting", async () => {
+        const depths = await backend.depths();
+        return depths.ready + depths.scheduled + depths.running + depths.dead === 0;
+      });
     });
 
     it("aborts a running job's signal with reason \"cancelled\"; the job ends cancelled and is never retried", async () => {
@@ -81,11 +88,13 @@ export function describeCancellation(factory: BackendFactory): void {
       // Past two leases: neither a retry nor a lease expiry brings it back.
       await sleep(1_300);
       expect(runs).toBe(1);
-      expect((await backend.getJob({ id: job.id }))?.state).toBe(JobState.cancelled);
+      if (looksUp) expect((await backend.getJob({ id: job.id }))?.state).toBe(JobState.cancelled);
       expect((await backend.listDead({ limit: 5 })).length).toBe(0);
       const depths = await backend.depths();
       expect(depths.ready + depths.scheduled + depths.running).toBe(0);
     });
+
+    if (!looksUp) return;
 
     it("leaves a finished job as it is and says so", async () => {
       const t = defineTask("conf.quick", async () => undefined);

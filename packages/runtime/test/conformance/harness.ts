@@ -22,8 +22,12 @@ export interface BackendFactory {
   perTaskDepths?: boolean;
   /** True where searchDead answers through an index (PostgreSQL); elsewhere the suite checks NOT_SUPPORTED. */
   payloadIndex?: boolean;
-  /** False where cancel answers NOT_SUPPORTED (RabbitMQ, docs/rabbitmq.md#limits); the suite then checks that answer. */
-  cancellation?: boolean;
+  /**
+   * False where cancel answers NOT_SUPPORTED (RabbitMQ without a database); the suite then checks that answer.
+   * "recorded": cancellations are recorded beside the broker and applied at delivery (RabbitMQ with the database),
+   * which cannot look up a waiting job nor tell a finished one.
+   */
+  cancellation?: boolean | "recorded";
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

@@ -4,6 +4,8 @@ import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
+import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
+import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
 
 const rabbitmq: BackendFactory = {
   name: "rabbitmq",
@@ -28,3 +30,25 @@ describeProtocol(rabbitmq);
 describeWorker(rabbitmq);
 describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);
+
+/** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
+describeCancellation({
+  ...rabbitmq,
+  name: "rabbitmq with the database",
+  cancellation: "recorded",
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const schema = uniqueSchema("rmqcancel");
+    const database = await openTestDatabase({ schema });
+    const backend = await openBackend(queue, { cancellations: createSqlCancelStore({ db: database.sql, queue }) });
+    return {
+      backend,
+      async cleanup() {
+        await backend.close();
+        await dropQueue(queue);
+        await database.close();
+        await dropSchema(schema);
+      },
+    };
+  },
+});

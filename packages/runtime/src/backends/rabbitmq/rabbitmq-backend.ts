@@ -16,6 +16,7 @@ import {
   type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import type { CancelStore } from "../../core/cancel-store.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
@@ -47,6 +48,12 @@ export interface RabbitMqBackendOptions {
   heartbeatSeconds?: number;
   /** How many recently enqueued ids this process remembers to keep a repeated enqueue a no-op; default 100 000. */
   recentIds?: number;
+  /**
+   * Where cancellations are recorded (the service's database): without one, cancel answers NOT_SUPPORTED. Read
+   * every `cancelReadMs` (default 1 s); a cancelled job's message is dropped when delivered.
+   */
+  cancellations?: CancelStore;
+  cancelReadMs?: number;
   logger?: BackendLogger;
 }
 
@@ -79,6 +86,10 @@ export class RabbitMqBackend implements QueueBackend {
   private readonly connectTimeoutMs: number;
   private declared = false;
   private closing: Promise<void> | null = null;
+  /** Cancelled ids read from `options.cancellations`, and where the next read starts. */
+  private readonly cancelledIds = new Set<string>();
+  private cancelCursor: string | null = null;
+  private cancelTimer: NodeJS.Timeout | null = null;
 
   constructor(options: RabbitMqBackendOptions) {
     this.options = options;
@@ -118,6 +129,7 @@ export class RabbitMqBackend implements QueueBackend {
       names: this.names,
       logger: options.logger,
       repair: (arrival, message) => this.repair(arrival, message),
+      isCancelled: options.cancellations ? (id) => this.cancelledIds.has(id) : undefined,
     });
     this.dead = new DeadLetters(this.connection, this.names);
     this.recent = new RecentIds(options.recentIds ?? 100_000);
@@ -128,6 +140,25 @@ export class RabbitMqBackend implements QueueBackend {
       declareTopology(channels, this.names, this.shape),
     );
     this.declared = true;
+    if (this.options.cancellations && !this.cancelTimer) {
+      await this.readCancellations();
+      this.cancelTimer = setInterval(() => void this.readCancellations(), this.options.cancelReadMs ?? 1000);
+      this.cancelTimer.unref();
+    }
+  }
+
+  private async readCancellations(): Promise<void> {
+    const store = this.options.cancellations!;
+    try {
+      for (;;) {
+        const { ids, cursor } = await store.since({ after: this.cancelCursor, limit: 1000 });
+        for (const id of ids) this.cancelledIds.add(id);
+        this.cancelCursor = cursor;
+        if (ids.length < 1000) return;
+      }
+    } catch (error) {
+      this.options.logger?.warn("could not read cancelled jobs; trying again", { error: (error as Error).message });
+    }
   }
 
   close(): Promise<void> {
@@ -136,6 +167,7 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   private async shutdown(): Promise<void> {
+    if (this.cancelTimer) clearInterval(this.cancelTimer);
     const unclaimed = await this.consumer.close();
     if (unclaimed.length > 0) {
       // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
@@ -164,10 +196,20 @@ export class RabbitMqBackend implements QueueBackend {
     return this.consumer.claim(params);
   }
 
-  /** Nothing is ever cancelled here (see cancel). */
+  /** A held job that was cancelled is acked (dropped) here and reported; the rest have their lease extended. */
   async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
+    const cancelled: string[] = [];
+    if (this.cancelledIds.size > 0) {
+      for (const id of params.jobIds) {
+        if (!this.cancelledIds.has(id)) continue;
+        const delivery = this.consumer.takeById(params.workerId, id);
+        if (!delivery) continue;
+        this.consumer.ack(delivery);
+        cancelled.push(id);
+      }
+    }
     this.consumer.extend(params);
-    return { cancelled: [] };
+    return { cancelled };
   }
 
   async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -205,14 +247,23 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   /**
-   * A waiting message cannot be taken out of the middle of a RabbitMQ queue, and this backend keeps no store
-   * beside the broker where a cancellation could wait for the message to arrive (docs/rabbitmq.md#limits).
+   * A waiting message cannot be taken out of the middle of a RabbitMQ queue: the cancellation is recorded in the
+   * service's database instead, every process reads it within about a second, and the message is dropped when it
+   * is delivered; a running job's worker learns it at its next heartbeat. The broker cannot tell whether a job
+   * exists or has finished, so any id not already recorded answers `cancelled: true`. Without the database:
+   * NotSupportedError (docs/rabbitmq.md#cancelling-a-job).
    */
   async cancel({ id }: { id: string }): Promise<CancelResult> {
-    throw new NotSupportedError(`job ${id} cannot be cancelled: RabbitMQ cannot take a waiting message out of the middle of a queue`, {
-      hint: "cancel jobs on the postgres, redis or memory queue; on RabbitMQ a handler can check its own flag and return",
-      docs: `${DOCS}#limits`,
-    });
+    const store = this.options.cancellations;
+    if (!store) {
+      throw new NotSupportedError(`job ${id} cannot be cancelled: RabbitMQ cannot take a waiting message out of the middle of a queue, and this service has no database to record the cancellation in`, {
+        hint: `enable the "database" plugin: cancellations are then recorded in jfast_cancelled_jobs and applied when the message is delivered`,
+        docs: `${DOCS}#cancelling-a-job`,
+      });
+    }
+    const fresh = await store.record({ id });
+    this.cancelledIds.add(id);
+    return { cancelled: fresh, state: JobState.cancelled };
   }
 
   async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -306,7 +357,7 @@ export class RabbitMqBackend implements QueueBackend {
     if (running) {
       return {
         job: { ...structuredClone(running.json), attempts: running.json.attempts + 1 },
-        state: JobState.running,
+        state: this.cancelledIds.has(id) ? JobState.cancelled : JobState.running,
         lockedBy: running.workerId,
         lockedUntil: running.lockedUntil === null ? null : new Date(running.lockedUntil).toISOString(),
         diedAt: null,

@@ -10,3 +10,14 @@ ALTER TABLE jfast_jobs ADD COLUMN snoozes integer NOT NULL DEFAULT 0;
 ALTER TABLE jfast_jobs DROP CONSTRAINT jfast_jobs_state_check;
 ALTER TABLE jfast_jobs ADD CONSTRAINT jfast_jobs_state_check
   CHECK (state IN ('ready', 'running', 'completed', 'dead', 'cancelled')) NOT VALID;
+
+-- Cancellations a queue cannot apply to a job where it waits (RabbitMQ: a message cannot be taken out of the
+-- middle of a queue). Each process of the service reads the rows added since its last read, about once a
+-- second, and drops a cancelled job's message when it is delivered. seq orders them for that read.
+CREATE TABLE jfast_cancelled_jobs (
+  seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  queue        text NOT NULL,
+  id           text NOT NULL,
+  cancelled_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (queue, id)
+);
