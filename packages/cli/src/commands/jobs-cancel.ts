@@ -10,8 +10,8 @@ export default defineCommand({
   description: `
 Cancels jobs by id. A ready or scheduled job becomes cancelled and never runs. A running job becomes cancelled
 at once; its handler sees its signal aborted with reason "cancelled" at its worker's next heartbeat, and it is
-never retried. A job that already finished is left as it is. PostgreSQL and Redis; RabbitMQ cannot take a
-waiting message out of a queue and refuses (NOT_SUPPORTED).
+never retried. A job that already finished is left as it is. PostgreSQL and Redis; RabbitMQ with the database
+plugin (the cancellation is recorded and applied when the message is delivered), else NOT_SUPPORTED.
 
 Exit codes: 0 every id was cancelled; 1 some ids are unknown or already finished (the others were cancelled);
 2 usage error.`,

@@ -14,7 +14,7 @@ export interface QueueProvider {
   /**
    * Cancels a job (docs/tasks.md#cancelling-a-job): a waiting one never runs; a running one's handler sees its
    * `signal` aborted with reason "cancelled" at its worker's next heartbeat, and the job ends `cancelled`.
-   * RabbitMQ: NotSupportedError.
+   * RabbitMQ: recorded in the database and applied at delivery; without a database NotSupportedError.
    */
   cancel(id: string): Promise<CancelResult>;
   /** Fills in what the caller left to configuration (max attempts). */
