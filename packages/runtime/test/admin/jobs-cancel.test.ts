@@ -42,6 +42,30 @@ describe("admin jobs.cancel", () => {
     expect(audit[2]).toMatchObject({ actor: "alice", role: "operator", ids: [job.id], outcome: { cancelled: true, state: "cancelled" } });
   });
 
+  it("rabbitmq with the database: the cancellation is recorded for the message's delivery", async () => {
+    const { AMQP_URL, uniqueQueue, dropQueue } = await import("../rabbitmq/rabbitmq-test-env.js");
+    const name = uniqueQueue("admin");
+    const schema = uniqueSchema("admin");
+    const app = await startAdminApp({
+      setup: async () => ({
+        plugins: ["database", "queue"],
+        sections: `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${name}"\n${QUEUE_TUNING}`,
+        cleanup: async () => {
+          await dropQueue(name);
+          await dropSchema(schema);
+        },
+      }),
+    });
+    apps.push(app);
+    const job = new Job({ task: "billing.charge", payload: { invoice: "in_2" }, delayMs: 60_000 });
+    await app.jfast.require<{ enqueue(job: Job): Promise<unknown> }>("queue").enqueue(job);
+    const done = await call(app.jfast, "jobs.cancel", { token: OPERATOR, input: { id: job.id }, mutation: true });
+    expect(done.status).toBe(200);
+    expect(done.data).toEqual({ id: job.id, cancelled: true, state: "cancelled" });
+    const again = await call(app.jfast, "jobs.cancel", { token: OPERATOR, input: { id: job.id }, mutation: true });
+    expect(again.data).toEqual({ id: job.id, cancelled: false, state: "cancelled" });
+  });
+
   it("rabbitmq: METHOD_NOT_SUPPORTED, saying why", async () => {
     const { AMQP_URL, uniqueQueue, dropQueue } = await import("../rabbitmq/rabbitmq-test-env.js");
     const name = uniqueQueue("admin");
