@@ -15,9 +15,10 @@ ALTER TABLE jfast_jobs ADD CONSTRAINT jfast_jobs_state_check
 -- middle of a queue). Each process of the service reads the rows added since its last read, about once a
 -- second, and drops a cancelled job's message when it is delivered. seq orders them for that read.
 CREATE TABLE jfast_cancelled_jobs (
-  seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   queue        text NOT NULL,
   id           text NOT NULL,
+  seq          bigint GENERATED ALWAYS AS IDENTITY,
   cancelled_at timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (queue, id)
+  PRIMARY KEY (queue, id)
 );
+CREATE INDEX jfast_cancelled_jobs_seq_idx ON jfast_cancelled_jobs (queue, seq);
