@@ -339,6 +339,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         backoffBaseMs: config.queue.backoffBaseMs,
         pollIntervalMs: config.queue.pollIntervalMs,
         defaultMaxAttempts: config.queue.maxAttempts,
+        maxSnoozes: config.queue.maxSnoozes,
         observer: control?.observe(metrics) ?? metrics,
         ...(queue.pauses ? { paused: queue.pauses } : {}),
         ...(workerOptions.workerId ? { workerId: workerOptions.workerId } : {}),
@@ -407,7 +408,10 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       // come back within about that timeout.
       const { createRabbitMqBackend } = await import("./backends/rabbitmq/rabbitmq-backend.js");
       const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil(queue.visibilityTimeoutMs / 2000)));
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger });
+      // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
+      const { createSqlCancelStore } = await import("./queue/cancel-stores.js");
+      const cancellations = database ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }) } : {};
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...cancellations });
     }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {

@@ -6,7 +6,7 @@ import { Badge } from "./badge";
 import { EmptyState, ErrorState, Loading } from "./empty-state";
 import { RelativeTime } from "./time";
 
-const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad" } as const;
+const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
 
 /** One job: where it stands, its payload (redacted by the service), and every attempt's error with its stack. */
 export function JobDetail({ service, id }: { service: string; id: string }) {

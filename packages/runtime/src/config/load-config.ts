@@ -31,6 +31,7 @@ export interface QueueConfig {
   maxPayloadBytes: number;
   /** PostgreSQL: a completed job's row stays (true) or is deleted on completion (false). */
   keepCompleted: boolean;
+  maxSnoozes: number;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
   /** Redis: `url` lists seed nodes of a Redis Cluster. */
@@ -236,6 +237,7 @@ export function resolveConfig(params: {
       scheduler: queueRaw.scheduler,
       maxPayloadBytes: queueRaw.max_payload_bytes,
       keepCompleted: queueRaw.keep_completed,
+      maxSnoozes: queueRaw.max_snoozes,
       prefetch: queueRaw.prefetch ?? null,
       cluster: queueRaw.cluster,
       waitReplicas: queueRaw.wait_replicas,

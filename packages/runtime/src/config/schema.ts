@@ -42,6 +42,8 @@ export const queueSchema = z
           wait_replicas: z.number().int().min(0).max(10).default(0),
           /** Redis: how long WAIT may take (seconds) before the write fails as not replicated. */
           wait_timeout: seconds.default(1),
+          /** How many times one job may snooze (`return snooze(ms)`) before it is dead-lettered. */
+          max_snoozes: z.number().int().min(0).default(100),
         });
 
 export const configSchema = z.strictObject({

@@ -1,15 +1,17 @@
 /**
  * The lifecycle of a job. One list, used by every backend.
- *  - ready:     claimable once `availableAt` has passed (a delayed or backing-off job is `ready` with a future time)
+ *  - ready:     claimable once `availableAt` has passed (a delayed, backing-off or snoozed job is `ready` with a future time)
  *  - running:   claimed by a worker, leased until `lockedUntil`; an expired lease makes it claimable again
  *  - completed: the handler returned
- *  - dead:      exhausted its attempts, had no handler, or its worker was lost too often
+ *  - dead:      exhausted its attempts, threw PermanentError, had no handler, or its worker was lost too often
+ *  - cancelled: cancelled through the queue (`queue.cancel(id)`); never claimed again, never retried
  */
 export const JobState = {
   ready: "ready",
   running: "running",
   completed: "completed",
   dead: "dead",
+  cancelled: "cancelled",
 } as const;
 
 export type JobState = (typeof JobState)[keyof typeof JobState];

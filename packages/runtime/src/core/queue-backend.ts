@@ -12,7 +12,9 @@ import type { ThroughputStore } from "./throughput.js";
  *  - `claim` leases jobs for `leaseMs` and counts the attempt (attempts + 1) before the handler runs, so an
  *    attempt whose worker vanishes is never free. An expired lease makes the job claimable again; if that
  *    lost attempt was its last, claiming sets it dead with reason "worker lost" instead.
- *  - exactly one of `complete`, `retry`, `kill` or `release` ends a claim. `release` gives the attempt back.
+ *  - exactly one of `complete`, `retry`, `kill`, `release` or `snooze` ends a claim. `release` and `snooze` give the
+ *    attempt back.
+ *  - `cancel` ends a job for good whatever it is doing; a running one's worker learns it from its next heartbeat.
  *  - `enqueue` with an id that already exists is a no-op (how events and schedules stay idempotent).
  */
 /**
@@ -46,8 +48,11 @@ export interface QueueBackend {
   close(): Promise<void>;
   enqueue(params: { jobs: Job[] }): Promise<EnqueueResult>;
   claim(params: ClaimParams): Promise<Job[]>;
-  /** Heartbeat: pushes the lease of jobs this worker still runs. */
-  extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void>;
+  /**
+   * Heartbeat: pushes the lease of jobs this worker still runs, and tells which of them were cancelled meanwhile
+   * (their handlers' signals are then aborted with reason "cancelled").
+   */
+  extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport>;
   complete(params: { workerId: string; job: Job }): Promise<void>;
   /** Records the failed attempt and makes the job claimable again at `availableAt`. */
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
@@ -58,6 +63,20 @@ export interface QueueBackend {
    * task's jobs a backend could not filter at claim, handed back claimable again at `availableAt` (default now).
    */
   release(params: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void>;
+  /**
+   * The handler returned `snooze(ms)`: like `release` of one job at `availableAt` (the attempt given back), with
+   * the job's snooze count raised by one — unless it already reached `maxSnoozes`, then the job is left as it is
+   * (still this worker's) and `snoozed` is false; the worker then dead-letters it. Also false when the job is no
+   * longer this worker's.
+   */
+  snooze(params: SnoozeParams): Promise<{ snoozed: boolean }>;
+  /**
+   * Cancels a job: a ready or scheduled one becomes `cancelled` and is never claimed; a running one becomes
+   * `cancelled` at once too (no outcome its worker writes afterwards changes it, no lease expiry revives it) and
+   * its worker learns it through extendLeases. A finished job is left as it is (`cancelled: false`, its state).
+   * A backend that cannot find a waiting job to cancel throws NotSupportedError.
+   */
+  cancel(params: { id: string }): Promise<CancelResult>;
   /**
    * Resolves when work may be available (a wake-up, a delayed job coming due) or after `timeoutMs`,
    * whichever is first, or when `signal` aborts. Never busy-waits. A wake-up is a hint, not a promise:
@@ -127,6 +146,26 @@ export interface ClaimParams {
    * may push to it, the worker's prefetch target (docs/worker.md#concurrency). Other backends ignore it.
    */
   pushAhead?: number;
+}
+
+export interface SnoozeParams {
+  workerId: string;
+  job: Job;
+  availableAt: Date;
+  /** `[plugin.queue] max_snoozes`: the snoozes a job may have had before this one. */
+  maxSnoozes: number;
+}
+
+export interface LeaseReport {
+  /** Ids among the heartbeat's jobs that were cancelled. */
+  cancelled: string[];
+}
+
+export interface CancelResult {
+  /** True when this call cancelled the job (it was ready, scheduled or running). */
+  cancelled: boolean;
+  /** The job's state after the call; null when there is no such job. */
+  state: JobState | null;
 }
 
 export interface EnqueueResult {

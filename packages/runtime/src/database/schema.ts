@@ -18,8 +18,10 @@ export const jfastJobs = pgTable(
     queue: text("queue").notNull(),
     task: text("task").notNull(),
     payload: json("payload").notNull(),
-    state: text("state", { enum: ["ready", "running", "completed", "dead"] }).notNull().default("ready"),
+    state: text("state", { enum: ["ready", "running", "completed", "dead", "cancelled"] }).notNull().default("ready"),
     attempts: integer("attempts").notNull().default(0),
+    /** Times the job returned snooze(ms) (a snooze gives its attempt back, so attempts cannot count them). */
+    snoozes: integer("snoozes").notNull().default(0),
     maxAttempts: integer("max_attempts"),
     availableAt: timestamptz("available_at").notNull().defaultNow(),
     createdAt: timestamptz("created_at").notNull().defaultNow(),
@@ -34,12 +36,12 @@ export const jfastJobs = pgTable(
     finishedAt: timestamptz("finished_at"),
     diedAt: timestamptz("died_at"),
     /** 'open' for a ready or running job, else its state: what the indexes read, so a claim changes no indexed column. */
-    phase: text("phase", { enum: ["open", "completed", "dead"] })
+    phase: text("phase", { enum: ["open", "completed", "dead", "cancelled"] })
       .notNull()
       .generatedAlwaysAs(sql`CASE WHEN state IN ('ready', 'running') THEN 'open' ELSE state END`),
   },
   (t) => [
-    check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead')`),
+    check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead', 'cancelled')`),
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
@@ -125,6 +127,18 @@ export const jfastAdminAudit = pgTable(
   (t) => [index("jfast_admin_audit_at_idx").on(t.at.desc(), t.id.desc())],
 );
 
+/** Cancellations a RabbitMQ queue applies when the message is delivered (migration 0017). */
+export const jfastCancelledJobs = pgTable(
+  "jfast_cancelled_jobs",
+  {
+    queue: text("queue").notNull(),
+    id: text("id").notNull(),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    cancelledAt: timestamptz("cancelled_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.id] }), index("jfast_cancelled_jobs_seq_idx").on(t.queue, t.seq)],
+);
+
 export const jfastPausedTasks = pgTable(
   "jfast_paused_tasks",
   {
@@ -166,6 +180,7 @@ export const jfastTables = {
   jfast_schedules: jfastSchedules,
   jfast_admin_audit: jfastAdminAudit,
   jfast_paused_tasks: jfastPausedTasks,
+  jfast_cancelled_jobs: jfastCancelledJobs,
   jfast_throughput: jfastThroughput,
   jfast_migrations: jfastMigrations,
 } as const;

@@ -1,5 +1,5 @@
 import { Job } from "../core/job.js";
-import type { Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
+import type { CancelResult, Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { PausedTasks } from "./paused-tasks.js";
@@ -11,6 +11,12 @@ export interface QueueProvider {
   readonly name: string;
   enqueue(job: Job | Job[]): Promise<EnqueueResult>;
   depths(): Promise<Depths>;
+  /**
+   * Cancels a job (docs/tasks.md#cancelling-a-job): a waiting one never runs; a running one's handler sees its
+   * `signal` aborted with reason "cancelled" at its worker's next heartbeat, and the job ends `cancelled`.
+   * RabbitMQ: recorded in the database and applied at delivery; without a database NotSupportedError.
+   */
+  cancel(id: string): Promise<CancelResult>;
   /** Fills in what the caller left to configuration (max attempts). */
   prepare(job: Job): Job;
   /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
@@ -50,6 +56,7 @@ export function createQueueProvider(params: {
       return backend.enqueue({ jobs });
     },
     depths: () => backend.depths(),
+    cancel: (id) => backend.cancel({ id }),
   };
 }
 

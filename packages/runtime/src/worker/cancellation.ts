@@ -1,10 +1,10 @@
 import type { Cancellation } from "../core/task.js";
 
 /**
- * How one attempt is cancelled (its timeout passed, or the worker shut down past its grace period). The
- * handler sees it as `signal`. Making an AbortSignal costs more than running a no-op job and most handlers
- * never look at theirs, so the signal is made on first use; one made after the abort is already aborted,
- * with the same reason.
+ * How one attempt is cancelled (its timeout passed, the worker shut down past its grace period, or the job was
+ * cancelled through the queue). The handler sees it as `signal`. Making an AbortSignal costs more than running a
+ * no-op job and most handlers never look at theirs, so the signal is made on first use; one made after the abort
+ * is already aborted, with the same reason.
  */
 export class AttemptCancellation implements Cancellation {
   private controller: AbortController | null = null;
@@ -32,7 +32,7 @@ export class AttemptCancellation implements Cancellation {
    * Calls `onFulfilled` when `work` resolves or `onRejected` with its error — or with the abort's reason as soon
    * as the attempt is aborted — whichever comes first, once.
    */
-  whenSettled(work: Promise<unknown>, onFulfilled: () => void, onRejected: (error: unknown) => void): void {
+  whenSettled(work: Promise<unknown>, onFulfilled: (value: unknown) => void, onRejected: (error: unknown) => void): void {
     if (this.fired) {
       work.catch(() => undefined);
       const reason = this.reason;
@@ -46,11 +46,11 @@ export class AttemptCancellation implements Cancellation {
       onRejected(reason);
     };
     work.then(
-      () => {
+      (value) => {
         if (settled) return;
         settled = true;
         this.onAbort = null;
-        onFulfilled();
+        onFulfilled(value);
       },
       (error: unknown) => {
         if (settled) return;

@@ -3,11 +3,13 @@ import { hostname } from "node:os";
 import { backoffDelayMs } from "../core/backoff.js";
 import { MAX_CONCURRENCY } from "../core/concurrency.js";
 import { errorToAttempt, type AttemptError, type Job } from "../core/job.js";
+import { CANCELLED, Snooze, TOO_MANY_SNOOZES } from "../core/outcome.js";
 import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
 import { ConfigError, JobTimeoutError } from "../errors/jfast-error.js";
+import { PermanentError } from "../errors/permanent-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { AttemptObserver } from "../observability/metrics.js";
 import { AttemptCancellation } from "./cancellation.js";
@@ -27,6 +29,8 @@ export interface WorkerOptions {
   /** Slow safety net: how long an idle worker waits for a wake-up before claiming anyway. */
   pollIntervalMs: number;
   defaultMaxAttempts: number;
+  /** `[plugin.queue] max_snoozes`: past this many snoozes a job is dead-lettered (default 100). */
+  maxSnoozes?: number;
   workerId?: string;
   /** Told of each claim and each attempt's outcome (the /metrics counters and histograms). */
   observer?: AttemptObserver;
@@ -47,7 +51,10 @@ export interface WorkerOptions {
 interface Running {
   job: Job;
   cancellation: AttemptCancellation;
-  /** Set when shutdown gave up on it: its outcome is ignored, it was released. */
+  /**
+   * Set when shutdown gave up on it (it was released) or the job was cancelled through the queue (the backend
+   * already holds it cancelled): its outcome is ignored.
+   */
   cancelled: boolean;
 }
 
@@ -457,16 +464,21 @@ export class Worker {
     }
     cancellation.whenSettled(
       work,
-      () => this.succeeded(entry, timer, startedAt),
+      (value) => this.succeeded(entry, timer, startedAt, value),
       (error) => this.failed(entry, definition, timer, startedAt, error),
     );
   }
 
-  private succeeded(entry: Running, timer: NodeJS.Timeout | undefined, startedAt: number): void {
+  private succeeded(entry: Running, timer: NodeJS.Timeout | undefined, startedAt: number, value: unknown): void {
     try {
       clearTimeout(timer);
       const durationMs = performance.now() - startedAt;
       const { job } = entry;
+      if (value instanceof Snooze) {
+        this.snoozed(entry, value);
+        this.finish(entry);
+        return;
+      }
       this.settle(entry, () => this.options.backend.complete({ workerId: this.id, job }));
       if (!entry.cancelled) this.options.observer?.finished(job, "ok", durationMs);
       this.finish(entry);
@@ -485,12 +497,42 @@ export class Worker {
     }
   }
 
+  /**
+   * The handler returned snooze(ms): the job comes back after ms with its attempt given back, unless it has
+   * snoozed max_snoozes times already; the backend checks that against its own count, atomically.
+   */
+  private snoozed(entry: Running, value: Snooze): void {
+    if (entry.cancelled) return;
+    const { job } = entry;
+    const { backend, logger } = this.options;
+    const maxSnoozes = this.options.maxSnoozes ?? 100;
+    const availableAt = new Date(Date.now() + value.ms);
+    const error: AttemptError = {
+      attempt: job.attempts,
+      at: new Date().toISOString(),
+      class: "SnoozeLimit",
+      message: `"${job.task}" snoozed ${maxSnoozes} times, the most [plugin.queue] max_snoozes allows; it was dead-lettered`,
+      reason: TOO_MANY_SNOOZES,
+    };
+    this.settle(entry, async () => {
+      const { snoozed } = await backend.snooze({ workerId: this.id, job, availableAt, maxSnoozes });
+      if (snoozed) return;
+      // Refused: the limit was reached, or the job is no longer this worker's (then kill changes nothing either).
+      await backend.kill({ workerId: this.id, job, error });
+      withJob(job, () => logger.error("job snoozed too often; dead-lettered", { max_snoozes: maxSnoozes }));
+    });
+  }
+
   private recordFailure(entry: Running, definition: TaskDefinition, durationMs: number, error: unknown): void {
     const { job } = entry;
     const { backend, logger, observer } = this.options;
     const maxAttempts = job.maxAttempts ?? definition.options.maxAttempts ?? this.options.defaultMaxAttempts;
     const attempt = errorToAttempt(error, job.attempts, error instanceof JobTimeoutError ? "timeout" : undefined);
-    if (job.attempts >= maxAttempts) {
+    if (error instanceof PermanentError) {
+      this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
+      observer?.finished(job, "dead", durationMs);
+      withJob(job, () => logger.error("job failed permanently (PermanentError); dead-lettered without a retry", { error }));
+    } else if (job.attempts >= maxAttempts) {
       this.settle(entry, () => backend.kill({ workerId: this.id, job, error: attempt }));
       observer?.finished(job, "dead", durationMs);
       withJob(job, () => logger.error("job failed for the last time; dead-lettered", { error, max_attempts: maxAttempts }));
@@ -537,9 +579,27 @@ export class Worker {
     ];
     if (ids.length === 0) return;
     try {
-      await this.options.backend.extendLeases({ workerId: this.id, jobIds: ids, leaseMs: this.options.leaseMs });
+      const { cancelled } = await this.options.backend.extendLeases({ workerId: this.id, jobIds: ids, leaseMs: this.options.leaseMs });
+      if (cancelled.length > 0) this.cancelJobs(cancelled);
     } catch (error) {
       this.options.logger.warn("heartbeat failed", { error });
+    }
+  }
+
+  /**
+   * Jobs cancelled through the queue while this worker held them (the backend holds them cancelled already):
+   * a running one's signal is aborted with reason "cancelled" and its outcome ignored; a buffered one is dropped.
+   */
+  private cancelJobs(ids: string[]): void {
+    const cancelled = new Set(ids);
+    const kept = this.buffer.filter((job) => !cancelled.has(job.id));
+    if (kept.length < this.buffer.length) this.buffer.splice(0, this.buffer.length, ...kept);
+    for (const id of ids) {
+      const entry = this.running.get(id);
+      if (!entry || entry.cancelled) continue;
+      entry.cancelled = true;
+      withJob(entry.job, () => this.options.logger.info("job cancelled while running; its handler's signal is aborted"));
+      entry.cancellation.abort(CANCELLED);
     }
   }
 }

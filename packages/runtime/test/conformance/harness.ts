@@ -22,6 +22,12 @@ export interface BackendFactory {
   perTaskDepths?: boolean;
   /** True where searchDead answers through an index (PostgreSQL); elsewhere the suite checks NOT_SUPPORTED. */
   payloadIndex?: boolean;
+  /**
+   * False where cancel answers NOT_SUPPORTED (RabbitMQ without a database); the suite then checks that answer.
+   * "recorded": cancellations are recorded beside the broker and applied at delivery (RabbitMQ with the database),
+   * which cannot look up a waiting job nor tell a finished one.
+   */
+  cancellation?: boolean | "recorded";
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {
@@ -74,6 +80,7 @@ export function startTestWorker(params: {
   pollIntervalMs: number;
   leaseMs?: number;
   paused?: PausedTasks | undefined;
+  maxSnoozes?: number;
 }): Worker {
   const byName = new Map(params.tasks.map((t) => [t.name, t]));
   const worker = new Worker({
@@ -87,6 +94,7 @@ export function startTestWorker(params: {
     backoffBaseMs: 50,
     pollIntervalMs: params.pollIntervalMs,
     defaultMaxAttempts: 3,
+    ...(params.maxSnoozes !== undefined ? { maxSnoozes: params.maxSnoozes } : {}),
     ...(params.paused ? { paused: params.paused } : {}),
   });
   worker.start();

@@ -1,6 +1,8 @@
 import { createMemoryBackend } from "../../src/backends/memory/memory-backend.js";
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeOutcomes } from "./outcomes.js";
+import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -14,3 +16,5 @@ const memory: BackendFactory = {
 
 describeProtocol(memory);
 describeWorker(memory);
+describeOutcomes(memory);
+describeCancellation(memory);

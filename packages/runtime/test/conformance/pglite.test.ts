@@ -5,6 +5,8 @@ import { migrate } from "../../src/database/migrate.js";
 import { createPgliteDatabase, wrapPglite } from "../../src/database/pglite-database.js";
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeOutcomes } from "./outcomes.js";
+import { describeCancellation } from "./cancellation.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 import type { BackendFactory } from "./harness.js";
 
@@ -55,3 +57,5 @@ const pglite: BackendFactory = {
 
 describeProtocol(pglite);
 describeWorker(pglite);
+describeOutcomes(pglite);
+describeCancellation(pglite);

@@ -1,5 +1,7 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeOutcomes } from "./outcomes.js";
+import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
 import { openTestBackend } from "../postgres/pg-test-env.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -16,6 +18,8 @@ const postgres: BackendFactory = {
 
 describeProtocol(postgres);
 describeWorker(postgres);
+describeOutcomes(postgres);
+describeCancellation(postgres);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

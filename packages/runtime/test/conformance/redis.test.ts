@@ -1,5 +1,7 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeOutcomes } from "./outcomes.js";
+import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 
@@ -20,3 +22,5 @@ const redis: BackendFactory = {
 
 describeProtocol(redis);
 describeWorker(redis);
+describeOutcomes(redis);
+describeCancellation(redis);

@@ -2,10 +2,11 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Redaction } from "../redact.js";
 import { JobState } from "../../core/job-state.js";
-import type { DeadJob } from "../../core/queue-backend.js";
+import type { CancelResult, DeadJob } from "../../core/queue-backend.js";
+import { auditedCall } from "../audit-call.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
-import { backendCall } from "../queue-access.js";
-import { router, viewerProcedure } from "../trpc.js";
+import { backendCall, requireQueue } from "../queue-access.js";
+import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
@@ -19,7 +20,7 @@ const searchInput = z.strictObject({
   id: z.string().min(1).max(200).optional(),
   task: z.string().min(1).max(200).optional(),
   tenant: z.string().min(1).max(200).optional(),
-  state: z.enum([JobState.ready, JobState.running, JobState.completed, JobState.dead]).optional(),
+  state: z.enum([JobState.ready, JobState.running, JobState.completed, JobState.dead, JobState.cancelled]).optional(),
   payload: z.strictObject({ path: pathSchema, equals: z.union([z.string().max(500), z.number(), z.boolean()]) }).optional(),
   limit: z.number().int().min(1).max(100).default(50),
   cursor: z.string().max(200).optional(),
@@ -36,6 +37,30 @@ export interface JobSearchView {
 }
 
 export const jobsRouter = router({
+  /**
+   * Cancels a waiting or running job (docs/admin-api.md#cancelling-a-job). Audited. NOT_FOUND for an unknown id;
+   * METHOD_NOT_SUPPORTED where the backend cannot cancel (RabbitMQ).
+   */
+  cancel: operatorProcedure
+    .input(z.strictObject({ id: z.string().min(1).max(200) }))
+    .mutation(async ({ ctx, input }): Promise<CancelResult & { id: string }> => {
+      const queue = requireQueue(ctx.sources);
+      const result = await auditedCall(
+        ctx,
+        { action: "jobs.cancel", ids: [input.id], filter: null },
+        () =>
+          backendCall(queue, "cancelling the job", () => queue.cancel(input.id)).catch((error: unknown) => {
+            if (causeCode(error) === "NOT_SUPPORTED") {
+              throw new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: ((error as TRPCError).cause as Error).message, cause: (error as TRPCError).cause });
+            }
+            throw error;
+          }),
+        (r) => ({ cancelled: r.cancelled, state: r.state }),
+      );
+      if (result.state === null) throw new TRPCError({ code: "NOT_FOUND", message: `no job with id ${input.id}` });
+      return { id: input.id, ...result };
+    }),
+
   /** One job in any state, with its payload (redacted) and every attempt's error and stack. Also "search by id". */
   get: viewerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(200) }))

@@ -3,13 +3,16 @@ import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
   workerLostError,
+  type CancelResult,
   type ClaimParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
   type JobInfo,
+  type LeaseReport,
   type QueueBackend,
   type RetryDeadParams,
+  type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
@@ -21,6 +24,8 @@ interface Entry {
   lockedUntil: number | null;
   diedAt: number | null;
   seq: number;
+  /** Times the job returned snooze(ms) (kept beside the job, like the other backends' column, field or header). */
+  snoozes: number;
 }
 
 /**
@@ -54,6 +59,7 @@ export class MemoryBackend implements QueueBackend {
         lockedUntil: null,
         diedAt: null,
         seq: this.seq++,
+        snoozes: 0,
       });
       inserted.push(job.id);
     }
@@ -92,12 +98,15 @@ export class MemoryBackend implements QueueBackend {
     return claimed;
   }
 
-  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
     const until = Date.now() + leaseMs;
+    const cancelled: string[] = [];
     for (const id of jobIds) {
       const entry = this.entries.get(id);
       if (entry && entry.state === JobState.running && entry.lockedBy === workerId) entry.lockedUntil = until;
+      else if (entry && entry.state === JobState.cancelled && entry.lockedBy === workerId) cancelled.push(id);
     }
+    return { cancelled };
   }
 
   async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -137,6 +146,30 @@ export class MemoryBackend implements QueueBackend {
       entry.lockedUntil = null;
     }
     this.wake();
+  }
+
+  async snooze({ workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+    const entry = this.owned(job.id, workerId);
+    if (!entry || entry.snoozes >= maxSnoozes) return { snoozed: false };
+    entry.snoozes += 1;
+    entry.state = JobState.ready;
+    entry.json.attempts = Math.max(0, entry.json.attempts - 1);
+    entry.json.availableAt = availableAt.toISOString();
+    entry.lockedBy = null;
+    entry.lockedUntil = null;
+    this.wake();
+    return { snoozed: true };
+  }
+
+  /** A running job keeps `lockedBy` so that its worker's next heartbeat learns of the cancellation. */
+  async cancel({ id }: { id: string }): Promise<CancelResult> {
+    const entry = this.entries.get(id);
+    if (!entry) return { cancelled: false, state: null };
+    if (entry.state !== JobState.ready && entry.state !== JobState.running) return { cancelled: false, state: entry.state };
+    if (entry.state === JobState.ready) entry.lockedBy = null;
+    entry.state = JobState.cancelled;
+    entry.lockedUntil = null;
+    return { cancelled: true, state: JobState.cancelled };
   }
 
   waitForWork({ signal, timeoutMs, pausedTasks = [] }: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void> {
@@ -203,7 +236,7 @@ export class MemoryBackend implements QueueBackend {
     const now = Date.now();
     const tasks: Record<string, Depths> = {};
     for (const e of this.entries.values()) {
-      if (e.state === JobState.completed) continue;
+      if (e.state === JobState.completed || e.state === JobState.cancelled) continue;
       if (params.tenantId !== undefined && e.json.tenantId !== params.tenantId) continue;
       const depths = (tasks[e.json.task] ??= { ready: 0, scheduled: 0, running: 0, dead: 0 });
       if (e.state === JobState.ready) {

@@ -23,6 +23,8 @@ export const SQL = {
   retry: loadSql("retry"),
   kill: loadSql("kill"),
   release: loadSql("release"),
+  snooze: loadSql("snooze"),
+  cancel: loadSql("cancel"),
   nextDue: loadSql("next-due"),
   depths: loadSql("depths"),
   depthsByTask: loadSql("depths-by-task"),

@@ -1,18 +1,21 @@
 import { claimedCopy, errorToAttempt, firstHandOff, Job, type AttemptError } from "../../core/job.js";
 import { reserveSlots } from "../../core/slot-offers.js";
-import type { JobState } from "../../core/job-state.js";
+import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
   workerLostError,
+  type CancelResult,
   type ClaimParams,
   type DeadJob,
   type DeadSearch,
   type Depths,
   type EnqueueResult,
   type JobInfo,
+  type LeaseReport,
   type QueueBackend,
   type RetryDeadParams,
   type SlotOffer,
+  type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
@@ -289,9 +292,12 @@ export class PostgresBackend implements QueueBackend {
     }
   }
 
-  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
-    if (jobIds.length === 0) return;
-    await this.run("extendLeases", () => this.db.query(SQL.extendLeases, [jobIds, workerId, leaseMs], PREPARED.extendLeases));
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
+    if (jobIds.length === 0) return { cancelled: [] };
+    const rows = await this.run("extendLeases", () =>
+      this.db.query<{ id: string }>(SQL.extendLeases, [jobIds, workerId, leaseMs], PREPARED.extendLeases),
+    );
+    return { cancelled: rows.map((r) => r.id) };
   }
 
   complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -313,6 +319,20 @@ export class PostgresBackend implements QueueBackend {
     await this.run("release", () =>
       this.db.query(SQL.release, [jobs.map((j) => j.id), workerId, this.channel, availableAt?.toISOString() ?? null]),
     );
+  }
+
+  async snooze({ workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+    const rows = await this.run("snooze", () =>
+      this.db.query(SQL.snooze, [job.id, workerId, availableAt.toISOString(), maxSnoozes, this.channel]),
+    );
+    return { snoozed: rows.length > 0 };
+  }
+
+  async cancel({ id }: { id: string }): Promise<CancelResult> {
+    const rows = await this.run("cancel", () => this.db.query(SQL.cancel, [this.queue, id]));
+    if (rows.length > 0) return { cancelled: true, state: JobState.cancelled };
+    const info = await this.getJob({ id });
+    return { cancelled: false, state: info?.state ?? null };
   }
 
   /**

@@ -43,6 +43,8 @@ export interface ConsumerOptions {
    * replaces it. Resolves when the original may be acked; a rejection leaves it to be delivered again.
    */
   repair: (arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage) => Promise<void>;
+  /** A job cancelled while its message waited: acked and dropped instead of handed out. */
+  isCancelled?: ((id: string) => boolean) | undefined;
   logger?: BackendLogger | undefined;
 }
 
@@ -114,6 +116,10 @@ export class Consumer {
     while (jobs.length < params.limit && this.buffer.length > 0) {
       const delivery = this.buffer.shift()!;
       if (!delivery.sub.alive) continue;
+      if (this.options.isCancelled?.(delivery.json.id)) {
+        this.ack(delivery);
+        continue;
+      }
       delivery.workerId = params.workerId;
       this.lease(delivery, now + params.leaseMs, params.leaseMs);
       this.held.add(delivery);
@@ -139,6 +145,14 @@ export class Consumer {
   take(workerId: string, job: Job): Delivery | null {
     const delivery = this.byJob.get(job) ?? [...this.held].find((d) => d.json.id === job.id && d.workerId === workerId);
     if (!delivery || delivery.settled || delivery.workerId !== workerId || !delivery.sub.alive) return null;
+    this.settle(delivery);
+    return delivery;
+  }
+
+  /** take() by job id: a delivery this worker holds, for an outcome decided without the Job (a cancellation). */
+  takeById(workerId: string, id: string): Delivery | null {
+    const delivery = [...this.held].find((d) => d.json.id === id && d.workerId === workerId && !d.settled);
+    if (!delivery || !delivery.sub.alive) return null;
     this.settle(delivery);
     return delivery;
   }

@@ -21,6 +21,8 @@ export interface EncodeExtras {
   dueAt?: number;
   /** Epoch ms; only on dead letters. */
   diedAt?: number;
+  /** Times the job snoozed; written when above 0 (see Header.snoozes). */
+  snoozes?: number;
 }
 
 /**
@@ -45,12 +47,13 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
   // A job's first publish (nothing spent, no long delay) carries no headers: the task is in `type` and the
   // attempts are 0. A header table costs the broker about as much as the rest of the message, and a bulk
   // enqueue is made of first publishes; headers are for the messages an operator inspects.
-  if (json.attempts > 0 || extras.dueAt !== undefined || extras.diedAt !== undefined) {
+  if (json.attempts > 0 || extras.dueAt !== undefined || extras.diedAt !== undefined || (extras.snoozes ?? 0) > 0) {
     const headers: Record<string, unknown> = {
       [Header.attempts]: json.attempts,
       [Header.task]: json.task,
     };
     if (extras.dueAt !== undefined) headers[Header.dueAt] = extras.dueAt;
+    if ((extras.snoozes ?? 0) > 0) headers[Header.snoozes] = extras.snoozes;
     if (extras.diedAt !== undefined) {
       const last = json.errors.at(-1);
       headers[Header.diedAt] = extras.diedAt;

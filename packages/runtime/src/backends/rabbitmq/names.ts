@@ -52,6 +52,11 @@ export const Header = {
    * such a message before this time sends it round again. The only place jfast compares clocks.
    */
   dueAt: "x-jfast-due-at",
+  /**
+   * Times the job returned snooze(ms), carried from message to message (a snooze gives its attempt back, so the
+   * JSON's attempts cannot count them). Absent: none. The one header the worker reads besides dueAt.
+   */
+  snoozes: "x-jfast-snoozes",
   /** Epoch milliseconds the job was dead-lettered (dead letters are listed newest first by this). */
   diedAt: "x-jfast-died-at",
   /** `Class: message` of the error that killed a dead letter (cut to 1 024 characters; the body has it whole). */

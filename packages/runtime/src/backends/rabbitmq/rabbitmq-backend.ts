@@ -4,15 +4,19 @@ import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
   workerLostError,
+  type CancelResult,
   type ClaimParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
   type JobInfo,
+  type LeaseReport,
   type QueueBackend,
   type RetryDeadParams,
+  type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import type { CancelStore } from "../../core/cancel-store.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
@@ -20,8 +24,8 @@ import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
 import { assertCascadeShape, DEFAULT_CASCADE, planDelay, type CascadeShape } from "./delay-key.js";
 import { DOCS } from "./errors.js";
-import { encodeJob, unreadableJob } from "./message.js";
-import { queueNames, type QueueNames } from "./names.js";
+import { encodeJob, numberHeader, unreadableJob } from "./message.js";
+import { Header, queueNames, type QueueNames } from "./names.js";
 import { RecentIds } from "./recent-ids.js";
 import { declareTopology } from "./topology.js";
 
@@ -44,6 +48,12 @@ export interface RabbitMqBackendOptions {
   heartbeatSeconds?: number;
   /** How many recently enqueued ids this process remembers to keep a repeated enqueue a no-op; default 100 000. */
   recentIds?: number;
+  /**
+   * Where cancellations are recorded (the service's database): without one, cancel answers NOT_SUPPORTED. Read
+   * every `cancelReadMs` (default 1 s); a cancelled job's message is dropped when delivered.
+   */
+  cancellations?: CancelStore;
+  cancelReadMs?: number;
   logger?: BackendLogger;
 }
 
@@ -76,6 +86,10 @@ export class RabbitMqBackend implements QueueBackend {
   private readonly connectTimeoutMs: number;
   private declared = false;
   private closing: Promise<void> | null = null;
+  /** Cancelled ids read from `options.cancellations`, and where the next read starts. */
+  private readonly cancelledIds = new Set<string>();
+  private cancelCursor: string | null = null;
+  private cancelTimer: NodeJS.Timeout | null = null;
 
   constructor(options: RabbitMqBackendOptions) {
     this.options = options;
@@ -115,6 +129,7 @@ export class RabbitMqBackend implements QueueBackend {
       names: this.names,
       logger: options.logger,
       repair: (arrival, message) => this.repair(arrival, message),
+      isCancelled: options.cancellations ? (id) => this.cancelledIds.has(id) : undefined,
     });
     this.dead = new DeadLetters(this.connection, this.names);
     this.recent = new RecentIds(options.recentIds ?? 100_000);
@@ -125,6 +140,25 @@ export class RabbitMqBackend implements QueueBackend {
       declareTopology(channels, this.names, this.shape),
     );
     this.declared = true;
+    if (this.options.cancellations && !this.cancelTimer) {
+      await this.readCancellations();
+      this.cancelTimer = setInterval(() => void this.readCancellations(), this.options.cancelReadMs ?? 1000);
+      this.cancelTimer.unref();
+    }
+  }
+
+  private async readCancellations(): Promise<void> {
+    const store = this.options.cancellations!;
+    try {
+      for (;;) {
+        const { ids, cursor } = await store.since({ after: this.cancelCursor, limit: 1000 });
+        for (const id of ids) this.cancelledIds.add(id);
+        this.cancelCursor = cursor;
+        if (ids.length < 1000) return;
+      }
+    } catch (error) {
+      this.options.logger?.warn("could not read cancelled jobs; trying again", { error: (error as Error).message });
+    }
   }
 
   close(): Promise<void> {
@@ -133,6 +167,7 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   private async shutdown(): Promise<void> {
+    if (this.cancelTimer) clearInterval(this.cancelTimer);
     const unclaimed = await this.consumer.close();
     if (unclaimed.length > 0) {
       // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
@@ -161,8 +196,20 @@ export class RabbitMqBackend implements QueueBackend {
     return this.consumer.claim(params);
   }
 
-  async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
+  /** A held job that was cancelled is acked (dropped) here and reported; the rest have their lease extended. */
+  async extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
+    const cancelled: string[] = [];
+    if (this.cancelledIds.size > 0) {
+      for (const id of params.jobIds) {
+        if (!this.cancelledIds.has(id)) continue;
+        const delivery = this.consumer.takeById(params.workerId, id);
+        if (!delivery) continue;
+        this.consumer.ack(delivery);
+        cancelled.push(id);
+      }
+    }
     this.consumer.extend(params);
+    return { cancelled };
   }
 
   async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -175,13 +222,48 @@ export class RabbitMqBackend implements QueueBackend {
     if (!delivery) return;
     const json = spent(delivery, params.error);
     json.availableAt = params.availableAt.toISOString();
-    await this.replace(delivery, [this.route(json, params.availableAt.getTime())]);
+    await this.replace(delivery, [this.route(json, params.availableAt.getTime(), snoozesOf(delivery))]);
   }
 
   async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     const delivery = this.consumer.take(params.workerId, params.job);
     if (!delivery) return;
     await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
+  }
+
+  /**
+   * release for one job at a later time through the delay cascade, the message republished as it was published
+   * (its attempts never included this delivery) with its snooze count, carried in a header, raised by one.
+   */
+  async snooze({ workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+    const held = this.consumer.heldDeliveries().find((d) => d.json.id === job.id && d.workerId === workerId && !d.settled);
+    // At the limit the delivery stays this worker's, for kill.
+    if (!held || snoozesOf(held) >= maxSnoozes) return { snoozed: false };
+    const delivery = this.consumer.take(workerId, job);
+    if (!delivery) return { snoozed: false };
+    const json: JobJSON = { ...delivery.json, availableAt: availableAt.toISOString() };
+    await this.replace(delivery, [this.route(json, availableAt.getTime(), snoozesOf(delivery) + 1)]);
+    return { snoozed: true };
+  }
+
+  /**
+   * A waiting message cannot be taken out of the middle of a RabbitMQ queue: the cancellation is recorded in the
+   * service's database instead, every process reads it within about a second, and the message is dropped when it
+   * is delivered; a running job's worker learns it at its next heartbeat. The broker cannot tell whether a job
+   * exists or has finished, so any id not already recorded answers `cancelled: true`. Without the database:
+   * NotSupportedError (docs/rabbitmq.md#cancelling-a-job).
+   */
+  async cancel({ id }: { id: string }): Promise<CancelResult> {
+    const store = this.options.cancellations;
+    if (!store) {
+      throw new NotSupportedError(`job ${id} cannot be cancelled: RabbitMQ cannot take a waiting message out of the middle of a queue, and this service has no database to record the cancellation in`, {
+        hint: `enable the "database" plugin: cancellations are then recorded in jfast_cancelled_jobs and applied when the message is delivered`,
+        docs: `${DOCS}#cancelling-a-job`,
+      });
+    }
+    const fresh = await store.record({ id });
+    this.cancelledIds.add(id);
+    return { cancelled: fresh, state: JobState.cancelled };
   }
 
   async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -275,7 +357,7 @@ export class RabbitMqBackend implements QueueBackend {
     if (running) {
       return {
         job: { ...structuredClone(running.json), attempts: running.json.attempts + 1 },
-        state: JobState.running,
+        state: this.cancelledIds.has(id) ? JobState.cancelled : JobState.running,
         lockedBy: running.workerId,
         lockedUntil: running.lockedUntil === null ? null : new Date(running.lockedUntil).toISOString(),
         diedAt: null,
@@ -292,14 +374,15 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   /** Where a job goes to become claimable at `dueMs`: the work queue now, or into the delay cascade. */
-  private route(json: JobJSON | Job, dueMs: number): Publication {
+  private route(json: JobJSON | Job, dueMs: number, snoozes = 0): Publication {
     const delayMs = dueMs - Date.now();
-    if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json) };
+    const carried = snoozes > 0 ? { snoozes } : {};
+    if (delayMs <= 0) return { exchange: "", routingKey: this.names.work, message: encodeJob(json, carried) };
     const plan = planDelay(delayMs, this.shape);
     return {
       exchange: this.names.delayLevel(plan.entryLevel),
       routingKey: plan.routingKey,
-      message: encodeJob(json, plan.overflow ? { dueAt: dueMs } : {}),
+      message: encodeJob(json, plan.overflow ? { dueAt: dueMs, ...carried } : carried),
     };
   }
 
@@ -321,7 +404,9 @@ export class RabbitMqBackend implements QueueBackend {
         this.connection.publish(
           "return jobs to the queue",
           deliveries.map((d) =>
-            dueMs === undefined ? { exchange: "", routingKey: this.names.work, message: encodeJob(json(d)) } : this.route(json(d), dueMs),
+            dueMs === undefined
+              ? { exchange: "", routingKey: this.names.work, message: encodeJob(json(d), { snoozes: snoozesOf(d) }) }
+              : this.route(json(d), dueMs, snoozesOf(d)),
           ),
         ),
     );
@@ -329,8 +414,9 @@ export class RabbitMqBackend implements QueueBackend {
 
   /** Handles an arrival that is not handed out: records a lost attempt, sends an early one round, buries garbage. */
   private async repair(arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage): Promise<void> {
+    const snoozes = numberHeader(message.properties.headers, Header.snoozes) ?? 0;
     if (arrival.kind === "early") {
-      await this.connection.publish("send a long delay round the cascade again", [this.route(arrival.json, arrival.dueAt)]);
+      await this.connection.publish("send a long delay round the cascade again", [this.route(arrival.json, arrival.dueAt, snoozes)]);
       return;
     }
     if (arrival.kind === "unreadable") {
@@ -353,7 +439,7 @@ export class RabbitMqBackend implements QueueBackend {
     const json: JobJSON = { ...arrival.json, attempts: attempt, errors: [...arrival.json.errors, workerLostError(attempt)] };
     const spentAll = attempt >= (json.maxAttempts ?? 1);
     await this.connection.publish("record a lost attempt", [
-      spentAll ? this.toDead(json) : { exchange: "", routingKey: this.names.work, message: encodeJob(json) },
+      spentAll ? this.toDead(json) : { exchange: "", routingKey: this.names.work, message: encodeJob(json, { snoozes }) },
     ]);
   }
 
@@ -371,6 +457,11 @@ export class RabbitMqBackend implements QueueBackend {
       }
     }
   }
+}
+
+/** How many times the delivered job snoozed before (Header.snoozes). */
+function snoozesOf(delivery: Delivery): number {
+  return numberHeader(delivery.message.properties.headers, Header.snoozes) ?? 0;
 }
 
 /** The stored job with the attempt it was delivered for counted and its error recorded. */

@@ -12,7 +12,8 @@
  *   <p>{q}:completed             ZSET  job id → completion time (ms); pruned after the retention period
  *   <p>{q}:workers               ZSET  worker id → last heartbeat (ms): the workers that may own a processing list
  *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at,
- *                                      max_attempts, state, owner, lease, died_at, done_at
+ *                                      max_attempts, state, owner, lease, died_at, done_at, snoozes (times it
+ *                                      returned snooze(ms)), cancelled_at (a cancelled job's hash expires)
  *   <p>{q}:processing:<worker>   LIST  ids the worker claimed and has not settled yet
  *   <p>{q}:worker:<worker>       STRING heartbeat, expires after the worker TTL unless refreshed
  *   <p>{q}:wake                  pub/sub channel: "a job was scheduled for <ms>", so blocked waiters re-plan

@@ -3,14 +3,17 @@ import { claimedCopy, Job, type AttemptError } from "../../core/job.js";
 import {
   BackendKind,
   workerLostError,
+  type CancelResult,
   type ClaimParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
   type JobInfo,
+  type LeaseReport,
   type QueueBackend,
   type RetryDeadParams,
   type SlotOffer,
+  type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { CorruptJob } from "../../core/corrupt-job.js";
@@ -322,8 +325,11 @@ export class RedisBackend implements QueueBackend {
     return jobs;
   }
 
-  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<void> {
-    await this.script("extend", "extend leases", [workerId, leaseMs, this.workerTtlMs, ...jobIds]);
+  async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
+    const cancelled = (await this.script("extend", "extend leases", [workerId, leaseMs, this.workerTtlMs, ...jobIds])) as string[];
+    const held = this.held.get(workerId);
+    for (const id of cancelled) held?.delete(id);
+    return { cancelled };
   }
 
   complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
@@ -348,6 +354,24 @@ export class RedisBackend implements QueueBackend {
     await this.script("release", "release jobs", [workerId, availableAt?.getTime() ?? 0, ...jobs.map((j) => j.id)]);
     const held = this.held.get(workerId);
     for (const job of jobs) held?.delete(job.id);
+  }
+
+  async snooze({ workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+    const done = await this.script("snooze", "snooze a job", [workerId, job.id, availableAt.getTime(), maxSnoozes]);
+    if (done !== 1) return { snoozed: false };
+    this.held.get(workerId)?.delete(job.id);
+    if (availableAt.getTime() > Date.now()) await this.announce(availableAt.getTime());
+    return { snoozed: true };
+  }
+
+  /**
+   * A cancelled job's hash is kept as long as a completed one's, and at least an hour: its worker (if it ran) must
+   * still find it at its next heartbeat, and getJob shows it meanwhile.
+   */
+  async cancel({ id }: { id: string }): Promise<CancelResult> {
+    const keep = Math.max(this.completedRetentionMs, 60 * 60 * 1000);
+    const [cancelled, state] = (await this.script("cancel", "cancel a job", [id, keep, this.keys.parkedPrefix])) as [number, string];
+    return { cancelled: cancelled === 1, state: state === "" ? null : (state as JobState) };
   }
 
   async waitForWork({ signal, timeoutMs }: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
@@ -446,7 +470,7 @@ export class RedisBackend implements QueueBackend {
     return {
       job,
       state,
-      lockedBy: state === JobState.running ? (hash.owner ?? null) : null,
+      lockedBy: state === JobState.running || state === JobState.cancelled ? (hash.owner ?? null) : null,
       lockedUntil: state === JobState.running ? msToIso(hash.lease) : null,
       diedAt: state === JobState.dead ? msToIso(hash.died_at) : null,
     };

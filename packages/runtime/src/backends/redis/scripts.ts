@@ -16,6 +16,8 @@ export const SCRIPT_NAMES = [
   "retry",
   "kill",
   "release",
+  "snooze",
+  "cancel",
   "recover",
   "promote",
   "quarantine",

@@ -1,0 +1,29 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { UsageError } from "../errors.js";
+import { withQueue } from "../queue-access.js";
+import { cliActor, pausesFor } from "../queue-pauses.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "queue pause",
+  summary: "stop every worker of the service from starting a task's jobs",
+  description: `
+Pauses a task for every process of the service: workers start none of its jobs (running ones finish) and its
+jobs wait, attempts untouched, until \`jfast queue resume\`. Other tasks' jobs keep running. Kept where the
+service keeps paused tasks: its database (jfast_paused_tasks) or, on Redis, the queue's own keys; a RabbitMQ
+queue without the database plugin cannot pause. Pausing a paused task again changes nothing.
+See jfast docs worker#pausing-a-task.`,
+  flags: { root: ROOT_FLAG },
+  positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email" }],
+  examples: ["jfast queue pause invoice.send_email"],
+  docs: "jfast docs worker#pausing-a-task",
+  async run({ flags, positionals, io }) {
+    if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue pause <task>");
+    const task = positionals[0]!;
+    return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
+      const entry = await pausesFor(jfast, task).pause({ task, by: cliActor() });
+      io.out(`paused ${task} (since ${entry.pausedAt}${entry.pausedBy ? `, by ${entry.pausedBy}` : ""})\n`);
+      return 0;
+    });
+  },
+});

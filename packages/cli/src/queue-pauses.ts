@@ -1,0 +1,35 @@
+import { userInfo } from "node:os";
+import type { Jfast, QueueProvider } from "@jfast/runtime";
+import { CliError } from "./errors.js";
+
+/**
+ * The service's paused tasks (docs/worker.md#pausing-a-task) for `jfast queue pause|resume`, after checking the
+ * task is one the service declares: a pause of a misspelt name would hold nothing and say nothing.
+ */
+export function pausesFor(jfast: Jfast, task: string): NonNullable<QueueProvider["pauses"]> {
+  if (!jfast.tasks.get(task)) {
+    throw new CliError(`this service declares no task named "${task}"`, {
+      code: "TASK_UNKNOWN",
+      hint: `known tasks: ${jfast.tasks.names().join(", ") || "(none)"}`,
+      docs: "jfast docs worker#pausing-a-task",
+    });
+  }
+  const queue = jfast.require<QueueProvider>("queue");
+  if (!queue.pauses) {
+    throw new CliError(`the ${queue.backend.kind} queue has no shared place to keep paused tasks`, {
+      code: "PAUSE_UNSUPPORTED",
+      hint: `enable the "database" plugin so every process reads paused tasks from jfast_paused_tasks`,
+      docs: "jfast docs worker#pausing-a-task",
+    });
+  }
+  return queue.pauses;
+}
+
+/** Who paused, as the admin API shows it: the operating system user running the command. */
+export function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli";
+  }
+}

@@ -1,0 +1,33 @@
+-- cancel: a ready, scheduled, parked or running job becomes `cancelled` and is taken off every list a claim reads,
+-- so it never runs (again). A running job keeps its `owner` and its place in that worker's processing list: the
+-- worker's next heartbeat (extend.lua) finds it there, tells the worker, and drops it. Its lease is gone, so no
+-- reaping revives it, and every outcome script refuses it (owned_by needs `running`). The hash is kept for
+-- `keep` ms, then expires on its own. Any other state is left as it is.
+-- ARGV 6 job id, 7 keep (ms), 8 parked LIST prefix.
+-- Returns { cancelled (1 or 0), state after the call ('' when there is no such job) }.
+local id, keep, parked_prefix = ARGV[6], tonumber(ARGV[7]), ARGV[8]
+local jkey = job_key(id)
+local f = redis.call('HMGET', jkey, 'state', 'json')
+local state = f[1]
+if not state then
+  return { 0, '' }
+end
+if state ~= 'ready' and state ~= 'running' then
+  return { 0, state }
+end
+if state == 'ready' then
+  -- Rare, so a scan of the ready list is acceptable; the claim would otherwise only drop the reference.
+  redis.call('LREM', READY, 0, id)
+  redis.call('ZREM', SCHEDULED, id)
+  local task = task_of(f[2])
+  if task then
+    redis.call('LREM', parked_prefix .. task, 0, id)
+  end
+  redis.call('HDEL', jkey, 'owner')
+else
+  redis.call('ZREM', RUNNING, id)
+end
+redis.call('HDEL', jkey, 'lease')
+redis.call('HSET', jkey, 'state', 'cancelled', 'cancelled_at', NOW)
+redis.call('PEXPIRE', jkey, keep)
+return { 1, 'cancelled' }
