@@ -72,7 +72,7 @@ afterAll(async () => {
   await worker?.stop({ graceMs: 1000 });
   const store = (() => {
     try {
-      return shipping?.require<{ close(): Promise<void> }>("shipments");
+      return shipping?.require("shipments");
     } catch {
       return null;
     }

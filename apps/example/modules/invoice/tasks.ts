@@ -29,7 +29,7 @@ export const sendEmail = task<SendInvoiceEmail>(
       .where(and(eq(invoices.id, payload.invoice_id), eq(invoices.tenantId, tenantId ?? "")));
     if (!invoice) throw new InvoiceNotFound(`invoice ${payload.invoice_id} does not exist for tenant ${tenantId}`);
 
-    await ctx.require<Mailer>("mailer").send({
+    await ctx.require("mailer").send({
       to: invoice.customerEmail,
       subject: `Invoice ${invoice.id}`,
       body: `Amount due: ${(invoice.amountCents / 100).toFixed(2)}`,
@@ -52,7 +52,7 @@ export const sendEmail = task<SendInvoiceEmail>(
  */
 export const confirmPayment = subscribe("invoice.paid", { session: true }, async (event, { session, ctx, job }) => {
   const paid = event.data as InvoicePaid;
-  await ctx.require<Mailer>("mailer").send({
+  await ctx.require("mailer").send({
     to: paid.customer_email,
     subject: `Payment received for invoice ${paid.invoice_id}`,
     body: `Received: ${(paid.amount_cents / 100).toFixed(2)}`,

@@ -15,9 +15,9 @@ export function receiptRoutes(jfast: Jfast) {
     const text = body.text;
     const receipt = await database().transaction(async (tx) => {
       const [row] = await tx.insert(receipts).values({ id: randomUUID(), tenantId: currentTenantId()!, text }).returning();
-      const job = new Job({ task: "receipt.extract", payload: { receipt_id: row.id } });
+      const job = new Job({ task: "receipt.extract", payload: { receipt_id: row!.id } });
       await jfast.require<Outbox>("outbox").enqueue(tx, job);
-      return { ...row, job_id: job.id };
+      return { ...row!, job_id: job.id };
     });
     return c.json(receipt, 202);
   });

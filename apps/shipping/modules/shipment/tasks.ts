@@ -33,7 +33,7 @@ export const scheduleShipment = on(INVOICES_TOPIC, async (event, { ctx }) => {
  */
 export const create = task<InvoicePaid>("shipment.create", async (paid, { ctx }) => {
   const { carrier, trackingCode } = bookCarrier(paid.amount_cents);
-  const { shipment } = await ctx.require<ShipmentStore>("shipments").createForInvoice({
+  const { shipment } = await ctx.require("shipments").createForInvoice({
     id: `shp-${paid.invoice_id}`,
     invoiceId: paid.invoice_id,
     tenantId: currentTenantId(),

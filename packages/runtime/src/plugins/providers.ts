@@ -1,3 +1,4 @@
+import type { Providers } from "../core/providers.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import type { EventsBus } from "../kafka/events-bus.js";
@@ -15,16 +16,11 @@ export interface BuiltInProviders {
   scheduler: Scheduler;
 }
 
-/**
- * Every provider `jfast.require(name)` and `ctx.require(name)` know, by name. A service adds its own once, where
- * it creates them, and then passes them to createJfast({ providers }):
- *
- *   declare module "@jfast/runtime" {
- *     interface Providers { mailer: Mailer }
- *   }
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged with the service's declarations
-export interface Providers extends BuiltInProviders {}
+declare module "../core/providers.js" {
+  // Merged the way a service adds its own: core declares the map, the plugins fill it.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Providers extends BuiltInProviders {}
+}
 
 /** The service's own providers: those declared in `Providers` beyond jfast's. */
 export type ServiceProviders = { [K in Exclude<keyof Providers, keyof BuiltInProviders>]?: Providers[K] };

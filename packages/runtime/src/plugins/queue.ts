@@ -37,13 +37,21 @@ export function queuePlugin(): Plugin<"queue"> {
     },
     async start({ config, logger, registry, backend: given, get, provide }) {
       const queueConfig = config.queue!;
+      const [{ openQueueControl }, { createQueueProvider }, { loadContractsFile }] = await Promise.all([
+        import("../queue/queue-control.js"),
+        import("../queue/queue-provider.js"),
+        import("../contracts/contracts-file.js"),
+      ]);
+      // Other services' tasks this one enqueues; any other name is refused at enqueue (TASK_UNKNOWN). A broken
+      // contracts.toml is `jfast contracts check`'s to report: the service runs, refusing every foreign task.
+      const contracts = await loadContractsFile(config.root).catch((error: unknown) => {
+        logger.warn("contracts.toml cannot be read: enqueueing another service's task is refused until it is fixed", { error });
+        return null;
+      });
+      const foreignTasks = new Set(Object.values(contracts?.services ?? {}).flatMap((s) => s.tasks));
       const database = get("database");
       const backend = given ?? (await buildBackend(config, database, logger));
       await backend.setup();
-      const [{ openQueueControl }, { createQueueProvider }] = await Promise.all([
-        import("../queue/queue-control.js"),
-        import("../queue/queue-provider.js"),
-      ]);
       const control = await openQueueControl({ backend, database, queue: queueConfig.name, logger });
       const provider = createQueueProvider({
         backend,
@@ -53,6 +61,7 @@ export function queuePlugin(): Plugin<"queue"> {
         maxPayloadBytes: queueConfig.maxPayloadBytes,
         pauses: control.pauses,
         throughput: control.throughput,
+        foreignTasks,
       });
       get("telemetry")?.instrumentQueue(provider);
       provide("queue", provider);
