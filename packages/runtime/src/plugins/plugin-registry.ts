@@ -60,8 +60,8 @@ export function createPluginRegistry(params: {
     require: (name) => requireProvider({ name, providers, plugins, config, started: ready }),
     async start(app) {
       if (ready) return;
+      for (const plugin of plugins) plugin.beforeStart?.(setup);
       const ordered = orderPlugins(plugins, setup);
-      for (const plugin of ordered) plugin.beforeStart?.(setup);
       for (const plugin of ordered) {
         try {
           running.set(plugin.name, await plugin.start({ ...setup, app, get, provide }));

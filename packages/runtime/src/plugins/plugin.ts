@@ -72,7 +72,7 @@ export interface Plugin<N extends PluginId = PluginId> {
    * asks of this plugin that it cannot give stops start-up here (CONFIG_PLUGIN_MISSING), before any connection.
    */
   check?(setup: PluginSetup): void;
-  /** Runs at start(), before any plugin starts: a problem found here leaves nothing to clean up. */
+  /** Runs at every start(), enabled or not, before any plugin starts: a problem found here leaves nothing to clean up. */
   beforeStart?(setup: PluginSetup): void;
   /** Imports its drivers and opens what it needs. */
   start(context: PluginContext): Promise<Running[N]>;
