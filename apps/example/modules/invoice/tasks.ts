@@ -1,7 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import { currentTenantId, on, subscribe, task, type DatabaseProvider } from "@jfast/runtime";
+import { currentTenantId, on, subscribe, task } from "@jfast/runtime";
 import { emailsSent, invoices } from "../../src/db/schema.js";
-import type { Mailer } from "../../src/mailer.js";
 import type { InvoicePaid } from "./pay.js";
 
 export interface SendInvoiceEmail {
@@ -82,7 +81,7 @@ export const recordShipment = on("shipments", async (event, { ctx }) => {
   if (event.type !== "shipment.created") return;
   const shipment = event.data as ShipmentCreated;
   const updated = await ctx
-    .require<DatabaseProvider>("database")
+    .require("database")
     .db.update(invoices)
     .set({ shipmentId: shipment.shipment_id, trackingCode: shipment.tracking_code })
     .where(and(eq(invoices.id, shipment.invoice_id), eq(invoices.tenantId, currentTenantId() ?? "")))

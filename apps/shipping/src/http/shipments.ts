@@ -1,6 +1,5 @@
 import { Hono } from "hono";
 import { currentTenantId, type Jfast } from "@jfast/runtime";
-import type { ShipmentStore } from "../store/shipment-store.js";
 
 const MAX_LIMIT = 200;
 
