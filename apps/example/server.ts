@@ -3,7 +3,7 @@
 //   onStart    runs once the app has started, in every process: creates the billing tables
 //   createApp  the HTTP API that `jfast dev` serves next to jfast's /ready and /queue/stats
 import { Hono } from "hono";
-import { jfastErrorResponse, type DatabaseProvider, type Jfast } from "@jfast/runtime";
+import { jfastErrorResponse, type Jfast } from "@jfast/runtime";
 import { createTables } from "./src/db/create-tables.js";
 import { invoiceRoutes } from "./src/http/invoices.js";
 import { alertRoutes, receiptRoutes } from "./src/http/receipts.js";
@@ -13,7 +13,7 @@ import { createDevMailer } from "./src/mailer.js";
 export const providers = () => ({ mailer: createDevMailer() });
 
 export async function onStart(jfast: Jfast) {
-  await createTables(jfast.require<DatabaseProvider>("database"));
+  await createTables(jfast.require("database"));
 }
 
 export function createApp(jfast: Jfast) {

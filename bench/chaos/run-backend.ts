@@ -119,9 +119,10 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
     void total;
     void distinct;
 
-    // Malformed input, straight into the backend, plus a valid job for a task nobody declared.
+    // Malformed input, straight into the backend, plus a valid job for a task nobody declared (also straight
+    // in: queue.enqueue refuses a task this service does not declare).
     const injected = await injectMalformed(backend, queueName);
-    await queue.enqueue(new Job({ task: "chaos.no_such_task", payload: {} }));
+    await queue.backend.enqueue({ jobs: [new Job({ task: "chaos.no_such_task", payload: {}, maxAttempts: 3 })] });
     injected.push({ kind: "unknown task", id: null });
     // A real job after the garbage: the workers must still be working.
     await queue.enqueue(new Job({ task: "chaos.effect", payload: { n: jobs } }));

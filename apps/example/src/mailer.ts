@@ -2,6 +2,13 @@ export interface Mailer {
   send(message: { to: string; subject: string; body: string }): Promise<void>;
 }
 
+// The service's own provider, declared once: ctx.require("mailer") is a Mailer everywhere.
+declare module "@jfast/runtime" {
+  interface Providers {
+    mailer: Mailer;
+  }
+}
+
 /**
  * A development mailer: prints instead of delivering. A real service registers its SMTP or API client under
  * the same provider name ("mailer"); tasks reach it with ctx.require("mailer") in the API and the worker alike.

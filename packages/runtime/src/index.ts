@@ -1,11 +1,13 @@
 // The public surface of @jfast/runtime. Curated: add names here on purpose.
 export { createJfast } from "./create-jfast.js";
 export type { CreateJfastOptions, Jfast } from "./create-jfast.js";
+export type { Providers } from "./core/providers.js";
+export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js";
 export { task } from "./core/define-task.js";
-export type { TaskDefinition, TaskHandler, TaskOptions, TaskTools, AppContext } from "./core/task.js";
+export type { Task, TaskDefinition, TaskHandler, TaskOptions, TaskTools, AppContext } from "./core/task.js";
 export { TaskRegistry } from "./core/registry.js";
 export { Job } from "./core/job.js";
-export type { JobInit, JobJSON, AttemptError, TraceContext } from "./core/job.js";
+export type { JobInit, JobOptions, JobJSON, AttemptError, TraceContext } from "./core/job.js";
 export { JobState } from "./core/job-state.js";
 export { BackendKind, WORKER_LOST } from "./core/queue-backend.js";
 export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, ClaimParams, RetryDeadParams, SlotOffer, SnoozeParams, LeaseReport, CancelResult } from "./core/queue-backend.js";
@@ -24,7 +26,7 @@ export type { QueueProvider } from "./queue/queue-provider.js";
 export type { Outbox } from "./outbox/outbox.js";
 export type { OutboxHealth } from "./outbox/outbox-health.js";
 export type { DeadOutboxRow } from "./outbox/outbox-rows.js";
-export type { DatabaseProvider } from "./database/database-provider.js";
+export type { DatabaseProvider, Database, TaskSession } from "./database/database-provider.js";
 export { claimOnce } from "./inbox/inbox.js";
 export { createLogger } from "./observability/logger.js";
 export type { Logger, PinoLogger } from "./observability/logger.js";

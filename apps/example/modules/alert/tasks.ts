@@ -1,6 +1,5 @@
-import { currentTenantId, subscribe, task, type AppContext } from "@jfast/runtime";
+import { currentTenantId, subscribe, task, type AppContext, type TaskSession } from "@jfast/runtime";
 import { alerts } from "../../src/db/schema.js";
-import type { Mailer } from "../../src/mailer.js";
 
 export interface Notify {
   subject: string;
@@ -28,9 +27,9 @@ export const checkBudget = subscribe("receipt.registered", { session: true, maxA
 });
 
 /** `session` is the handler's drizzle transaction: the alert row commits with the job's other work. */
-async function raiseAlert(session: any, ctx: AppContext, alert: Notify): Promise<void> {
+async function raiseAlert(session: TaskSession, ctx: AppContext, alert: Notify): Promise<void> {
   await session.insert(alerts).values({ tenantId: currentTenantId(), subject: alert.subject, totalCents: alert.total_cents });
-  await ctx.require<Mailer>("mailer").send({
+  await ctx.require("mailer").send({
     to: FINANCE_TEAM,
     subject: alert.subject,
     body: `Total: ${(alert.total_cents / 100).toFixed(2)}`,

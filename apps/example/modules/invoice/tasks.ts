@@ -1,7 +1,6 @@
 import { and, eq, lt } from "drizzle-orm";
-import { currentTenantId, on, subscribe, task, type DatabaseProvider } from "@jfast/runtime";
+import { currentTenantId, on, subscribe, task } from "@jfast/runtime";
 import { emailsSent, invoices } from "../../src/db/schema.js";
-import type { Mailer } from "../../src/mailer.js";
 import type { InvoicePaid } from "./pay.js";
 
 export interface SendInvoiceEmail {
@@ -29,7 +28,7 @@ export const sendEmail = task<SendInvoiceEmail>(
       .where(and(eq(invoices.id, payload.invoice_id), eq(invoices.tenantId, tenantId ?? "")));
     if (!invoice) throw new InvoiceNotFound(`invoice ${payload.invoice_id} does not exist for tenant ${tenantId}`);
 
-    await ctx.require<Mailer>("mailer").send({
+    await ctx.require("mailer").send({
       to: invoice.customerEmail,
       subject: `Invoice ${invoice.id}`,
       body: `Amount due: ${(invoice.amountCents / 100).toFixed(2)}`,
@@ -52,7 +51,7 @@ export const sendEmail = task<SendInvoiceEmail>(
  */
 export const confirmPayment = subscribe("invoice.paid", { session: true }, async (event, { session, ctx, job }) => {
   const paid = event.data as InvoicePaid;
-  await ctx.require<Mailer>("mailer").send({
+  await ctx.require("mailer").send({
     to: paid.customer_email,
     subject: `Payment received for invoice ${paid.invoice_id}`,
     body: `Received: ${(paid.amount_cents / 100).toFixed(2)}`,
@@ -82,7 +81,7 @@ export const recordShipment = on("shipments", async (event, { ctx }) => {
   if (event.type !== "shipment.created") return;
   const shipment = event.data as ShipmentCreated;
   const updated = await ctx
-    .require<DatabaseProvider>("database")
+    .require("database")
     .db.update(invoices)
     .set({ shipmentId: shipment.shipment_id, trackingCode: shipment.tracking_code })
     .where(and(eq(invoices.id, shipment.invoice_id), eq(invoices.tenantId, currentTenantId() ?? "")))
@@ -100,7 +99,7 @@ export const recordShipment = on("shipments", async (event, { ctx }) => {
 export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const expireDrafts = task("invoice.expire_drafts", { cron: "* * * * *" }, async (_payload: { scheduled_for: string }, { ctx }) => {
   const expired = await ctx
-    .require<DatabaseProvider>("database")
+    .require("database")
     .db.update(invoices)
     .set({ status: "expired" })
     .where(and(eq(invoices.status, "draft"), lt(invoices.createdAt, new Date(Date.now() - DRAFT_LIFETIME_MS))))
@@ -118,12 +117,12 @@ export const remindOverdue = task(
   { cron: "0 9 * * *", timezone: "Europe/Madrid" },
   async (_payload: { scheduled_for: string }, { ctx }) => {
     const overdue = await ctx
-      .require<DatabaseProvider>("database")
+      .require("database")
       .db.select()
       .from(invoices)
       .where(and(eq(invoices.status, "sent"), lt(invoices.createdAt, new Date(Date.now() - OVERDUE_AFTER_MS))));
     for (const invoice of overdue) {
-      await ctx.require<Mailer>("mailer").send({
+      await ctx.require("mailer").send({
         to: invoice.customerEmail,
         subject: `Reminder: invoice ${invoice.id} is overdue`,
         body: `Amount due: ${(invoice.amountCents / 100).toFixed(2)}`,

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { currentTenantId, Event, task, type Outbox } from "@jfast/runtime";
+import { currentTenantId, Event, task } from "@jfast/runtime";
 import { receipts } from "../../src/db/schema.js";
 import { extractTotalCents } from "./extract-total.js";
 
@@ -22,7 +22,7 @@ export const extract = task<ExtractReceipt>("receipt.extract", { session: true }
   const total = extractTotalCents(receipt.text);
   await session.update(receipts).set({ totalCents: total, status: "extracted" }).where(eq(receipts.id, receipt.id));
   // Built inside the running job: the event, and every subscriber's job, inherit its tenant and request id.
-  await ctx.require<Outbox>("outbox").publish(
+  await ctx.require("outbox").publish(
     session,
     "receipts",
     new Event({ type: "receipt.registered", data: { receipt_id: receipt.id, total_cents: total }, key: receipt.id }),

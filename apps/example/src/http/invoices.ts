@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { Job, currentTenantId, type DatabaseProvider, type Jfast, type Outbox } from "@jfast/runtime";
+import { Job, currentTenantId, type Jfast } from "@jfast/runtime";
 import { payInvoice } from "../../modules/invoice/pay.js";
 import { emailsSent, invoices } from "../db/schema.js";
 
 export function invoiceRoutes(jfast: Jfast) {
   const routes = new Hono();
-  const database = () => jfast.require<DatabaseProvider>("database");
+  const database = () => jfast.require("database");
   const tenant = () => currentTenantId()!;
 
   routes.post("/", async (c) => {
@@ -44,7 +44,7 @@ export function invoiceRoutes(jfast: Jfast) {
       const [invoice] = await tx.select({ id: invoices.id }).from(invoices).where(and(eq(invoices.id, id), eq(invoices.tenantId, tenant())));
       if (!invoice) return null;
       const job = new Job({ task: "invoice.send_email", payload: { invoice_id: id } });
-      await jfast.require<Outbox>("outbox").enqueue(tx, job);
+      await jfast.require("outbox").enqueue(tx, job);
       return job;
     });
     if (!result) return c.json({ error: "no such invoice" }, 404);
@@ -56,7 +56,7 @@ export function invoiceRoutes(jfast: Jfast) {
    * billing emails a confirmation, and the shipping service hears it through Kafka and ships.
    */
   routes.post("/:id/pay", async (c) => {
-    const outcome = await database().transaction((tx) => payInvoice(tx, jfast.require<Outbox>("outbox"), c.req.param("id")));
+    const outcome = await database().transaction((tx) => payInvoice(tx, jfast.require("outbox"), c.req.param("id")));
     if (!outcome.paid) {
       return outcome.reason === "not_found" ? c.json({ error: "no such invoice" }, 404) : c.json({ error: "the invoice is already paid" }, 409);
     }

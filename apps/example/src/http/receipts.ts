@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { Job, currentTenantId, type DatabaseProvider, type Jfast, type Outbox } from "@jfast/runtime";
+import { Job, currentTenantId, type Jfast } from "@jfast/runtime";
 import { alerts, receipts } from "../db/schema.js";
 
 export function receiptRoutes(jfast: Jfast) {
   const routes = new Hono();
-  const database = () => jfast.require<DatabaseProvider>("database");
+  const database = () => jfast.require("database");
 
   /** Stores a receipt's text; extraction (and an alert for large totals) happens in the background. */
   routes.post("/", async (c) => {
@@ -15,9 +15,9 @@ export function receiptRoutes(jfast: Jfast) {
     const text = body.text;
     const receipt = await database().transaction(async (tx) => {
       const [row] = await tx.insert(receipts).values({ id: randomUUID(), tenantId: currentTenantId()!, text }).returning();
-      const job = new Job({ task: "receipt.extract", payload: { receipt_id: row.id } });
-      await jfast.require<Outbox>("outbox").enqueue(tx, job);
-      return { ...row, job_id: job.id };
+      const job = new Job({ task: "receipt.extract", payload: { receipt_id: row!.id } });
+      await jfast.require("outbox").enqueue(tx, job);
+      return { ...row!, job_id: job.id };
     });
     return c.json(receipt, 202);
   });
@@ -37,7 +37,7 @@ export function alertRoutes(jfast: Jfast) {
   const routes = new Hono();
   routes.get("/", async (c) => {
     const rows = await jfast
-      .require<DatabaseProvider>("database")
+      .require("database")
       .db.select()
       .from(alerts)
       .where(eq(alerts.tenantId, currentTenantId()!));

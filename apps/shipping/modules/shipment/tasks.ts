@@ -1,5 +1,4 @@
-import { currentTenantId, Event, Job, on, task, type EventsBus, type QueueProvider } from "@jfast/runtime";
-import type { ShipmentStore } from "../../src/store/shipment-store.js";
+import { currentTenantId, Event, Job, on, task } from "@jfast/runtime";
 import { bookCarrier } from "./carrier.js";
 
 /** Billing's topic (apps/example) and what its `invoice.paid` event carries; services share no code, only this shape. */
@@ -23,7 +22,7 @@ export const SHIPMENTS_TOPIC = "shipments";
  */
 export const scheduleShipment = on(INVOICES_TOPIC, async (event, { ctx }) => {
   if (event.type !== "invoice.paid") return;
-  await ctx.require<QueueProvider>("queue").enqueue(new Job({ id: `ship-${event.id}`, task: "shipment.create", payload: event.data as InvoicePaid }));
+  await ctx.require("queue").enqueue(new Job({ id: `ship-${event.id}`, task: "shipment.create", payload: event.data as InvoicePaid }));
 });
 
 /**
@@ -33,7 +32,7 @@ export const scheduleShipment = on(INVOICES_TOPIC, async (event, { ctx }) => {
  */
 export const create = task<InvoicePaid>("shipment.create", async (paid, { ctx }) => {
   const { carrier, trackingCode } = bookCarrier(paid.amount_cents);
-  const { shipment } = await ctx.require<ShipmentStore>("shipments").createForInvoice({
+  const { shipment } = await ctx.require("shipments").createForInvoice({
     id: `shp-${paid.invoice_id}`,
     invoiceId: paid.invoice_id,
     tenantId: currentTenantId(),
@@ -42,7 +41,7 @@ export const create = task<InvoicePaid>("shipment.create", async (paid, { ctx })
     carrier,
     trackingCode,
   });
-  await ctx.require<EventsBus>("events").publish(
+  await ctx.require("events").publish(
     SHIPMENTS_TOPIC,
     new Event({
       type: "shipment.created",

@@ -1,13 +1,12 @@
 import { Hono } from "hono";
 import { currentTenantId, type Jfast } from "@jfast/runtime";
-import type { ShipmentStore } from "../store/shipment-store.js";
 
 const MAX_LIMIT = 200;
 
 /** Read-only: shipments are made by the shipment.create job when billing announces a payment. */
 export function shipmentRoutes(jfast: Jfast) {
   const routes = new Hono();
-  const store = () => jfast.require<ShipmentStore>("shipments");
+  const store = () => jfast.require("shipments");
 
   /** The tenant's shipments, newest first; `?invoice_id=` narrows to one invoice's, `?limit=` (≤ 200, default 50). */
   routes.get("/", async (c) => {

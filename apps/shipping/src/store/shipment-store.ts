@@ -18,6 +18,13 @@ export type NewShipment = Omit<Shipment, "status" | "createdAt">;
  * Shipments, one per invoice, in Redis. `provider name: "shipments"`; tasks reach it with
  * ctx.require("shipments") in the API and the worker alike.
  */
+// The service's own provider, declared once: ctx.require("shipments") is a ShipmentStore everywhere.
+declare module "@jfast/runtime" {
+  interface Providers {
+    shipments: ShipmentStore;
+  }
+}
+
 export interface ShipmentStore {
   /**
    * Stores the invoice's shipment, or returns the one already stored for that invoice (`created: false`):

@@ -84,9 +84,12 @@ export function checkContracts(params: { contracts: ContractsFile; modules: read
   }
 
   const canTellUnknownTasks = modules.every((m) => !m.unresolved.some((u) => u.kind === "task" || u.kind === "subscribe"));
+  // Tasks of other services on the same queue ([services.<name>] tasks): known, and owned by no module here.
+  const foreign = new Set(Object.values(contracts.services).flatMap((s) => s.tasks));
   for (const m of modules) {
     const dependsOn = declared(m.name)?.dependsOn ?? [];
     for (const [task, sites] of groupBy(m.jobs, (j) => j.task)) {
+      if (foreign.has(task)) continue;
       const owner = ownerOfTask(task, owners, moduleNames);
       if (!owners.has(task) && canTellUnknownTasks) {
         add(

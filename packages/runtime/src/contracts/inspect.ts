@@ -38,7 +38,7 @@ export async function inspectContractsSources(params: {
 }): Promise<ContractsInspection> {
   const contracts: ContractsFile = params.contracts
     ? parseContracts(params.contracts.path, params.contracts.text)
-    : { path: `${params.root}/contracts.toml`, exists: false, modules: {} };
+    : { path: `${params.root}/contracts.toml`, exists: false, modules: {}, services: {} };
   return inspect(params.root, contracts, await scanModuleSources({ modules: params.modules, sources: params.sources }));
 }
 

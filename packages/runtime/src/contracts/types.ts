@@ -64,6 +64,8 @@ export interface ContractsFile {
   path: string;
   exists: boolean;
   modules: Record<string, { publishes: string[]; dependsOn: string[]; description: string | null }>;
+  /** Other services whose tasks this one enqueues on a shared queue (`[services.<name>] tasks`). */
+  services: Record<string, { tasks: string[]; description: string | null }>;
 }
 
 /** One module as `jfast contracts show` lists it. */

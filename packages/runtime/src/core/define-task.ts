@@ -1,28 +1,29 @@
+import type { TaskSession } from "../database/database-provider.js";
 import { recordDeclaration } from "./declarations.js";
-import type { TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
+import { Job } from "./job.js";
+import type { Task, TaskHandler, TaskOptions } from "./task.js";
 
 /**
  * Declares a task in its module's tasks file:
- *   task("invoice.send_email", { session: true }, async (payload, { session, ctx, job }) => { ... })
- * The name is the wire contract and is prefixed by the owning module.
+ *   export const sendEmail = task("invoice.send_email", { session: true }, async (payload: SendEmail, { session, ctx, job }) => { ... })
+ * The name is the wire contract and is prefixed by the owning module. `sendEmail.job(payload)` makes its jobs.
+ * The handler's `session` is the drizzle transaction with `session: true`, undefined without.
  */
-export function task<P = any>(name: string, handler: TaskHandler<P>): TaskDefinition<P>;
-export function task<P = any>(name: string, options: TaskOptions<P>, handler: TaskHandler<P>): TaskDefinition<P>;
-export function task<P = any>(
-  name: string,
-  optionsOrHandler: TaskOptions<P> | TaskHandler<P>,
-  maybeHandler?: TaskHandler<P>,
-): TaskDefinition<P> {
-  const definition = defineTask(name, optionsOrHandler, maybeHandler);
+export function task<P = unknown>(name: string, options: TaskOptions<P> & { session: true }, handler: TaskHandler<P, TaskSession>): Task<P>;
+export function task<P = unknown>(name: string, handler: TaskHandler<P, undefined>): Task<P>;
+export function task<P = unknown>(name: string, options: TaskOptions<P>, handler: TaskHandler<P, undefined>): Task<P>;
+export function task<P>(name: string, optionsOrHandler: TaskOptions<P> | AnyTaskHandler<P>, maybeHandler?: AnyTaskHandler<P>): Task<P> {
+  // The overloads above tie the handler's session to the options; inside, a handler takes either.
+  const definition = defineTask(name, optionsOrHandler as TaskOptions<P> | TaskHandler<P>, maybeHandler as TaskHandler<P> | undefined);
   recordDeclaration(definition);
   return definition;
 }
 
-export function defineTask<P>(
-  name: string,
-  optionsOrHandler: TaskOptions<P> | TaskHandler<P>,
-  maybeHandler?: TaskHandler<P>,
-): TaskDefinition<P> {
+/** A handler with or without a session, as the overloads of `task` take it. */
+export type AnyTaskHandler<P> = TaskHandler<P, TaskSession> | TaskHandler<P, undefined>;
+
+/** `task` without recording the declaration (tests, the registry form). Its handler may or may not take a session. */
+export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | TaskHandler<P>, maybeHandler?: TaskHandler<P>): Task<P> {
   const handler = typeof optionsOrHandler === "function" ? optionsOrHandler : maybeHandler;
   const options = typeof optionsOrHandler === "function" ? {} : optionsOrHandler;
   if (typeof name !== "string" || name.length === 0) {
@@ -39,5 +40,13 @@ export function defineTask<P>(
       `task("${name}"): idempotentOn needs session: true, because the inbox claim commits with the handler's work`,
     );
   }
-  return { kind: "task", name, options, handler, module: null, file: null };
+  return {
+    kind: "task",
+    name,
+    options,
+    handler,
+    module: null,
+    file: null,
+    job: (payload, jobOptions) => new Job<P>({ ...jobOptions, task: name, payload }),
+  };
 }

@@ -37,9 +37,9 @@ export interface JobJSON {
   timeoutMs: number | null;
 }
 
-export interface JobInit {
+export interface JobInit<P = unknown> {
   task: string;
-  payload?: unknown;
+  payload?: P;
   id?: string;
   /** Defaults to the task's `maxAttempts`, else `[plugin.queue] max_attempts`. */
   maxAttempts?: number;
@@ -53,6 +53,9 @@ export interface JobInit {
   trace?: TraceContext | null;
   timeoutMs?: number | null;
 }
+
+/** What `task.job(payload, options)` takes besides the payload: everything of `new Job` but the task and payload. */
+export type JobOptions = Omit<JobInit, "task" | "payload">;
 
 /** A stored job's fields while Job.restore() runs the constructor for them, else null. */
 let restoring: RestoredFields | null = null;
@@ -98,10 +101,11 @@ export function claimedCopy(job: Job): Job {
   return claimedJob(job.toJSON());
 }
 
-export class Job {
+/** A job; `P` is its payload's type when it was made by its task's `job(...)`, else unknown. */
+export class Job<P = unknown> {
   readonly id: string;
   readonly task: string;
-  readonly payload: unknown;
+  readonly payload: P;
   attempts: number;
   maxAttempts: number | null;
   availableAt: Date;
@@ -112,13 +116,13 @@ export class Job {
   errors: AttemptError[];
   timeoutMs: number | null;
 
-  constructor(init: JobInit) {
+  constructor(init: JobInit<P>) {
     const stored = restoring;
     if (stored) {
       // The same fields in the same order as below, so that every Job has one shape.
       this.id = stored.id;
       this.task = stored.task;
-      this.payload = stored.payload ?? {};
+      this.payload = (stored.payload ?? {}) as P;
       this.attempts = stored.attempts;
       this.maxAttempts = stored.maxAttempts;
       this.availableAt = stored.availableAt;
@@ -137,7 +141,8 @@ export class Job {
     const now = new Date();
     this.id = init.id ?? newJobId(now.getTime());
     this.task = init.task;
-    this.payload = init.payload ?? {};
+    // No payload is an empty object on the wire, as every backend stores it.
+    this.payload = init.payload ?? ({} as P);
     this.attempts = 0;
     this.maxAttempts = init.maxAttempts ?? null;
     this.availableAt =

@@ -1,5 +1,6 @@
-import { defineTask } from "./define-task.js";
-import type { ScheduleDeclaration, ScheduleOptions, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
+import type { TaskSession } from "../database/database-provider.js";
+import { defineTask, type AnyTaskHandler } from "./define-task.js";
+import type { ScheduleDeclaration, ScheduleOptions, Task, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
 import { validateTaskName } from "./task.js";
 import { ConfigError } from "../errors/jfast-error.js";
 
@@ -40,11 +41,12 @@ export class TaskRegistry {
     this.definitions.set(definition.name, definition);
   }
 
-  task<P = any>(name: string, handler: TaskHandler<P>): TaskDefinition<P>;
-  task<P = any>(name: string, options: TaskOptions<P>, handler: TaskHandler<P>): TaskDefinition<P>;
-  task<P = any>(name: string, a: TaskOptions<P> | TaskHandler<P>, b?: TaskHandler<P>): TaskDefinition<P> {
-    const definition = defineTask(name, a, b);
-    this.register(definition);
+  task<P = unknown>(name: string, options: TaskOptions<P> & { session: true }, handler: TaskHandler<P, TaskSession>): Task<P>;
+  task<P = unknown>(name: string, handler: TaskHandler<P, undefined>): Task<P>;
+  task<P = unknown>(name: string, options: TaskOptions<P>, handler: TaskHandler<P, undefined>): Task<P>;
+  task<P>(name: string, a: TaskOptions<P> | AnyTaskHandler<P>, b?: AnyTaskHandler<P>): Task<P> {
+    const definition = defineTask(name, a as TaskOptions<P> | TaskHandler<P>, b as TaskHandler<P> | undefined);
+    this.register(definition as TaskDefinition);
     return definition;
   }
 

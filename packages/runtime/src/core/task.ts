@@ -1,12 +1,14 @@
 import { CorruptJob } from "./corrupt-job.js";
 import type { Logger } from "../observability/logger.js";
-import type { Job } from "./job.js";
+import type { TaskSession } from "../database/database-provider.js";
+import type { Job, JobOptions } from "./job.js";
+import type { Providers } from "./providers.js";
 
 /** What a handler receives besides its payload. */
-export interface TaskTools<TSession = unknown> {
+export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
   /** The running app's context: `ctx.require("outbox")` works exactly as in a route. */
   ctx: AppContext;
-  job: Job;
+  job: Job<P>;
   /** Present when the task declares `session: true`: a transaction on the primary database for the job's tenant. */
   session: TSession;
   /** Aborted when the job's timeout passes or the worker shuts down past its grace period. */
@@ -21,9 +23,9 @@ export interface Cancellation {
   readonly signal: AbortSignal;
 }
 
-export type TaskHandler<P = any, TSession = any> = (payload: P, tools: TaskTools<TSession>) => unknown;
+export type TaskHandler<P = unknown, TSession = TaskSession | undefined> = (payload: P, tools: TaskTools<TSession, P>) => unknown;
 
-export interface TaskOptions<P = any> {
+export interface TaskOptions<P = unknown> {
   /** Overrides `[plugin.queue] max_attempts` for this task. */
   maxAttempts?: number;
   /** An attempt running longer than this fails with JobTimeoutError (and is retried). */
@@ -31,7 +33,7 @@ export interface TaskOptions<P = any> {
   /** Open a transaction on the primary database around the handler: commit on return, rollback on throw. */
   session?: boolean;
   /** Derives the inbox key: once work for a key has committed, redeliveries are skipped. Needs `session`. */
-  idempotentOn?: (payload: P) => string | number;
+  idempotentOn?(payload: P): string | number;
   /** Base of the exponential backoff between attempts (default from `[plugin.queue] backoff_base`). */
   backoffBaseMs?: number;
   /** Runs the task on a fixed interval counted from the Unix epoch in UTC (needs `[plugin.queue] scheduler = true`). */
@@ -71,16 +73,24 @@ export interface ScheduleDeclaration {
   readonly options: ScheduleOptions;
 }
 
-export interface TaskDefinition<P = any> {
+export interface TaskDefinition<P = unknown> {
   /** "subscriber": declared by `subscribe(type, ...)`; its payload is the event's wire form. */
   readonly kind: "task" | "subscriber";
   readonly name: string;
   readonly options: TaskOptions<P>;
-  readonly handler: TaskHandler<P>;
+  // Method syntax on purpose: a definition of a specific payload still fits where any definition is taken
+  // (the registry, the worker), which calls it with the stored payload.
+  handler(payload: P, tools: TaskTools<TaskSession | undefined, P>): unknown;
   /** The module whose tasks file declared it; null when declared elsewhere (tests, the registry form). */
   module: string | null;
   /** The file that declared it, when known. */
   file: string | null;
+}
+
+/** What `task(...)` returns: the definition, and the way to make its jobs with a checked payload. */
+export interface Task<P = unknown> extends TaskDefinition<P> {
+  /** A job of this task: `sendEmail.job({ invoice_id }, { tenantId })`. Enqueue it like any other. */
+  job(payload: P, options?: JobOptions): Job<P>;
 }
 
 /** The app seen from a handler or a route. */
@@ -88,7 +98,10 @@ export interface AppContext {
   readonly serviceName: string;
   /** The service's logger (set by createJfast): lines written inside a handler carry its tenant, request, job id, task and attempt. */
   readonly logger?: Logger;
-  require<T = unknown>(name: string): T;
+  /** A started provider by name, typed by `Providers`; throws naming the plugin to enable. */
+  require<K extends keyof Providers>(name: K): Providers[K];
+  /** @deprecated the name alone gives the type: `require("queue")`; declare your own providers in `Providers`. */
+  require<T>(name: keyof Providers): T;
 }
 
 const TASK_NAME = /^[a-z0-9_]+(\.[a-zA-Z0-9_\-]+)+$/;

@@ -1,4 +1,15 @@
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
+
+/**
+ * The drizzle database `require("database").db` is: node-postgres or PGlite underneath, so typed as what both
+ * are, drizzle's PostgreSQL database without a relational schema (query builders take your own tables).
+ */
+export type Database = PgDatabase<PgQueryResultHKT>;
+
+/** A drizzle transaction on the primary database: what `transaction(fn)` hands `fn`, and a task's `session`. */
+export type TaskSession = PgTransaction<PgQueryResultHKT, Record<string, never>, ExtractTablesWithRelations<Record<string, never>>>;
 
 /**
  * `jfast.require("database")`: the primary database, over node-postgres (with a url) or embedded PGlite.
@@ -9,10 +20,10 @@ export interface DatabaseProvider {
   readonly driver: "pg" | "pglite";
   readonly schema: string;
   /** The drizzle database (node-postgres or PGlite flavour). */
-  readonly db: any;
+  readonly db: Database;
   /** The raw port every jfast SQL statement goes through. */
   readonly sql: SqlDatabase;
-  transaction<T>(fn: (session: any) => Promise<T>, options?: { tenantId?: string | null }): Promise<T>;
+  transaction<T>(fn: (session: TaskSession) => Promise<T>, options?: { tenantId?: string | null }): Promise<T>;
   /** Turns a caller's session (drizzle transaction, or a pg client inside BEGIN) into an executor. */
   executorFor(session: unknown): SqlExecutor;
   /** Whether transactions set `jfast.tenant_id` for row-level-security policies. */

@@ -6,7 +6,7 @@ import { currentTenantId } from "../context/context.js";
 import { importDriver } from "../core/import-driver.js";
 import type { SqlDatabase } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
-import type { DatabaseProvider } from "./database-provider.js";
+import type { Database, DatabaseProvider, TaskSession } from "./database-provider.js";
 import { executorFor } from "./executor-for.js";
 import { startInboxPruner } from "./inbox-pruner.js";
 import { migrate } from "./migrate.js";
@@ -30,7 +30,7 @@ export async function openDatabase(params: { config: DatabaseConfig; root: strin
 
 interface Opened {
   sql: SqlDatabase;
-  db: any;
+  db: Database;
   close(): Promise<void>;
   /** Driver errors on the drizzle path, translated like the port's. */
   translate?: (error: unknown) => unknown;
@@ -118,8 +118,8 @@ export function createDatabaseProvider(params: Opened & { config: DatabaseConfig
     },
   };
 
-  function runTransaction<T>(fn: (session: any) => Promise<T>, options?: { tenantId?: string | null }): Promise<T> {
-    return db.transaction(async (tx: any) => {
+  function runTransaction<T>(fn: (session: TaskSession) => Promise<T>, options?: { tenantId?: string | null }): Promise<T> {
+    return db.transaction(async (tx) => {
       if (config.rls) {
         const given = options !== undefined && "tenantId" in options;
         const tenant = given ? options.tenantId : currentTenantId();

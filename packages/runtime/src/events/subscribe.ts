@@ -1,6 +1,7 @@
 import { recordDeclaration } from "../core/declarations.js";
 import { Event, type EventJSON } from "../core/event.js";
 import type { TaskDefinition, TaskOptions, TaskTools } from "../core/task.js";
+import type { TaskSession } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 
 /** What `subscribe()` accepts besides the event type. */
@@ -17,7 +18,8 @@ export interface SubscribeOptions {
   backoffBaseMs?: number;
 }
 
-export type SubscriberHandler<TSession = any> = (event: Event, tools: TaskTools<TSession>) => unknown;
+/** `session` is the drizzle transaction with `session: true`, undefined without. */
+export type SubscriberHandler<TSession = TaskSession | undefined> = (event: Event, tools: TaskTools<TSession>) => unknown;
 
 /** A subscriber is a task whose payload is the event's wire form; `kind` and `eventType` tell it apart. */
 export interface SubscriberDefinition extends TaskDefinition<EventJSON> {
@@ -36,18 +38,16 @@ const EVENT_TYPE = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/;
  *   export const checkBudget = subscribe("receipt.registered", { session: true }, async (event, { session, ctx }) => { ... })
  * The task is "receipt.registered->alert.checkBudget". `outbox.publish` writes one job per subscriber.
  */
-export function subscribe<TSession = any>(type: string, handler: SubscriberHandler<TSession>): SubscriberDefinition;
-export function subscribe<TSession = any>(
-  type: string,
-  options: SubscribeOptions,
-  handler: SubscriberHandler<TSession>,
-): SubscriberDefinition;
+export function subscribe(type: string, options: SubscribeOptions & { session: true }, handler: SubscriberHandler<TaskSession>): SubscriberDefinition;
+export function subscribe(type: string, handler: SubscriberHandler<undefined>): SubscriberDefinition;
+export function subscribe(type: string, options: SubscribeOptions, handler: SubscriberHandler<undefined>): SubscriberDefinition;
 export function subscribe(
   type: string,
-  optionsOrHandler: SubscribeOptions | SubscriberHandler,
-  maybeHandler?: SubscriberHandler,
+  optionsOrHandler: SubscribeOptions | SubscriberHandler<TaskSession> | SubscriberHandler<undefined>,
+  maybeHandler?: SubscriberHandler<TaskSession> | SubscriberHandler<undefined>,
 ): SubscriberDefinition {
-  const definition = defineSubscriber(type, optionsOrHandler, maybeHandler);
+  // The overloads above tie the handler's session to the options; inside, a handler takes either.
+  const definition = defineSubscriber(type, optionsOrHandler as SubscribeOptions | SubscriberHandler, maybeHandler as SubscriberHandler | undefined);
   recordDeclaration(definition);
   return definition;
 }

@@ -8,7 +8,9 @@ import { createQueueProvider } from "./queue-provider.js";
 
 function provider(maxPayloadBytes: number) {
   const backend = createMemoryBackend();
-  return { backend, queue: createQueueProvider({ backend, name: "q", registry: new TaskRegistry(), defaultMaxAttempts: 3, maxPayloadBytes }) };
+  const registry = new TaskRegistry();
+  for (const name of ["a.big", "a.small", "a.fits"]) registry.task(name, () => {});
+  return { backend, queue: createQueueProvider({ backend, name: "q", registry, defaultMaxAttempts: 3, maxPayloadBytes }) };
 }
 
 describe("[plugin.queue] max_payload_bytes", () => {

@@ -34,12 +34,17 @@ export function createQueueProvider(params: {
   maxPayloadBytes?: number;
   pauses?: PausedTasks | null;
   throughput?: ThroughputRecorder | null;
+  /** Tasks of other services this one may enqueue (contracts.toml `[services.<name>] tasks`). */
+  foreignTasks?: ReadonlySet<string>;
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
+  const foreign = params.foreignTasks ?? new Set<string>();
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {
       throw new TypeError("enqueue(job) takes a Job: enqueue(new Job({ task: \"invoice.send_email\", payload }))");
     }
+    // Refused now rather than dead-lettered on its first claim, far from the typo that made it.
+    if (!registry.get(job.task) && !foreign.has(job.task)) throw unknownTask(job.task, registry);
     if (maxPayloadBytes !== undefined) checkPayloadSize(job, maxPayloadBytes);
     job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? defaultMaxAttempts;
     return job;
@@ -58,6 +63,15 @@ export function createQueueProvider(params: {
     depths: () => backend.depths(),
     cancel: (id) => backend.cancel({ id }),
   };
+}
+
+/** The same refusal as `jfast jobs enqueue`: this service declares no such task, nor contracts.toml another's. */
+function unknownTask(task: string, registry: TaskRegistry): JfastError {
+  return new JfastError(`this service declares no task named "${task}"`, {
+    code: "TASK_UNKNOWN",
+    hint: `known tasks: ${registry.names().join(", ") || "(none)"}; a task of another service on the same queue is declared in contracts.toml as [services.<name>] tasks = ["${task}"]`,
+    docs: "jfast docs tasks#names",
+  });
 }
 
 /**

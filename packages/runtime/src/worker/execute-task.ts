@@ -1,6 +1,6 @@
 import type { Job } from "../core/job.js";
 import type { AppContext, Cancellation, TaskDefinition, TaskTools } from "../core/task.js";
-import type { DatabaseProvider } from "../database/database-provider.js";
+import type { DatabaseProvider, TaskSession } from "../database/database-provider.js";
 import { claimOnce } from "../inbox/inbox.js";
 import type { Logger } from "../observability/logger.js";
 
@@ -57,7 +57,7 @@ class AttemptTools implements TaskTools {
   constructor(
     readonly ctx: AppContext,
     readonly job: Job,
-    readonly session: unknown,
+    readonly session: TaskSession | undefined,
     cancellation: Cancellation,
   ) {
     this.#cancellation = cancellation;

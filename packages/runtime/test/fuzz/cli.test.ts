@@ -91,7 +91,7 @@ describe("fuzz: the CLI (jobs enqueue, dead, retry, discard) on PostgreSQL", () 
         expect(enqueued.code, enqueued.stdout).not.toBe(0);
         // The CLI prints a JfastError's message, hint and docs (the code stays with the API).
         expect(enqueued.stderr).toMatch(/^jfast: the payload of a "fuzz\.fail" job cannot be stored: /);
-        expect(enqueued.stderr).toContain("docs/tasks.md#payloads");
+        expect(enqueued.stderr).toContain("jfast docs tasks#payloads");
         expect(await fuzz.backend.getJob({ id })).toBeNull();
         figures.refused++;
       } else {

@@ -4,6 +4,13 @@ import { Event } from "../../src/core/event.js";
 import { on } from "../../src/kafka/on.js";
 import { createCleanup, eventually, requireBroker, startService, uniqueName } from "./harness.js";
 
+declare module "../../src/core/providers.js" {
+  interface Providers {
+    /** The shipping service's log in the round trip below. */
+    log: { info(message: string): void };
+  }
+}
+
 const cleanup = createCleanup();
 beforeAll(requireBroker);
 afterEach(() => cleanup.run());
@@ -71,7 +78,7 @@ describe("events between services over a real Kafka broker", () => {
           on(topic, (event, { ctx }) => {
             const c = currentContext();
             contexts.push({ tenantId: c?.tenantId, requestId: c?.requestId, traceparent: c?.traceparent, tracestate: c?.tracestate });
-            ctx.require<{ info(m: string): void }>("log").info(`handled ${event.type}`);
+            ctx.require("log").info(`handled ${event.type}`);
           }),
         ],
         providers: { log: { info: (m: string) => shippingLog.push(m) } },

@@ -100,6 +100,6 @@ describe("publishing and declaring", () => {
       (e: unknown) => e as JfastError,
     );
     expect(error?.code).toBe("CONFIG_PLUGIN_MISSING");
-    expect(error?.docs).toBe("docs/kafka.md");
+    expect(error?.docs).toBe("jfast docs kafka");
   });
 });

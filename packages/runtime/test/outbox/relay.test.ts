@@ -189,6 +189,7 @@ describe("outbox relay", () => {
     await jfast.start();
     const database = jfast.require<DatabaseProvider>("database");
     expect(database.driver).toBe("pglite");
+    jfast.tasks.task("kiosk.print", () => {});
     const job = new Job({ task: "kiosk.print", payload: {} });
     await database.transaction((tx) => jfast.require<Outbox>("outbox").enqueue(tx, job));
     const committedAt = Date.now();

@@ -1,0 +1,77 @@
+// Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
+// Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
+import { createJfast, Job, task, type Database, type Jfast, type QueueProvider, type TaskSession } from "@jfast/runtime";
+
+interface Mailer {
+  send(message: { to: string; subject: string }): Promise<void>;
+}
+
+// A service declares its own providers once.
+declare module "@jfast/runtime" {
+  interface Providers {
+    typesMailer: Mailer;
+  }
+}
+
+interface SendEmail {
+  invoice_id: string;
+}
+
+export const sendEmail = task("types.send_email", async (payload: SendEmail, { ctx, job }) => {
+  const id: string = payload.invoice_id;
+  const same: string = job.payload.invoice_id;
+  await ctx.require("typesMailer").send({ to: id, subject: same });
+  // @ts-expect-error a provider nobody declared is a compile error, in a handler as in a route
+  ctx.require("typesMailr");
+});
+
+export const withSession = task("types.with_session", { session: true }, async (_payload: SendEmail, { session }) => {
+  const tx: TaskSession = session;
+  await tx.execute("select 1");
+  // @ts-expect-error the session is drizzle's transaction, not any
+  tx.notAMethod();
+});
+
+export const withoutSession = task("types.without_session", async (_payload: SendEmail, { session }) => {
+  // @ts-expect-error without session: true there is no session
+  await session.execute("select 1");
+});
+
+export async function routes(jfast: Jfast): Promise<void> {
+  const queue: QueueProvider = jfast.require("queue");
+  // @ts-expect-error a misspelt provider name is a compile error
+  jfast.require("queu");
+  await jfast.require("typesMailer").send({ to: "a@b.c", subject: "hi" });
+  // @ts-expect-error a declared provider has its own type, not any
+  await jfast.require("typesMailer").deliver();
+
+  const database = jfast.require("database");
+  const db: Database = database.db;
+  // @ts-expect-error the database is drizzle's PostgreSQL database, not any
+  db.notAMethod();
+  await database.transaction(async (tx) => {
+    const session: TaskSession = tx;
+    // @ts-expect-error the transaction is drizzle's, not any
+    tx.notAMethod();
+    await jfast.require("outbox").enqueue(session, sendEmail.job({ invoice_id: "inv_1" }, { tenantId: "acme" }));
+  });
+
+  // A task makes its own jobs, their payload checked against the handler's.
+  const job: Job<SendEmail> = sendEmail.job({ invoice_id: "inv_1" }, { delayMs: 1000 });
+  await queue.enqueue(job);
+  // @ts-expect-error a wrong field in the payload
+  sendEmail.job({ invoice: "inv_1" });
+  // @ts-expect-error a field of the wrong type
+  sendEmail.job({ invoice_id: 1 });
+  // @ts-expect-error the task and payload come from the task, not the options
+  sendEmail.job({ invoice_id: "inv_1" }, { task: "types.other" });
+
+  // Untyped jobs stay possible.
+  await queue.enqueue(new Job({ task: "types.send_email", payload: { anything: [1, 2] } }));
+}
+
+export async function assemble(root: string, mailer: Mailer): Promise<Jfast> {
+  // @ts-expect-error a declared provider given with the wrong type
+  await createJfast({ root, providers: { typesMailer: { send: 42 } } });
+  return createJfast({ root, providers: { typesMailer: mailer } });
+}
