@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a Redis Cluster of three primaries and three replicas on 127.0.0.1:7001-7006 in the background, for the
 # test suite and local development, with Debian's redis-server (no Docker). The machine's own Redis (6379) is
-# never touched: each node has its own port, directory, pid file and log under .ci/redis-cluster.
+# never touched: each node has its own port, directory, pid file and log under $TMPDIR/jfast-redis-cluster (/tmp when unset).
 #
 # - Fresh data on every start (the cluster holds test data only); `redis-cli --cluster create` assigns the slots
 #   and pairs each primary with one replica.
@@ -14,12 +14,14 @@
 #
 # Environment: JFAST_REDIS_CLUSTER_PORT (7001, the first of six consecutive ports),
 # JFAST_REDIS_CLUSTER_NODE_TIMEOUT ms (2000), JFAST_REDIS_CLUSTER_START_TIMEOUT seconds (60),
-# JFAST_REDIS_CLUSTER_STATE (.ci/redis-cluster: data, pid files and logs of the nodes).
+# JFAST_REDIS_CLUSTER_STATE ($TMPDIR/jfast-redis-cluster: data, pid files and logs of the nodes).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-state="${JFAST_REDIS_CLUSTER_STATE:-$repo/.ci/redis-cluster}"
+# One place per machine, not per checkout: the ports are the machine's, so any checkout finds (and may stop or
+# restart) the cluster another one started.
+state="${JFAST_REDIS_CLUSTER_STATE:-${TMPDIR:-/tmp}/jfast-redis-cluster}"
 first_port="${JFAST_REDIS_CLUSTER_PORT:-7001}"
 
 timeout="${JFAST_REDIS_CLUSTER_START_TIMEOUT:-60}"

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Stops the Redis Cluster nodes that start.sh started (only the PIDs in .ci/redis-cluster/<port>/redis.pid, or
+# Stops the Redis Cluster nodes that start.sh started (only the PIDs in $TMPDIR/jfast-redis-cluster/<port>/redis.pid, or
 # under $JFAST_REDIS_CLUSTER_STATE) and waits for them to exit. The data directories stay until the next start.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-state="${JFAST_REDIS_CLUSTER_STATE:-$here/../../.ci/redis-cluster}"
+# One place per machine, not per checkout: the ports are the machine's, so any checkout finds (and may stop or
+# restart) the cluster another one started.
+state="${JFAST_REDIS_CLUSTER_STATE:-${TMPDIR:-/tmp}/jfast-redis-cluster}"
 
 stopped=0
 shopt -s nullglob

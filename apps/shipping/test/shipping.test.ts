@@ -117,8 +117,13 @@ describe("apps/shipping on Redis and Kafka", () => {
     expect(shipment!.trackingCode).toMatch(/^STD-/);
 
     // The job ran on the Redis queue under this test's name: its id comes from the event's.
-    const info = await shipping.require<{ backend: { getJob(p: { id: string }): Promise<{ state: string } | null> } }>("queue").backend.getJob({ id: `ship-${paid.id}` });
-    expect(info?.state).toBe("completed");
+    // Its completion is written just after the handler returns (the shipment is stored within it): wait for it.
+    const backend = shipping.require<{ backend: { getJob(p: { id: string }): Promise<{ state: string } | null> } }>("queue").backend;
+    const info = await eventually("the shipment job to complete", async () => {
+      const job = await backend.getJob({ id: `ship-${paid.id}` });
+      return job?.state === "completed" ? job : null;
+    });
+    expect(info.state).toBe("completed");
 
     const back = await eventually("billing to hear shipment.created", async () => heardBack.find((e) => (e.data as { invoice_id: string }).invoice_id === `inv-${run}-1`));
     expect(back.type).toBe("shipment.created");

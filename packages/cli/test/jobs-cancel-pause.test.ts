@@ -84,8 +84,8 @@ describe("jfast jobs cancel and jfast queue pause | resume on the Redis queue", 
     for (const command of [["queue", "pause"], ["queue", "resume"]]) {
       const help = await runJfast([...command, "--help"]);
       expect(help.code).toBe(0);
-      expect(help.stdout).toContain("docs/worker.md#pausing-a-task");
+      expect(help.stdout).toContain("jfast docs worker#pausing-a-task");
     }
-    expect((await runJfast(["jobs", "cancel", "--help"])).stdout).toContain("docs/cli.md#jfast-jobs-cancel");
+    expect((await runJfast(["jobs", "cancel", "--help"])).stdout).toContain("jfast docs cli#jfast-jobs-cancel");
   });
 });

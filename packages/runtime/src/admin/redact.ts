@@ -88,12 +88,12 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
   };
 
   const error = (attempt: AttemptError | null, values: readonly string[]): AttemptError | null => {
-    if (attempt === null || values.length === 0) return attempt;
+    if (attempt === null || typeof attempt !== "object" || values.length === 0) return attempt;
     return {
       ...attempt,
-      class: scrub(attempt.class, values),
-      message: scrub(attempt.message, values),
-      ...(attempt.stack === undefined ? {} : { stack: scrub(attempt.stack, values) }),
+      class: scrub(String(attempt.class), values),
+      message: scrub(String(attempt.message), values),
+      ...(attempt.stack === undefined ? {} : { stack: scrub(String(attempt.stack), values) }),
     };
   };
 
@@ -102,7 +102,9 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
     payload: (value) => walk(value, null),
     job(job) {
       const values = hiddenValues(job.payload);
-      return { ...job, payload: walk(job.payload, null), errors: job.errors.map((e) => error(e, values)!) };
+      // A row written by hand may hold anything in its errors: shown as it is rather than failing the view.
+      const errors = Array.isArray(job.errors) ? job.errors.map((e) => error(e, values)!) : job.errors;
+      return { ...job, payload: walk(job.payload, null), errors };
     },
     error: (attempt, job) => error(attempt, hiddenValues(job.payload)),
   };

@@ -88,7 +88,9 @@ async function runCase(app: FuzzApp, suite: FuzzSuite, inputs: FuzzInput[], figu
         () => null,
         (e: unknown) => e as { code?: unknown },
       );
-      expect(tooLarge?.code, "a payload over max_payload_bytes must be refused at enqueue").toBe("PAYLOAD_TOO_LARGE");
+      // A task the service does not declare is refused first, whatever the payload.
+      const expectedCode = input.outcome.kind === "unknown" ? "TASK_UNKNOWN" : "PAYLOAD_TOO_LARGE";
+      expect(tooLarge?.code, "a payload over max_payload_bytes must be refused at enqueue").toBe(expectedCode);
       expect(await readJob(app, job!.id)).toBeNull();
       figures.refused++;
       continue;
@@ -98,8 +100,20 @@ async function runCase(app: FuzzApp, suite: FuzzSuite, inputs: FuzzInput[], figu
   }
 
   if (expected.length > 0) {
-    const jobs = expected.map((e) => e.job);
-    await enqueue(app, suite, jobs);
+    const known = expected.filter((e) => e.input.outcome.kind !== "unknown").map((e) => e.job);
+    const unknown = expected.filter((e) => e.input.outcome.kind === "unknown").map((e) => e.job);
+    if (known.length > 0) await enqueue(app, suite, known);
+    if (unknown.length > 0) {
+      // This service refuses a task it does not declare (TASK_UNKNOWN), before anything is stored; another
+      // service sharing the queue can still put one there, as the backend is given it here: it dies as unknown.
+      const refusal = await enqueue(app, suite, unknown).then(
+        () => null,
+        (e: unknown) => e as { code?: unknown },
+      );
+      expect(refusal?.code, "enqueueing a task the service does not declare must be refused").toBe("TASK_UNKNOWN");
+      for (const job of unknown) expect(await readJob(app, job.id)).toBeNull();
+      await app.backend.enqueue({ jobs: unknown });
+    }
     const dead = expected.filter((e) => e.end === JobState.dead);
     await settled(app, expected, dead.length, 1);
     for (const e of expected) await checkEnd(app, e, 1, suite);

@@ -53,7 +53,7 @@ describe("a service's snooze limit and queue.cancel", () => {
   });
 
   it("queue.cancel cancels a delayed job through the provider", async () => {
-    const { jfast } = await service("", []);
+    const { jfast } = await service("", [defineTask("svc.later", async () => undefined)]);
     const queue = jfast.require<QueueProvider>("queue");
     const job = new Job({ task: "svc.later", delayMs: 60_000 });
     await queue.enqueue(job);

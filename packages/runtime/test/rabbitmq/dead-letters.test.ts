@@ -63,7 +63,12 @@ describe("rabbitmq: dead letters in <queue>.dead", () => {
     await backend.enqueue({ jobs: [job] });
     const message = "€".repeat(8000);
     for (let attempt = 1; attempt <= 6; attempt++) {
-      const [claimed] = await backend.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
+      // The broker pushes the retried message back a moment later: claim until it has arrived.
+      let claimed: Job | undefined;
+      for (const until = Date.now() + 15_000; !claimed && Date.now() < until; ) {
+        [claimed] = await backend.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
+        if (!claimed) await new Promise((r) => setTimeout(r, 20));
+      }
       expect(claimed?.id).toBe(job.id);
       const error = errorToAttempt(new Error(message), claimed!.attempts);
       if (attempt < 6) await backend.retry({ workerId: "w", job: claimed!, error, availableAt: new Date() });

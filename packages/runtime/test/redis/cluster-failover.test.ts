@@ -1,3 +1,4 @@
+import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -45,9 +46,15 @@ async function shardOf(queue: string): Promise<{ primary: number; replica: numbe
   try {
     await client.connect();
     const slot = Number(await client.cluster("KEYSLOT", `{${queue}}`));
-    const ranges = await client.cluster("SLOTS");
-    const [, , owner, follower] = ranges.find(([from, to]) => slot >= from && slot <= to)!;
-    return { primary: Number(owner![1]), replica: Number(follower![1]) };
+    // A node restarted by an earlier case (or a cluster just started on a busy machine) takes a moment to be
+    // listed as the replica again: wait for the shard to have one.
+    for (const until = Date.now() + 60_000; ; ) {
+      const ranges = await client.cluster("SLOTS");
+      const [, , owner, follower] = ranges.find(([from, to]) => slot >= from && slot <= to) ?? [];
+      if (owner && follower) return { primary: Number(owner[1]), replica: Number(follower[1]) };
+      if (Date.now() > until) throw new Error(`the shard of slot ${slot} has no replica listed: ${JSON.stringify(ranges)}`);
+      await sleep(250);
+    }
   } finally {
     client.disconnect();
   }
@@ -85,7 +92,7 @@ async function killPrimaryMidDrain(params: { waitReplicas: number; replicaLagMs:
   let producer: RedisBackend | null = null;
   let killedAt = 0;
   let linkCut = false;
-  const pidOf = (port: number) => Number(readFileSync(`${clusterStateDir()}${port}/redis.pid`, "utf8").trim());
+  const pidOf = (port: number) => Number(readFileSync(path.join(clusterStateDir(), String(port), "redis.pid"), "utf8").trim());
   try {
     // Heartbeats outlive the failover (a TTL shorter than it returns live workers' jobs: duplicates of our making).
     producer = await openBackend(queue, { workerTtlMs: 10_000, waitReplicas }, target);

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RedisTarget } from "./redis-test-env.js";
 
@@ -26,6 +28,7 @@ export function startClusterNode(port: number): void {
   execFileSync("bash", [`${SCRIPTS}node.sh`, String(port)], { stdio: "ignore", timeout: 30_000 });
 }
 
+/** Where docker/redis-cluster keeps the nodes' data and pid files: one place per machine (start.sh). */
 export function clusterStateDir(): string {
-  return fileURLToPath(new URL("../../../../.ci/redis-cluster/", import.meta.url));
+  return process.env.JFAST_REDIS_CLUSTER_STATE ?? path.join(tmpdir(), "jfast-redis-cluster");
 }
