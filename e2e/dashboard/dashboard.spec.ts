@@ -236,9 +236,16 @@ test.describe("dashboard in a browser", () => {
     expect(await group.locator("td.num").textContent()).toBe("2");
     expect(await group.textContent()).toMatch(/CardDeclined\s*card declined for invoice inv-<\w+>-<n>/);
     await shot(page, "dead-letter-groups");
+    // "Retry all matching…" previews the same two (closed without retrying) ...
     await page.getByRole("button", { name: "Table" }).click();
     await page.getByRole("button", { name: "Retry all matching…" }).click();
     const dialog = page.getByRole("dialog");
+    await poll(() => dialog.locator('[data-preview="billing"]').textContent()).toBe("2 dead letters");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await poll(() => dialog.count()).toBe(0);
+    // ... and "Retry group…" on the group's row replays exactly that group.
+    await page.getByRole("button", { name: "Grouped by error" }).click();
+    await groups.locator("tbody tr").getByRole("button", { name: "Retry group…" }).click();
     await poll(() => dialog.locator('[data-preview="billing"]').textContent()).toBe("2 dead letters");
     await dialog.getByLabel("Replay rate (jobs per second)").fill("5");
     await shot(page, "bulk-retry");
@@ -373,10 +380,50 @@ test.describe("dashboard in a browser", () => {
     }
   });
 
-  test("renders jobs search, outbox and events with their empty states", async ({ session: context }) => {
+  test("marks a schedule's missed ticks: a tick of the last 24 hours nobody claimed", async ({ session: context, stack: { billing } }) => {
+    // The nightly schedule's last claim was two days ago (the service was down since); it does not catch up, so
+    // the tick of the last 24 hours was never claimed.
+    await fetch(`${billing.url}/schedule-history?name=nightly-ping&days=2`, { method: "POST" });
+    const page = await context.newPage();
+    await page.goto("/schedules");
+    const row = page.getByRole("table", { name: "Schedules of billing" }).locator('tr[data-row="nightly-ping"]');
+    await poll(() => row.getByText("1 missed in 24 h", { exact: true }).count()).toBe(1);
+    expect(await row.getByText("on time", { exact: true }).count()).toBe(0);
+    await expectAccessible(page);
+    await page.close();
+  });
+
+  test("shows a dead outbox row with its error, retries it and discards it, audited", async ({ session: context, stack: { billing } }) => {
+    const { id } = (await (await fetch(`${billing.url}/outbox-orphan`, { method: "POST" })).json()) as { id: string };
+    const page = await context.newPage();
+    await page.goto("/outbox");
+    await page.getByRole("heading", { name: "Outbox" }).waitFor();
+    // Shipping has no outbox; billing's shows the row the relay could not deliver, with the reason.
+    await page.getByRole("region", { name: "outbox of shipping" }).getByText("No outbox").waitFor();
+    const rows = page.getByRole("table", { name: "Dead outbox rows of billing" }).locator("tbody tr");
+    await poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute("data-row")).toBe(id);
+    expect(await rows.first().textContent()).toMatch(/OutboxUndeliverable: .*legacy\.jobs/);
+    await expectAccessible(page);
+    await shot(page, "outbox");
+    // Sent back to the relay: it cannot deliver it here either, so it dies again, with a second attempt.
+    await rows.first().getByRole("button", { name: `Retry outbox row ${id}` }).click();
+    await page.getByText("Sent back to the relay: 1 row on billing.").waitFor();
+    await eventually("the row to die again", async () => {
+      const { body } = await adminCall(billing.url, TOKENS.billingViewer, "outbox.dead");
+      return body.result?.data.rows[0]?.errors.length === 2;
+    });
+    await rows.first().getByRole("button", { name: `Discard outbox row ${id}` }).click();
+    await page.getByText("No dead rows").waitFor();
+    const { body } = await adminCall(billing.url, TOKENS.billingViewer, "audit.list");
+    const actions = (body.result.data.entries as Array<{ action: string; ids: string[] }>).filter((e) => e.ids.includes(id)).map((e) => e.action);
+    expect(actions).toEqual(["outbox.discard", "outbox.retry"]);
+    await page.close();
+  });
+
+  test("renders jobs search and its empty state", async ({ session: context }) => {
     const page = await context.newPage();
     for (const [route, heading, text] of [
-      ["/outbox", "Outbox", "No outbox"],
       ["/jobs", "Jobs", "Search jobs"],
     ] as const) {
       await page.goto(route);

@@ -4,6 +4,10 @@
 //                                             invoice of a single job; every job carries a traceparent)
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
 //   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
+//   POST /schedule-history?name=S&days=N      records schedule S's last tick N days ago (09:30 UTC), as a replica
+//                                             left it before the service was down since
+//   POST /outbox-orphan                       writes an outbox row for a queue this service does not have, as a
+//                                             process configured with another queue name would (it dies at once)
 // Everything else goes to jfast.routes(): /ready, /queue/stats and the admin API under /jfast/admin.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -45,6 +49,29 @@ const server = http.createServer(async (req, res) => {
     const key = url.searchParams.get("key") ?? "parcel-1";
     await jfast.require("events").publish("parcels", new Event({ type: url.searchParams.get("type") ?? "parcel.sent", data: { id: key }, key }));
     res.end("published");
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/schedule-history") {
+    const days = Number(url.searchParams.get("days") ?? "2");
+    const now = new Date();
+    const tick = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days, 9, 30));
+    const database = jfast.require("database");
+    await database.transaction((tx) =>
+      database.executorFor(tx).query("INSERT INTO jfast_schedules (name, tick, claimed_at) VALUES ($1, $2, $2) ON CONFLICT DO NOTHING", [url.searchParams.get("name"), tick]),
+    );
+    res.end(tick.toISOString());
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/outbox-orphan") {
+    // The relay here can never deliver a job for queue "legacy.jobs": it sets the row aside as dead at once.
+    const database = jfast.require("database");
+    const job = new Job({ task: `${jfast.config.service.name}.charge`, payload: { invoice: "orphan" } });
+    const id = `job:legacy.jobs:${job.id}`;
+    await database.transaction((tx) =>
+      database.executorFor(tx).query("INSERT INTO jfast_outbox (id, kind, destination, body) VALUES ($1, 'job', 'legacy.jobs', $2::json)", [id, JSON.stringify(job.toJSON())]),
+    );
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ id }));
     return;
   }
   if (req.method === "POST" && url.pathname === "/fix") {

@@ -86,7 +86,8 @@ export async function startService(params: { name: string; backend: "memory" | "
   const schema = `jfast_e2e_${params.name}_${suffix}`;
   await mkdir(path.join(root, "modules", params.name), { recursive: true });
   await mkdir(path.join(root, "modules", "alert"), { recursive: true });
-  // The PostgreSQL service also runs the scheduler, with one nightly schedule (its next ticks fill the schedules page).
+  // The PostgreSQL service also runs the scheduler, with one nightly schedule (its next ticks fill the schedules page),
+  // and the outbox, whose dead rows the outbox page shows.
   const scheduler = params.backend === "postgres";
   const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
   // With Kafka, the service consumes the "parcels" topic (under a prefix of its own on the shared broker); a
@@ -95,7 +96,7 @@ export async function startService(params: { name: string; backend: "memory" | "
   const database = params.backend === "postgres" ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
   await writeFile(
     path.join(root, "jfast.toml"),
-    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"${params.kafka ? ', "events"' : ""}]\n\n${database}${events}${queue}\n[admin]\nredact = ["card_number"]\n`,
+    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"${params.backend === "postgres" ? ', "outbox"' : ""}${params.kafka ? ', "events"' : ""}]\n\n${database}${events}${queue}${params.backend === "postgres" ? "\n[plugin.outbox]\npoll_interval = 0.2\n" : ""}\n[admin]\nredact = ["card_number"]\n`,
   );
   await writeFile(
     path.join(root, "contracts.toml"),
