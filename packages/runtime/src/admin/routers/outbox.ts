@@ -1,6 +1,5 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import type { AttemptError } from "../../core/job.js";
 import type { Outbox } from "../../outbox/outbox.js";
 import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
 import { auditedCall } from "../audit-call.js";
@@ -21,19 +20,8 @@ export interface OutboxView {
   detail: Record<string, unknown>;
 }
 
-/** A row the relay set aside as dead: what it carried (redacted) and every delivery error. */
-export interface DeadOutboxView {
-  id: string;
-  kind: DeadOutboxRow["kind"];
-  destination: string;
-  attempts: number;
-  maxAttempts: number;
-  createdAt: string;
-  diedAt: string;
-  lastError: AttemptError | null;
-  errors: AttemptError[];
-  body: unknown;
-}
+/** A row the relay set aside as dead: what it carried (its payload or event data redacted) and every delivery error. */
+export type DeadOutboxView = DeadOutboxRow;
 
 const idsSchema = z.array(z.string().min(1).max(400)).min(1).max(1000);
 
