@@ -20,7 +20,7 @@ const SCHEMA = `e2e_pkg_${id}`;
 const QUEUE = `e2e-pkg-${id}`;
 
 /** The versions the workspace builds and tests with. */
-const VERSIONS = { pg: "8.23.1", "drizzle-orm": "0.45.4", hono: "4.13.19", ioredis: "6.0.0", typescript: "5.9.3" };
+const VERSIONS = { pg: "8.23.1", "drizzle-orm": "0.45.4", hono: "4.13.19", ioredis: "5.9.2", typescript: "5.9.3" };
 
 let work: string;
 let service: string;

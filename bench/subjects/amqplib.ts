@@ -5,11 +5,11 @@
  * No job semantics at all.
  */
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { packageVersion } from "./package-version.js";
 
-const version = createRequire(import.meta.url)("amqplib/package.json").version as string;
+const version = packageVersion("amqplib");
 const CONFIRM_WINDOW = 1000;
 
 export function amqplibSubject(options: { prefetch?: number } = {}): Subject {

@@ -1,12 +1,12 @@
 /** BullMQ with removeOnComplete (its documented setting for throughput: no completed set to grow). */
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { dropRedisKeys } from "../lib/cleanup.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { packageVersion } from "./package-version.js";
 
-const version = createRequire(import.meta.url)("bullmq/package.json").version as string;
+const version = packageVersion("bullmq");
 const CHUNK = 5000;
 const jobOptions = { removeOnComplete: true, removeOnFail: true };
 

@@ -1,11 +1,11 @@
 /** graphile-worker with its documented throughput options: a local queue and batched completions. */
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
 import pg from "pg";
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from "graphile-worker";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { packageVersion } from "./package-version.js";
 
-const version = createRequire(import.meta.url)("graphile-worker/package.json").version as string;
+const version = packageVersion("graphile-worker");
 const CHUNK = 5000;
 
 export function graphileSubject(): Subject {

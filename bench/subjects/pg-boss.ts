@@ -1,11 +1,11 @@
 /** pg-boss in batch mode: each work() loop fetches a batch and completes it in one statement. */
 import { randomBytes } from "node:crypto";
-import { createRequire } from "node:module";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { packageVersion } from "./package-version.js";
 
-const version = createRequire(import.meta.url)("pg-boss/package.json").version as string;
+const version = packageVersion("pg-boss");
 const QUEUE = "noop";
 const BATCH = 100;
 const CHUNK = 5000;
