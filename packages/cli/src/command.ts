@@ -70,6 +70,13 @@ export const GLOBAL_FLAGS = {
   help: { type: "boolean", short: "h", description: "show this help" },
 } as const satisfies FlagSpecs;
 
+/** `--root` of the `jfast workspace` commands: where the workspace's package.json is. */
+export const WORKSPACE_ROOT_FLAG = {
+  type: "string",
+  placeholder: "DIR",
+  description: "the workspace root (default: the nearest directory with npm workspaces above the current one)",
+} as const satisfies FlagSpec;
+
 /** `--root`, shared by every command that builds the service. */
 export const ROOT_FLAG = {
   type: "string",

@@ -113,6 +113,11 @@ export function reportWarnings(io: CommandIO, warnings: readonly string[]): void
   for (const warning of warnings) io.err(`jfast: warning: ${warning}\n`);
 }
 
+/** The workspace a `jfast workspace` command works on: its --root, else the nearest one above `cwd`. */
+export function resolveWorkspaceRoot(root: string | undefined, cwd: string): string {
+  return root ? path.resolve(cwd, root) : findWorkspaceRoot(cwd);
+}
+
 /** The nearest directory above `start` whose package.json declares npm workspaces; `start` itself if none. */
 export function findWorkspaceRoot(start: string): string {
   let dir = start;

@@ -1,9 +1,9 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { generateCompose, toYaml } from "@jfast/runtime";
-import { defineCommand } from "../command.js";
+import { defineCommand, WORKSPACE_ROOT_FLAG } from "../command.js";
 import { CliError } from "../errors.js";
-import { findWorkspaceRoot, findWorkspaceServices, generatedHeader, reportWarnings } from "./deploy.js";
+import { findWorkspaceServices, resolveWorkspaceRoot, generatedHeader, reportWarnings } from "./deploy.js";
 
 export default defineCommand({
   name: "workspace compose",
@@ -16,16 +16,12 @@ service with the lowest base_port. Each service gets its own PostgreSQL database
 number; all of them talk to the one Kafka broker.`,
   flags: {
     stdout: { type: "boolean", description: "print instead of writing compose.yml" },
-    root: {
-      type: "string",
-      placeholder: "DIR",
-      description: "the workspace root (default: the nearest directory with npm workspaces above the current one)",
-    },
+    root: WORKSPACE_ROOT_FLAG,
   },
   examples: ["jfast workspace compose", "jfast workspace compose --stdout > compose.yml"],
   docs: "jfast docs deploy#workspaces",
   async run({ flags, io }) {
-    const workspace = flags.root ? path.resolve(io.cwd, flags.root) : findWorkspaceRoot(io.cwd);
+    const workspace = resolveWorkspaceRoot(flags.root, io.cwd);
     const services = await findWorkspaceServices(workspace);
     if (services.length === 0) {
       throw new CliError(`no services found in the workspace at ${workspace}`, {

@@ -1,10 +1,10 @@
 import path from "node:path";
 import type { ServiceContractsDiff } from "@jfast/runtime";
-import { defineCommand } from "../command.js";
+import { defineCommand, WORKSPACE_ROOT_FLAG } from "../command.js";
 import { BROKEN_CONTRACTS } from "../contracts-access.js";
 import { CliError } from "../errors.js";
 import { DIFF_FLAGS, diffExitCode, diffServiceContracts, renderDiff, requireBase } from "./contracts-diff.js";
-import { findWorkspaceRoot, findWorkspaceServices } from "./deploy.js";
+import { findWorkspaceServices, resolveWorkspaceRoot } from "./deploy.js";
 
 export default defineCommand({
   name: "workspace contracts diff",
@@ -18,17 +18,13 @@ did not exist at REF has every edge added. Exit code 0 without new violations, 1
 service, 2 when a contracts.toml is broken on either side or git cannot read the ref.`,
   flags: {
     ...DIFF_FLAGS,
-    root: {
-      type: "string",
-      placeholder: "DIR",
-      description: "the workspace root (default: the nearest directory with npm workspaces above the current one)",
-    },
+    root: WORKSPACE_ROOT_FLAG,
   },
   examples: ["jfast workspace contracts diff --base origin/main", "jfast workspace contracts diff --base origin/main --md > contracts-comment.md"],
   docs: "jfast docs contracts#every-service-of-a-workspace",
   async run({ flags, io }) {
     const ref = requireBase(flags);
-    const workspace = flags.root ? path.resolve(io.cwd, flags.root) : findWorkspaceRoot(io.cwd);
+    const workspace = resolveWorkspaceRoot(flags.root, io.cwd);
     const services = await findWorkspaceServices(workspace);
     if (services.length === 0) {
       throw new CliError(`no services found in the workspace at ${workspace}`, {

@@ -8,6 +8,7 @@ import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import type { Worker } from "../../src/worker/worker.js";
+import type { AdminBackendSetup } from "../admin/admin-harness.js";
 
 export const VIEWER = "fuzz-viewer-token-0123456789abcdef";
 export const OPERATOR = "fuzz-operator-token-0123456789abcdef";
@@ -22,14 +23,9 @@ export class FuzzFailure extends Error {
 
 /**
  * How one suite gets its queue: jfast.toml sections (plugins enabled, [plugin.*]) and, where the test builds the
- * backend itself in its own namespace, that backend.
+ * backend itself in its own namespace, that backend; the same shape as the admin suites'.
  */
-export interface FuzzBackendSetup {
-  plugins: string[];
-  sections: string;
-  backend?: QueueBackend;
-  cleanup(): Promise<void>;
-}
+export type FuzzBackendSetup = AdminBackendSetup;
 
 /** Every run of a handler, by job id: the payload it got, and how many times it ran. */
 export interface Runs {
