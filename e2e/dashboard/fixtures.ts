@@ -6,6 +6,8 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { test as base, type BrowserContext } from "@playwright/test";
+import amqp from "amqplib";
+import { Redis } from "ioredis";
 import pg from "pg";
 import { eventually } from "@jfast/runtime/testing";
 
@@ -76,27 +78,47 @@ async function startProcess(params: { name: string; command: string; args: strin
   };
 }
 
+export type FixtureBackend = "memory" | "postgres" | "redis" | "rabbitmq";
+export const REDIS_URL = "redis://127.0.0.1:6379";
+export const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
+
 /**
- * One fixture service: `billing` or `shipping`, on the memory backend or on the real PostgreSQL (its own
- * schema), with a task that fails until fixed, a subscriber, and a contracts.toml the checker reads.
+ * One fixture service, on the memory backend or on a real PostgreSQL (its own schema), Redis (its own queue, so
+ * its own keys) or RabbitMQ (its own broker queues): a task that fails until fixed, a subscriber, and a
+ * contracts.toml the checker reads. On PostgreSQL it runs the scheduler and the outbox; elsewhere `database`
+ * adds the database plugin (and the outbox), `scheduler` the scheduler, and `schedules` more declarations to
+ * the tasks file.
  */
-export async function startService(params: { name: string; backend: "memory" | "postgres"; tokens: string; kafka?: boolean }): Promise<Running> {
+export async function startService(params: {
+  name: string;
+  backend: FixtureBackend;
+  tokens: string;
+  kafka?: boolean;
+  database?: boolean;
+  scheduler?: boolean;
+  schedules?: string;
+}): Promise<Running> {
   const suffix = randomBytes(4).toString("hex");
   const root = path.join(E2E_DIR, ".tmp", `${params.name}-${suffix}`);
   const schema = `jfast_e2e_${params.name}_${suffix}`;
+  const queueName = `jfast-e2e.${params.name}.${suffix}`;
   await mkdir(path.join(root, "modules", params.name), { recursive: true });
   await mkdir(path.join(root, "modules", "alert"), { recursive: true });
+  const hasDatabase = params.backend === "postgres" || params.database === true;
   // The PostgreSQL service also runs the scheduler, with one nightly schedule (its next ticks fill the schedules page),
   // and the outbox, whose dead rows the outbox page shows.
-  const scheduler = params.backend === "postgres";
-  const queue = `[plugin.queue]\nbackend = "${params.backend}"\nmax_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
+  const scheduler = params.backend === "postgres" || params.scheduler === true;
+  const broker =
+    params.backend === "redis" ? `url = "${REDIS_URL}"\nname = "${queueName}"\n` : params.backend === "rabbitmq" ? `url = "${AMQP_URL}"\nname = "${queueName}"\n` : "";
+  const queue = `[plugin.queue]\nbackend = "${params.backend}"\n${broker}max_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
   // With Kafka, the service consumes the "parcels" topic (under a prefix of its own on the shared broker); a
   // "parcel.poison" event makes its handler throw, which blocks that partition.
   const events = params.kafka ? `[plugin.events]\nbootstrap_servers = "${KAFKA_BROKERS}"\ntopic_prefix = "jfast-e2e-dashboard-${suffix}."\n\n` : "";
-  const database = params.backend === "postgres" ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
+  const database = hasDatabase ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
+  const plugins = [...(hasDatabase ? ["database"] : []), "queue", ...(hasDatabase ? ["outbox"] : []), ...(params.kafka ? ["events"] : [])];
   await writeFile(
     path.join(root, "jfast.toml"),
-    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${params.backend === "postgres" ? '"database", ' : ""}"queue"${params.backend === "postgres" ? ', "outbox"' : ""}${params.kafka ? ', "events"' : ""}]\n\n${database}${events}${queue}${params.backend === "postgres" ? "\n[plugin.outbox]\npoll_interval = 0.2\n" : ""}\n[admin]\nredact = ["card_number"]\n`,
+    `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${plugins.map((p) => `"${p}"`).join(", ")}]\n\n${database}${events}${queue}${hasDatabase ? "\n[plugin.outbox]\npoll_interval = 0.2\n" : ""}\n[admin]\nredact = ["card_number"]\n`,
   );
   await writeFile(
     path.join(root, "contracts.toml"),
@@ -104,7 +126,7 @@ export async function startService(params: { name: string; backend: "memory" | "
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
-    `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}`,
+    `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}${params.schedules ?? ""}`,
   );
   await writeFile(
     path.join(root, "modules", "alert", "tasks.mjs"),
@@ -123,14 +145,54 @@ export async function startService(params: { name: string; backend: "memory" | "
     timeoutMs: 60_000,
     async cleanup() {
       await rm(root, { recursive: true, force: true });
-      if (params.backend === "postgres") {
+      if (hasDatabase) {
         const client = new pg.Client({ connectionString: PG_URL });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
         await client.end();
       }
+      if (params.backend === "redis") await dropRedisQueue(queueName);
+      if (params.backend === "rabbitmq") await dropRabbitQueue(queueName);
     },
   });
+}
+
+/** Deletes every key of one Redis queue (they all carry its hash tag) and its schedule claims. */
+async function dropRedisQueue(queue: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  await redis.connect();
+  try {
+    for (const pattern of [`*{${queue}}*`, `*${queue}*`]) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+        cursor = next;
+        if (keys.length) await redis.del(...keys);
+      } while (cursor !== "0");
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * Deletes one RabbitMQ queue's broker objects: the work queue, its dead letters and its delay cascade. Exchanges
+ * go one at a time, top level first: RabbitMQ 3.10 can crash a channel when two exchanges bound to each other
+ * are deleted at the same moment.
+ */
+async function dropRabbitQueue(queue: string, levels = 25): Promise<void> {
+  const connection = await amqp.connect(AMQP_URL);
+  connection.on("error", () => undefined);
+  const levelNames = Array.from({ length: levels }, (_, level) => `${queue}.delay.${level}`);
+  try {
+    const channel = await connection.createChannel();
+    channel.on("error", () => undefined);
+    for (const name of [queue, `${queue}.dead`, ...levelNames]) await channel.deleteQueue(name);
+    for (const name of levelNames.reverse()) await channel.deleteExchange(name);
+    await channel.close();
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
 }
 
 /** `next start` of the built dashboard, pointed at the given services. */
