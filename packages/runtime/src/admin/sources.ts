@@ -73,14 +73,16 @@ export interface ContractsGraph {
 }
 
 export interface ContractNode {
+  /** "module:<name>", "event:<type>", or "topic:<topic>/<type>" (an event type on a Kafka topic). */
   id: string;
-  kind: "module" | "event";
+  kind: "module" | "event" | "topic";
   label: string;
 }
 
 export interface ContractEdge {
   id: string;
-  kind: "publishes" | "subscribes" | "depends";
+  /** produces: module → topic, consumes: topic → module (over Kafka); the others inside the service. */
+  kind: "publishes" | "subscribes" | "depends" | "produces" | "consumes";
   from: string;
   to: string;
   /** Declared in contracts.toml (false: only the code shows it). Absent in a registry graph. */

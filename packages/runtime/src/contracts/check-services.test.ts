@@ -14,6 +14,8 @@ const invoice: ModuleFacts = {
   tasks: [{ file: "modules/invoice/tasks.ts", line: 2, name: "invoice.send_email", session: false, schedule: null }],
   subscriptions: [],
   schedules: [],
+  consumes: [],
+  produces: [],
   unresolved: [],
 };
 

@@ -1,4 +1,5 @@
 import { ContractRule, type ContractFinding, type ContractsFile, type ModuleFacts, type Site } from "./types.js";
+import { closest } from "./closest.js";
 
 /** A finding plus the graph edge it belongs to ("publishes:module:a->event:x"), or null for none. */
 export interface CheckedFinding {
@@ -191,7 +192,7 @@ function notes(params: { contracts: ContractsFile; modules: readonly ModuleFacts
   if (!params.contracts.exists) out.push(`no contracts.toml at ${params.contracts.path}: every module is read as publishing nothing and depending on nothing`);
   for (const m of params.modules) {
     for (const u of m.unresolved) {
-      out.push(`${u.file}:${u.line}: the ${u.kind === "event" ? "event type" : u.kind === "subscribe" ? "subscribed type" : "task name"} of \`${u.text}\` is not a literal; contracts cannot check it`);
+      out.push(`${u.file}:${u.line}: the ${u.kind === "event" ? "event type" : u.kind === "subscribe" ? "subscribed type" : u.kind === "topic" ? "Kafka topic" : "task name"} of \`${u.text}\` is not a literal; contracts cannot check it`);
     }
   }
   return out;
@@ -216,30 +217,4 @@ function closestFix(value: string, candidates: readonly string[], verb = "did yo
   const near = closest(value, candidates);
   if (!near) return null;
   return verb === "did you mean" ? `did you mean "${near}"?` : `${verb} "${near}"`;
-}
-
-/** A likely typo: the candidate within a small edit distance, if exactly one is closest. */
-function closest(value: string, candidates: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Math.max(2, Math.floor(value.length / 5)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(value, candidate);
-    if (distance > 0 && distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -49,10 +49,10 @@ export function renderDiffMermaid(params: { base: ContractsSide; head: Contracts
     if (!ids.has(id)) {
       const key = `n${ids.size}`;
       ids.set(id, key);
-      const n: GraphNode = headNodes.get(id) ?? baseNodes.get(id) ?? { id, kind: id.startsWith("event:") ? "event" : "module", label: id.slice(id.indexOf(":") + 1) };
+      const n: GraphNode = headNodes.get(id) ?? baseNodes.get(id) ?? { id, kind: id.startsWith("event:") ? "event" : id.startsWith("topic:") ? "topic" : "module", label: id.slice(id.indexOf(":") + 1) };
       const label = `"${n.label.replace(/"/g, "#quot;")}"`;
       const cls = flaggedModules.has(id) ? ":::violation" : !headNodes.has(id) ? ":::removed" : !baseNodes.has(id) ? ":::added" : "";
-      lines.push(`  ${key}${n.kind === "event" ? `([${label}])` : `[${label}]`}${cls}`);
+      lines.push(`  ${key}${n.kind === "event" ? `([${label}])` : n.kind === "topic" ? `[/${label}/]` : `[${label}]`}${cls}`);
     }
     return ids.get(id)!;
   };

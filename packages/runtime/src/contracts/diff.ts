@@ -2,10 +2,11 @@ import type { ContractFinding, ContractsGraph, GraphEdge } from "./types.js";
 
 /**
  * One edge of the contracts graph as `jfast contracts diff` reports it: publishes (module → event type),
- * subscribes (event type → module), depends_on (module → module).
+ * subscribes (event type → module), depends_on (module → module), produces (module → "<topic>/<type>" on
+ * Kafka), consumes ("<topic>/<type>" → module).
  */
 export interface ContractEdge {
-  kind: "publishes" | "subscribes" | "depends_on";
+  kind: "publishes" | "subscribes" | "depends_on" | "produces" | "consumes";
   from: string;
   to: string;
 }
@@ -24,7 +25,7 @@ export interface ContractsSide {
   findings: readonly ContractFinding[];
 }
 
-const KIND_ORDER: readonly ContractEdge["kind"][] = ["publishes", "subscribes", "depends_on"];
+const KIND_ORDER: readonly ContractEdge["kind"][] = ["publishes", "subscribes", "depends_on", "produces", "consumes"];
 
 /**
  * Edges that appear or disappear between `base` and `head`, and findings that are new or gone. An edge is the
@@ -57,8 +58,8 @@ export function toContractEdge(edge: GraphEdge): ContractEdge {
 /** The graph edge id a diff edge stands for: "subscribes:event:x->module:y". */
 export function graphEdgeId(edge: ContractEdge): string {
   const kind = edge.kind === "depends_on" ? "depends" : edge.kind;
-  const from = edge.kind === "subscribes" ? `event:${edge.from}` : `module:${edge.from}`;
-  const to = edge.kind === "publishes" ? `event:${edge.to}` : `module:${edge.to}`;
+  const from = edge.kind === "subscribes" ? `event:${edge.from}` : edge.kind === "consumes" ? `topic:${edge.from}` : `module:${edge.from}`;
+  const to = edge.kind === "publishes" ? `event:${edge.to}` : edge.kind === "produces" ? `topic:${edge.to}` : `module:${edge.to}`;
   return `${kind}:${from}->${to}`;
 }
 

@@ -38,8 +38,16 @@ export function buildContractsGraph(params: {
     edges.set(id, existing);
   };
 
+  const topicNode = (topic: string, type: string | null) => {
+    const id = `topic:${topic}/${type ?? "*"}`;
+    if (!nodes.has(id)) nodes.set(id, { id, kind: "topic", label: `${topic}: ${type ?? "any event"}` });
+    return id;
+  };
+
   for (const m of moduleList) {
     const self = moduleNode(m.name);
+    for (const p of m.produces) for (const type of p.types) edge("produces", self, topicNode(p.topic, type), false);
+    for (const c of m.consumes) for (const type of c.types ?? [null]) edge("consumes", topicNode(c.topic, type), self, false);
     for (const type of m.publishes) edge("publishes", self, eventNode(type), true);
     for (const type of m.emits) edge("publishes", self, eventNode(type), false);
     for (const s of m.subscribes) edge("subscribes", eventNode(s.event), self, false, s.task);
@@ -80,6 +88,8 @@ function describeModule(
     ),
     schedules: (facts?.schedules ?? []).map((s) => ({ task: s.task, schedule: s.schedule, name: s.name })),
     dependsOn: [...(declared?.dependsOn ?? [])],
+    consumes: unique((facts?.consumes ?? []).map((c) => ({ topic: c.topic, types: c.types })), (c) => `${c.topic}|${c.types?.join(",") ?? "*"}`),
+    produces: producedTypes(facts, declared),
     enqueues: unique(
       (facts?.jobs ?? [])
         .map((j) => ({ task: j.task, owner: ownerOf(j.task) }))
@@ -87,4 +97,19 @@ function describeModule(
       (j) => j.task,
     ),
   };
+}
+
+/**
+ * Per topic, the event types a module publishes there: the type built at the call, else (an event passed in a
+ * variable) every type the module declares or builds, since any of them may be the one.
+ */
+function producedTypes(facts: ModuleFacts | undefined, declared: ContractsFile["modules"][string] | undefined): Array<{ topic: string; types: string[] }> {
+  const own = [...new Set([...(declared?.publishes ?? []), ...(facts?.events.map((e) => e.type) ?? [])])];
+  const byTopic = new Map<string, Set<string>>();
+  for (const p of facts?.produces ?? []) {
+    const types = byTopic.get(p.topic) ?? new Set<string>();
+    for (const type of p.type !== null ? [p.type] : own) types.add(type);
+    byTopic.set(p.topic, types);
+  }
+  return [...byTopic].map(([topic, types]) => ({ topic, types: [...types].sort() })).sort((a, b) => (a.topic < b.topic ? -1 : 1));
 }

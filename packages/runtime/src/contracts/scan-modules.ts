@@ -49,7 +49,7 @@ export async function scanModuleSources(params: { modules: readonly string[]; so
   const ts = await loadTypescript();
   const modules: ModuleFacts[] = [];
   for (const name of [...params.modules].sort()) {
-    const facts: ModuleFacts = { name, files: [], events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], unresolved: [] };
+    const facts: ModuleFacts = { name, files: [], events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], consumes: [], produces: [], unresolved: [] };
     for (const { path: file, text } of params.sources.filter((s) => s.path.startsWith(`modules/${name}/`))) {
       const found = scanSource(ts, file, text);
       facts.files.push(file);
@@ -58,6 +58,8 @@ export async function scanModuleSources(params: { modules: readonly string[]; so
       for (const t of found.tasks) facts.tasks.push({ file, ...t });
       for (const s of found.schedules) facts.schedules.push({ file, ...s });
       for (const u of found.unresolved) facts.unresolved.push({ file, ...u });
+      for (const c of found.consumes) facts.consumes.push({ file, ...c });
+      for (const p of found.produces) facts.produces.push({ file, ...p });
       for (const s of found.subscriptions) {
         facts.subscriptions.push({ file, line: s.line, type: s.type, session: s.session, task: subscriberTaskName(name, s) });
       }

@@ -52,7 +52,7 @@ describe("scanSource", () => {
         `gulp.task("build", () => {});`,
       ].join("\n"),
     );
-    expect(facts).toEqual({ events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], unresolved: [] });
+    expect(facts).toEqual({ events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], consumes: [], produces: [], unresolved: [] });
   });
 
   it("reports what it cannot resolve instead of guessing", () => {
@@ -101,5 +101,36 @@ describe("scanSource", () => {
     );
     expect(facts.tasks).toEqual([{ name: "m.nightly", session: false, schedule: 'cron "0 3 * * *" in "UTC"', line: 2 }]);
     expect(facts.schedules).toEqual([{ task: "m.nightly", schedule: 'cron "@hourly"', name: "m-hourly", line: 3 }]);
+  });
+});
+
+describe("scanSource: Kafka", () => {
+  it("finds handlers with the types their body tells apart, and publishes with the event built in place or in a const", () => {
+    const facts = scan(
+      [
+        `import { Event, on } from "@jfast/runtime";`,
+        `const TOPIC = "invoices";`,
+        `export const a = on(TOPIC, async (event) => { if (event.type !== "invoice.paid") return; });`,
+        `export const b = on("parcels", async (e) => { switch (e.type) { case "parcel.sent": case "parcel.lost": break; } });`,
+        `export const c = on("audit", async () => {});`,
+        `await ctx.require("events").publish("shipments", new Event({ type: "shipment.created", data: {} }));`,
+        `const paid = new Event({ type: "invoice.paid", data: {} });`,
+        `await outbox.publish(tx, TOPIC, paid);`,
+        `await outbox.publish(tx, TOPIC, somethingElse);`,
+        `await redis.publish("channel", "message");`,
+        `await ctx.require("events").publish(topicOf(tenant), paid);`,
+      ].join("\n"),
+    );
+    expect(facts.consumes).toEqual([
+      { topic: "invoices", types: ["invoice.paid"], line: 3 },
+      { topic: "parcels", types: ["parcel.lost", "parcel.sent"], line: 4 },
+      { topic: "audit", types: null, line: 5 },
+    ]);
+    expect(facts.produces).toEqual([
+      { topic: "shipments", type: "shipment.created", line: 6 },
+      { topic: "invoices", type: "invoice.paid", line: 8 },
+      { topic: "invoices", type: null, line: 9 },
+    ]);
+    expect(facts.unresolved).toEqual([{ kind: "topic", text: `ctx.require("events").publish(topicOf(tenant), paid)`, line: 11 }]);
   });
 });

@@ -10,10 +10,16 @@ export interface SourceFacts {
   /** `exportName`: the name the runtime would give it; `explicitName`: the `name` option. */
   subscriptions: Array<{ type: string; exportName: string | null; explicitName: string | null; session: boolean; line: number }>;
   schedules: Array<{ task: string; schedule: string; name: string | null; line: number }>;
-  unresolved: Array<{ kind: "event" | "job" | "task" | "subscribe"; text: string; line: number }>;
+  /** `on(topic, handler)`: a Kafka handler; `types` are the event types its body compares `.type` with (null: none). */
+  consumes: Array<{ topic: string; types: string[] | null; line: number }>;
+  /** `events.publish(topic, event)` or `outbox.publish(tx, topic, event)`; `type` when the event is `new Event({ type })`. */
+  produces: Array<{ topic: string; type: string | null; line: number }>;
+  unresolved: Array<{ kind: "event" | "job" | "task" | "subscribe" | "topic"; text: string; line: number }>;
 }
 
 const TASK_LIKE = /^[a-z0-9_]+(\.[a-zA-Z0-9_\-]+)+$/;
+/** A receiver whose `.publish(...)` is ours: `x.require("events" | "outbox")`, or a name that says so (`outbox`, `events`). */
+const PUBLISHER_NAME = /outbox|events/i;
 
 /**
  * Reads one file's syntax tree (no type checking, nothing executed) for the calls contracts care about:
@@ -25,7 +31,7 @@ const TASK_LIKE = /^[a-z0-9_]+(\.[a-zA-Z0-9_\-]+)+$/;
  */
 export function scanSource(ts: Ts, fileName: string, text: string): SourceFacts {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind(ts, fileName));
-  const facts: SourceFacts = { events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], unresolved: [] };
+  const facts: SourceFacts = { events: [], jobs: [], tasks: [], subscriptions: [], schedules: [], consumes: [], produces: [], unresolved: [] };
   const imports = new Map<string, string>();
   const namespaces = new Set<string>();
   const ownDeclarations = new Set<string>();
@@ -70,6 +76,14 @@ export function scanSource(ts: Ts, fileName: string, text: string): SourceFacts 
     (ts.isIdentifier(expression) && imports.has(expression.text)) || ts.isPropertyAccessExpression(expression);
 
   const str = (expression: TS.Expression | undefined): string | null => resolveString(ts, expression, constants);
+  /** The type of `new Event({ type })`, inline or in a `const` of this file. */
+  const eventType = (expression: TS.Expression): string | null => {
+    let node = unwrap(ts, expression);
+    if (ts.isIdentifier(node)) node = constants.get(node.text) ? unwrap(ts, constants.get(node.text)!) : node;
+    if (!ts.isNewExpression(node) || calleeName(node.expression) !== "Event") return null;
+    const init = node.arguments?.[0];
+    return init && ts.isObjectLiteralExpression(init) ? str(property(ts, init, "type")) : null;
+  };
 
   const visit = (node: TS.Node): void => {
     if (ts.isNewExpression(node)) {
@@ -127,6 +141,21 @@ export function scanSource(ts: Ts, fileName: string, text: string): SourceFacts 
         schedule: options ? scheduleText(ts, options, source) : null,
         line: lineOf(call),
       });
+      return;
+    }
+    if (name === "on" && first && second && (ts.isArrowFunction(second) || ts.isFunctionExpression(second))) {
+      const topic = str(first);
+      if (topic === null) facts.unresolved.push({ kind: "topic", text: snippet(call), line: lineOf(call) });
+      else facts.consumes.push({ topic, types: comparedTypes(ts, second), line: lineOf(call) });
+      return;
+    }
+    if (method === "publish" && isPublisher(ts, (call.expression as TS.PropertyAccessExpression).expression)) {
+      // events.publish(topic, event) | outbox.publish(tx, topic, event)
+      const [topicArg, eventArg] = call.arguments.length >= 3 ? [call.arguments[1], call.arguments[2]] : [first, second];
+      if (!topicArg || !eventArg) return;
+      const topic = str(topicArg);
+      if (topic === null) facts.unresolved.push({ kind: "topic", text: snippet(call), line: lineOf(call) });
+      else facts.produces.push({ topic, type: eventType(eventArg), line: lineOf(call) });
       return;
     }
     if (method === "schedule" && second && ts.isObjectLiteralExpression(second)) {
@@ -241,4 +270,43 @@ function exportNameOf(ts: Ts, call: TS.CallExpression, exportedAs: Map<string, s
   const exported = exportedAs.get(local);
   // The runtime names subscribers after named exports only.
   return exported === undefined || exported === "default" ? null : exported;
+}
+
+function isPublisher(ts: Ts, receiver: TS.Expression): boolean {
+  const node = unwrap(ts, receiver);
+  if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "require") {
+    const [name] = node.arguments;
+    return name !== undefined && ts.isStringLiteral(name) && (name.text === "events" || name.text === "outbox");
+  }
+  if (ts.isIdentifier(node)) return PUBLISHER_NAME.test(node.text);
+  if (ts.isPropertyAccessExpression(node)) return PUBLISHER_NAME.test(node.name.text);
+  return false;
+}
+
+/**
+ * The event types a Kafka handler tells apart: string literals compared with `<x>.type` (`===`, `!==`, `==`,
+ * `!=`) or listed as `case`s of `switch (<x>.type)`. null when it compares none (it takes every event).
+ */
+function comparedTypes(ts: Ts, handler: TS.Node): string[] | null {
+  const types = new Set<string>();
+  const isTypeAccess = (e: TS.Expression) => ts.isPropertyAccessExpression(unwrap(ts, e)) && (unwrap(ts, e) as TS.PropertyAccessExpression).name.text === "type";
+  const literal = (e: TS.Expression) => {
+    const node = unwrap(ts, e);
+    return ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text : null;
+  };
+  const EQUALITY = new Set([ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken]);
+  const visit = (node: TS.Node): void => {
+    if (ts.isBinaryExpression(node) && EQUALITY.has(node.operatorToken.kind)) {
+      const value = isTypeAccess(node.left) ? literal(node.right) : isTypeAccess(node.right) ? literal(node.left) : null;
+      if (value !== null) types.add(value);
+    } else if (ts.isSwitchStatement(node) && isTypeAccess(node.expression)) {
+      for (const clause of node.caseBlock.clauses) {
+        const value = ts.isCaseClause(clause) ? literal(clause.expression) : null;
+        if (value !== null) types.add(value);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(handler);
+  return types.size ? [...types].sort() : null;
 }

@@ -54,8 +54,12 @@ export interface ModuleFacts {
   subscriptions: Array<Site & { type: string; task: string | null; session: boolean }>;
   /** `tasks.schedule("...", { cron | every })`. */
   schedules: Array<Site & { task: string; schedule: string; name: string | null }>;
-  /** Calls whose event type or task name is not a literal the reader can resolve: checked by nobody. */
-  unresolved: Array<Site & { kind: "event" | "job" | "task" | "subscribe"; text: string }>;
+  /** `on(topic, handler)`: Kafka handlers, with the event types their body tells apart (null: every type). */
+  consumes: Array<Site & { topic: string; types: string[] | null }>;
+  /** `events.publish(topic, event)` / `outbox.publish(tx, topic, event)`: `type` when the event is built in place. */
+  produces: Array<Site & { topic: string; type: string | null }>;
+  /** Calls whose event type, task name or topic is not a literal the reader can resolve: checked by nobody. */
+  unresolved: Array<Site & { kind: "event" | "job" | "task" | "subscribe" | "topic"; text: string }>;
 }
 
 /** contracts.toml, parsed and validated. */
@@ -85,6 +89,13 @@ export interface ContractModule {
   dependsOn: string[];
   /** Other modules' tasks it enqueues by name. */
   enqueues: Array<{ task: string; owner: string | null }>;
+  /** Kafka topics it handles with `on(topic, ...)`, and the event types its handler tells apart (null: all). */
+  consumes: Array<{ topic: string; types: string[] | null }>;
+  /**
+   * Kafka topics it publishes to, with the event types that go there: the type built at the call, else every
+   * type the module declares in `publishes` or builds.
+   */
+  produces: Array<{ topic: string; types: string[] }>;
 }
 
 /** A violation as drawn on the graph: the rule is its code. */
@@ -95,16 +106,22 @@ export interface GraphViolation {
 }
 
 export interface GraphNode {
-  /** "module:<name>" or "event:<type>". */
+  /**
+   * "module:<name>", "event:<type>" (a local event), or "topic:<topic>/<type>" (an event type on a Kafka topic,
+   * "topic:<topic>/*" for a handler that takes every type): topic nodes are shared by the services of a workspace.
+   */
   id: string;
-  kind: "module" | "event";
+  kind: "module" | "event" | "topic";
   label: string;
 }
 
 export interface GraphEdge {
   id: string;
-  /** publishes: module → event; subscribes: event → module; depends: module → module. */
-  kind: "publishes" | "subscribes" | "depends";
+  /**
+   * publishes: module → event; subscribes: event → module; depends: module → module; produces: module → topic
+   * (over Kafka); consumes: topic → module.
+   */
+  kind: "publishes" | "subscribes" | "depends" | "produces" | "consumes";
   from: string;
   to: string;
   /** What the edge comes from: a contracts.toml declaration, the code, or both. */
