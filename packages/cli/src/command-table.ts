@@ -37,6 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
   { name: "docs", summary: "print a docs page, or one section of it (jfast docs worker#concurrency)", load: () => import("./commands/docs.js") },
   { name: "workspace compose", summary: "generate one compose file for every service of the workspace", load: () => import("./commands/workspace-compose.js") },
+  { name: "workspace contracts check", summary: "jfast contracts check for every service of the workspace, and the events between them", load: () => import("./commands/workspace-contracts-check.js") },
   { name: "workspace contracts diff", summary: "jfast contracts diff for every service of the workspace", load: () => import("./commands/workspace-contracts-diff.js") },
 ];
 

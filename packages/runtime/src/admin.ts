@@ -1,4 +1,7 @@
-// @jfast/runtime/admin: what a dashboard needs to talk to the admin API, as types only.
+// @jfast/runtime/admin: what a dashboard needs to talk to the admin API: types, and one pure function that
+// joins the contracts graphs of several services (no driver, nothing of the server side).
+export { mergeServiceGraphs } from "./contracts/workspace-graph.js";
+export type { WorkspaceEdge, WorkspaceGraph, WorkspaceNode } from "./contracts/workspace-graph.js";
 export type { AdminRouter } from "./admin/root.js";
 export type { AdminRole, AdminPrincipal } from "./admin/tokens.js";
 export type { AuditEntry } from "./admin/audit.js";

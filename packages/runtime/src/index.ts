@@ -59,6 +59,8 @@ export { formatContractsDiff, renderContractsDiffMarkdown, CONTRACTS_DIFF_MARKER
 export type { ServiceContractsDiff } from "./contracts/render-diff.js";
 export type { ContractsInspection } from "./contracts/inspect.js";
 export { checkContracts } from "./contracts/check.js";
+export { mergeServiceGraphs, WorkspaceRule } from "./contracts/workspace-graph.js";
+export type { ServiceContractsGraph, WorkspaceEdge, WorkspaceGraph, WorkspaceNode } from "./contracts/workspace-graph.js";
 export { ContractsFileError } from "./contracts/contracts-file.js";
 export { formatFindings, formatModules, renderContractsMarkdown, renderAiContext } from "./contracts/render.js";
 export type { ServiceSummary } from "./contracts/render.js";

@@ -38,6 +38,8 @@ export function formatModules(inspection: ContractsInspection): string {
     lines.push(`  subscribes: ${list(m.subscribes.map((s) => `${s.event} → ${s.task ?? "(not exported)"}${s.session ? " [session]" : ""}`))}`);
     lines.push(`  owns:       ${list(m.owns.map((t) => `${t.task}${t.session ? " [session]" : ""}${t.schedule ? ` (${t.schedule})` : ""}`))}`);
     lines.push(`  depends on: ${list(m.dependsOn)}`);
+    if (m.produces.length) lines.push(`  to Kafka:   ${list(m.produces.map((p) => `${p.topic} (${p.types.join(", ") || "no event type known"})`))}`);
+    if (m.consumes.length) lines.push(`  from Kafka: ${list(m.consumes.map((c) => `${c.topic} (${c.types?.join(", ") ?? "every event"})`))}`);
     if (m.enqueues.length) lines.push(`  enqueues:   ${list(m.enqueues.map((e) => e.task))}`);
     lines.push("");
   }
