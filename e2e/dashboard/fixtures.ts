@@ -18,7 +18,9 @@ export const SCREENSHOTS = path.join(REPO, "docs", "screenshots");
 export const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 export const KAFKA_BROKERS = "127.0.0.1:9092";
 
-const KAFKA_HANDLER = `\nexport const routeParcel = on("parcels", async (event) => {\n  if (event.type === "parcel.poison") throw new Error(\`cannot route parcel \${event.data.id}\`);\n});\n`;
+const KAFKA_HANDLER = `\nexport const routeParcel = on("parcels", async (event) => {\n  if (event.type === "parcel.poison") throw new Error(\`cannot route parcel \${event.data.id}\`);\n  if (event.type !== "parcel.sent") return;\n});\n`;
+/** Read by the contracts checker only (no task runs it): this service publishes parcel.sent to "parcels". */
+const PARCEL_PUBLISHER = `import { Event } from "@jfast/runtime";\n\nexport async function dispatch(events, parcel) {\n  await events.publish("parcels", new Event({ type: "parcel.sent", data: parcel, key: parcel.id }));\n}\n`;
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -97,6 +99,8 @@ export async function startService(params: {
   database?: boolean;
   scheduler?: boolean;
   schedules?: string;
+  /** Its modules publish parcel.sent to the "parcels" topic (the contracts graph joins it to a Kafka handler). */
+  publishesParcels?: boolean;
 }): Promise<Running> {
   const suffix = randomBytes(4).toString("hex");
   const root = path.join(E2E_DIR, ".tmp", `${params.name}-${suffix}`);
@@ -122,12 +126,13 @@ export async function startService(params: {
   );
   await writeFile(
     path.join(root, "contracts.toml"),
-    `[modules.${params.name}]\npublishes = ["receipt.registered"]\n\n[modules.alert]\ndepends_on = []\n`,
+    `[modules.${params.name}]\npublishes = ["receipt.registered"${params.publishesParcels ? ', "parcel.sent"' : ""}]\n\n[modules.alert]\ndepends_on = []\n`,
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
     `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}${params.schedules ?? ""}`,
   );
+  if (params.publishesParcels) await writeFile(path.join(root, "modules", params.name, "dispatch.mjs"), PARCEL_PUBLISHER);
   await writeFile(
     path.join(root, "modules", "alert", "tasks.mjs"),
     // receipt.voided is published by no module: the contracts checker reports an orphan subscription.
@@ -269,7 +274,7 @@ export const test = base.extend<{}, { stack: Stack; session: BrowserContext }>({
       const started: Running[] = [];
       try {
         const [billing, shipping] = await Promise.all([
-          startService({ name: "billing", backend: "postgres", tokens: `ops:operator:${TOKENS.billingOperator},viewer:${TOKENS.billingViewer}` }).then((r) => (started.push(r), r)),
+          startService({ name: "billing", backend: "postgres", publishesParcels: true, tokens: `ops:operator:${TOKENS.billingOperator},viewer:${TOKENS.billingViewer}` }).then((r) => (started.push(r), r)),
           startService({ name: "shipping", backend: "memory", kafka: true, tokens: `ops:operator:${TOKENS.shippingOperator},dashboard:viewer:${TOKENS.shippingViewer}` }).then((r) => (started.push(r), r)),
         ]);
         const dashboard = await startDashboard({

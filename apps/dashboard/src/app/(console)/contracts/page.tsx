@@ -1,5 +1,5 @@
 "use client";
-import type { ContractNode, ContractViolation } from "@jfast/runtime/admin";
+import { mergeServiceGraphs, type ContractNode, type ContractViolation } from "@jfast/runtime/admin";
 import { useQueries } from "@tanstack/react-query";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
@@ -8,28 +8,26 @@ import { ContractsGraphView, type GraphEdge, type GraphSelection } from "~/compo
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { useServices, useTRPC } from "~/trpc/provider";
 
-/** Every service's contract graph merged into one: the same module or event from two services is one node. */
+/**
+ * The contracts of every watched service as one graph (mergeServiceGraphs): each service's modules in its own
+ * box, and the Kafka topics between them, where a module of one service publishes an event type that modules
+ * of another handle. A handler of what no watched service publishes is a violation, in red.
+ */
 export default function ContractsPage() {
   const services = useServices();
   const trpc = useTRPC();
   const queries = useQueries({ queries: services.map((s) => trpc(s).contracts.graph.queryOptions(undefined, { refetchInterval: 30_000 })) });
   const [selected, setSelected] = useState<GraphSelection>(null);
-  const nodes = new Map<string, ContractNode>();
-  const edges = new Map<string, GraphEdge>();
-  const violations: { service: string; violation: ContractViolation }[] = [];
-  const registryOnly: string[] = [];
-  services.forEach((s, i) => {
+  const answered = services.flatMap((s, i) => {
     const graph = queries[i]?.data;
-    if (!graph) return;
-    if (graph.source === "registry") registryOnly.push(s);
-    for (const n of graph.nodes) nodes.set(n.id, n);
-    for (const e of graph.edges) {
-      const existing = edges.get(e.id);
-      if (existing) existing.services.push(s);
-      else edges.set(e.id, { ...e, services: [s] });
-    }
-    for (const v of graph.violations) violations.push({ service: s, violation: v });
+    return graph ? [{ service: s, graph }] : [];
   });
+  const registryOnly = answered.filter((a) => a.graph.source === "registry").map((a) => a.service);
+  const merged = mergeServiceGraphs(answered);
+  const nodes = new Map(merged.nodes.map((n) => [n.id, n]));
+  const edges = new Map<string, GraphEdge>(merged.edges.map((e) => [e.id, e]));
+  const violations = merged.violations;
+  const kafka = merged.nodes.some((n) => n.kind === "topic");
   const edge = selected?.kind === "edge" ? edges.get(selected.id) : undefined;
   const node = selected?.kind === "node" ? nodes.get(selected.id) : undefined;
   return (
@@ -52,6 +50,7 @@ export default function ContractsPage() {
               <span style={{ color: "var(--info)" }}>publishes</span>
               <span style={{ color: "var(--ok)" }}>subscribes</span>
               <span style={{ color: "var(--muted)" }}>depends on</span>
+              {kafka ? <span>dash-dot: over Kafka, between services</span> : null}
               <span style={{ color: "var(--bad)" }}>violation</span>
             </div>
             <ContractsGraphView nodes={[...nodes.values()]} edges={[...edges.values()]} onSelect={setSelected} />
@@ -79,10 +78,10 @@ export default function ContractsPage() {
   );
 }
 
-function NodeDetail({ node, edges }: { node: ContractNode; edges: GraphEdge[] }) {
+function NodeDetail({ node, edges }: { node: ContractNode & { service: string | null }; edges: GraphEdge[] }) {
   const bad = edges.flatMap((e) => e.violations);
   return (
-    <Card title={`${node.kind === "module" ? "Module" : "Event"} ${node.label}`} label="node detail">
+    <Card title={`${node.kind === "module" ? "Module" : node.kind === "topic" ? "Kafka event" : "Event"} ${node.label}${node.service ? ` (${node.service})` : ""}`} label="node detail">
       <ul data-node-detail={node.id}>
         {edges.map((e) => (
           <li key={e.id}>
