@@ -106,6 +106,21 @@ export interface QueueBackend {
   depthsByTask(params?: { tenantId?: string | undefined }): Promise<TaskDepths>;
   getJob(params: { id: string }): Promise<JobInfo | null>;
   /**
+   * One page of the jobs in a listing state (docs/admin-api.md#listing-jobs), in the order of that state's own
+   * index, never by counting or sorting the whole state: a page reads at most a bounded window of entries after
+   * `after`, keeps those matching the filters, and `next` continues after the last entry it read. A page can
+   * therefore hold fewer than `limit` rows while `next` is not null. `id` is an exact id (a lookup by key). A state
+   * the backend keeps no index of (RabbitMQ's waiting messages) throws NotSupportedError saying why.
+   */
+  listJobs(params: ListJobsParams): Promise<JobListing>;
+  /**
+   * Makes a waiting job (ready or scheduled, backing off or snoozed) due now. A job in any other state is left
+   * as it is (`done: false`, its state; null: no such job).
+   */
+  runNow(params: { id: string }): Promise<JobActionResult>;
+  /** Deletes a waiting job (ready or scheduled) for good; any other state is left as it is. */
+  deleteJob(params: { id: string }): Promise<JobActionResult>;
+  /**
    * Dead letters whose payload has `payload.path` equal to `payload.equals`, newest death first, through an index
    * (PostgreSQL). A backend without such an index throws NotSupportedError; the admin API then reads a bounded
    * number of dead letters instead and says so.
@@ -192,6 +207,58 @@ export interface DeadSearch {
   limit: number;
   /** `next` of the previous page. */
   after?: string | undefined;
+}
+
+/**
+ * The states a listing shows: the job states, with waiting jobs split as depths split them (ready: due now;
+ * scheduled: waiting for their time, delayed, backing off or snoozed).
+ */
+export const ListState = {
+  ready: "ready",
+  scheduled: "scheduled",
+  running: "running",
+  completed: "completed",
+  dead: "dead",
+  cancelled: "cancelled",
+} as const;
+export type ListState = (typeof ListState)[keyof typeof ListState];
+
+export const ListOrder = { newest: "newest", oldest: "oldest" } as const;
+export type ListOrder = (typeof ListOrder)[keyof typeof ListOrder];
+
+export interface ListJobsParams {
+  state: ListState;
+  /**
+   * By the state's own time: ready, scheduled and running by the time they are (were) due, completed and
+   * cancelled by the time they finished (the memory queue and Redis) or by id (PostgreSQL, see its docs), dead by
+   * the time of death.
+   */
+  order: ListOrder;
+  task?: string | undefined;
+  tenantId?: string | undefined;
+  /** An exact job id. */
+  id?: string | undefined;
+  limit: number;
+  /** `next` of the previous page with the same state and order, unchanged. */
+  after?: string | undefined;
+}
+
+export interface JobListing {
+  rows: JobInfo[];
+  /** Continues after the last entry this page read; null when the state has nothing more in this order. */
+  next: string | null;
+  /**
+   * False when pages are positions rather than keys (Redis's ready list, where claims shift what follows), so
+   * a job can be skipped or shown twice across pages while the queue moves.
+   */
+  exact: boolean;
+}
+
+export interface JobActionResult {
+  /** True when this call changed the job. */
+  done: boolean;
+  /** The job's state after the call (ready for a job run now); null when there is no such job. */
+  state: JobState | null;
 }
 
 export interface TaskDepths {

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { Job, type JobInit } from "../../src/core/job.js";
 import type { PauseStore } from "../../src/core/pause.js";
-import type { QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
+import type { ListState, QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { PausedTasks } from "../../src/queue/paused-tasks.js";
@@ -28,6 +28,8 @@ export interface BackendFactory {
    * which cannot look up a waiting job nor tell a finished one.
    */
   cancellation?: boolean | "recorded";
+  /** The states listJobs can list (all when absent); the others answer NOT_SUPPORTED (docs/admin-api.md#listing-jobs). */
+  listableStates?: readonly ListState[];
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

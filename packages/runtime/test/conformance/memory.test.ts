@@ -3,6 +3,7 @@ import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -15,6 +16,7 @@ const memory: BackendFactory = {
 };
 
 describeProtocol(memory);
+describeListing(memory);
 describeWorker(memory);
 describeOutcomes(memory);
 describeCancellation(memory);

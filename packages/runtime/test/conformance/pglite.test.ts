@@ -8,6 +8,7 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 
 /**
@@ -56,6 +57,7 @@ const pglite: BackendFactory = {
 };
 
 describeProtocol(pglite);
+describeListing(pglite);
 describeWorker(pglite);
 describeOutcomes(pglite);
 describeCancellation(pglite);

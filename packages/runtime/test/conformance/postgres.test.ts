@@ -2,6 +2,7 @@ import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 import { openTestBackend } from "../postgres/pg-test-env.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -17,6 +18,7 @@ const postgres: BackendFactory = {
 };
 
 describeProtocol(postgres);
+describeListing(postgres);
 describeWorker(postgres);
 describeOutcomes(postgres);
 describeCancellation(postgres);

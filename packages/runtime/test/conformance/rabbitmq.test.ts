@@ -2,6 +2,7 @@ import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
@@ -13,6 +14,7 @@ const rabbitmq: BackendFactory = {
   leaseSlackMs: 100,
   perTaskDepths: false,
   cancellation: false,
+  listableStates: ["dead"],
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -27,6 +29,7 @@ const rabbitmq: BackendFactory = {
 };
 
 describeProtocol(rabbitmq);
+describeListing(rabbitmq);
 describeWorker(rabbitmq);
 describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);

@@ -1,5 +1,6 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 import { redisCluster } from "../redis/redis-cluster-env.js";
@@ -7,6 +8,7 @@ import { redisCluster } from "../redis/redis-cluster-env.js";
 const cluster = redisCluster();
 
 const factory: BackendFactory = {
+  listableStates: ["ready", "scheduled", "running", "completed", "dead"],
   name: "redis-cluster",
   async create() {
     const queue = uniqueQueue("conformance");
@@ -22,4 +24,5 @@ const factory: BackendFactory = {
 };
 
 describeProtocol(factory);
+describeListing(factory);
 describeWorker(factory);

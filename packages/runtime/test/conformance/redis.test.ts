@@ -2,10 +2,12 @@ import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
+import { describeListing } from "./listing.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 
 const redis: BackendFactory = {
+  listableStates: ["ready", "scheduled", "running", "completed", "dead"],
   name: "redis",
   async create() {
     const queue = uniqueQueue("conformance");
@@ -21,6 +23,7 @@ const redis: BackendFactory = {
 };
 
 describeProtocol(redis);
+describeListing(redis);
 describeWorker(redis);
 describeOutcomes(redis);
 describeCancellation(redis);

@@ -8,14 +8,19 @@ import {
   type DeadJob,
   type Depths,
   type EnqueueResult,
+  type JobActionResult,
   type JobInfo,
+  type JobListing,
   type LeaseReport,
+  type ListJobsParams,
+  ListOrder,
   type QueueBackend,
   type RetryDeadParams,
   type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
+import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 
 interface Entry {
   json: ReturnType<Job["toJSON"]>;
@@ -26,6 +31,8 @@ interface Entry {
   seq: number;
   /** Times the job returned snooze(ms) (kept beside the job, like the other backends' column, field or header). */
   snoozes: number;
+  /** When it completed or was cancelled (the order of those listings). */
+  finishedAt: number | null;
 }
 
 /**
@@ -60,6 +67,7 @@ export class MemoryBackend implements QueueBackend {
         diedAt: null,
         seq: this.seq++,
         snoozes: 0,
+        finishedAt: null,
       });
       inserted.push(job.id);
     }
@@ -113,6 +121,7 @@ export class MemoryBackend implements QueueBackend {
     const entry = this.owned(job.id, workerId);
     if (!entry) return;
     entry.state = JobState.completed;
+    entry.finishedAt = Date.now();
     entry.lockedBy = null;
     entry.lockedUntil = null;
   }
@@ -168,8 +177,47 @@ export class MemoryBackend implements QueueBackend {
     if (entry.state !== JobState.ready && entry.state !== JobState.running) return { cancelled: false, state: entry.state };
     if (entry.state === JobState.ready) entry.lockedBy = null;
     entry.state = JobState.cancelled;
+    entry.finishedAt = Date.now();
     entry.lockedUntil = null;
     return { cancelled: true, state: JobState.cancelled };
+  }
+
+  /** Every entry of the state, sorted by its time then enqueue order; the whole store is in this process. */
+  async listJobs(params: ListJobsParams): Promise<JobListing> {
+    if (params.id !== undefined) return listById((p) => this.getJob(p), { ...params, id: params.id });
+    const now = Date.now();
+    const after = decodeCursor(params, 2) as [number, number] | null;
+    const sign = params.order === ListOrder.oldest ? 1 : -1;
+    const keyOf = (e: Entry): [number, number] => [this.listTime(e), e.seq];
+    const rows = [...this.entries.values()]
+      .filter((e) => matchesListing(this.info(e), params, now))
+      .map((e) => ({ e, key: keyOf(e) }))
+      .filter(({ key }) => after === null || sign * (key[0] - after[0] || key[1] - after[1]) > 0)
+      .sort((a, b) => sign * (a.key[0] - b.key[0] || a.key[1] - b.key[1]));
+    const page = rows.slice(0, params.limit);
+    const last = page.at(-1);
+    return {
+      rows: page.map(({ e }) => this.info(e)),
+      next: rows.length > params.limit && last ? encodeCursor(params, last.key) : null,
+      exact: true,
+    };
+  }
+
+  async runNow({ id }: { id: string }): Promise<JobActionResult> {
+    const entry = this.entries.get(id);
+    if (!entry) return { done: false, state: null };
+    if (entry.state !== JobState.ready) return { done: false, state: entry.state };
+    entry.json.availableAt = new Date().toISOString();
+    this.wake();
+    return { done: true, state: JobState.ready };
+  }
+
+  async deleteJob({ id }: { id: string }): Promise<JobActionResult> {
+    const entry = this.entries.get(id);
+    if (!entry) return { done: false, state: null };
+    if (entry.state !== JobState.ready) return { done: false, state: entry.state };
+    this.entries.delete(id);
+    return { done: true, state: null };
   }
 
   waitForWork({ signal, timeoutMs, pausedTasks = [] }: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void> {
@@ -250,7 +298,16 @@ export class MemoryBackend implements QueueBackend {
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {
     const e = this.entries.get(id);
-    if (!e) return null;
+    return e ? this.info(e) : null;
+  }
+
+  private listTime(e: Entry): number {
+    if (e.state === JobState.dead) return e.diedAt ?? 0;
+    if (e.state === JobState.completed || e.state === JobState.cancelled) return e.finishedAt ?? 0;
+    return Date.parse(e.json.availableAt);
+  }
+
+  private info(e: Entry): JobInfo {
     return {
       job: structuredClone(e.json),
       state: e.state,

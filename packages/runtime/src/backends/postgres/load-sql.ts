@@ -35,7 +35,31 @@ export const SQL = {
   discardDeadAll: loadSql("discard-dead-all"),
   getJob: loadSql("get-job"),
   searchDead: loadSql("search-dead"),
+  listDue: listing(loadSql("list-due")),
+  listScheduled: listing(loadSql("list-scheduled")),
+  listDeadPage: listing(loadSql("list-dead-page")),
+  listFinished: listing(loadSql("list-finished")),
+  runNow: loadSql("run-now"),
+  deleteJob: loadSql("delete-job"),
 } as const;
+
+/** A listing statement written oldest first, in its four forms: order, and with or without a cursor. */
+export interface ListingSql {
+  oldest: { first: string; after: string };
+  newest: { first: string; after: string };
+}
+
+/**
+ * The newest-first form turns every ASC into DESC and the cursor's `> $5` into `< $5`; the first page's form
+ * drops the cursor's condition (keeping $5 and $6 typed, sent as nulls). Derived, so the four cannot drift.
+ */
+function listing(sql: string): ListingSql {
+  const cursorLine = /^ {4}AND .* [<>] \(?\$5::.*$/m;
+  if (!cursorLine.test(sql) || !/ ASC\b/.test(sql)) throw new Error("a listing statement must order ASC and continue with `AND ... > $5` on its own line");
+  const newest = sql.replace(/ (ASC|DESC)\b/g, (_m, dir: string) => (dir === "ASC" ? " DESC" : " ASC")).replace(/ > (\(?\$5::)/, " < $1");
+  const first = (text: string) => text.replace(cursorLine, "    AND $5::text IS NULL AND $6::bigint IS NULL");
+  return { oldest: { first: first(sql), after: sql }, newest: { first: first(newest), after: newest } };
+}
 
 /**
  * claim.sql narrowed to the one job whose id is its $7: the claim's fallback when the statement fails on a row

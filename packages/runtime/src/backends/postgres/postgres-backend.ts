@@ -10,8 +10,12 @@ import {
   type DeadSearch,
   type Depths,
   type EnqueueResult,
+  ListState,
+  type JobActionResult,
   type JobInfo,
+  type JobListing,
   type LeaseReport,
+  type ListJobsParams,
   type QueueBackend,
   type RetryDeadParams,
   type SlotOffer,
@@ -23,7 +27,8 @@ import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
 import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
-import { SQL } from "./load-sql.js";
+import { SQL, type ListingSql } from "./load-sql.js";
+import { decodeCursor, encodeCursor, LIST_WINDOW, listById } from "../../core/job-listing.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -457,20 +462,44 @@ export class PostgresBackend implements QueueBackend {
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {
-    const [row] = await this.run("getJob", () =>
-      this.db.query<JobRow & { state: JobState; locked_by: string | null; locked_until: Date | string | null; died_at: Date | string | null }>(
-        SQL.getJob,
-        [this.queue, id],
-      ),
+    const [row] = await this.run("getJob", () => this.db.query<ListedRow>(SQL.getJob, [this.queue, id]));
+    return row ? rowToInfo(row) : null;
+  }
+
+  /**
+   * Through the index of each state (list-due.sql, list-scheduled.sql, list-dead-page.sql, list-finished.sql),
+   * reading at most LIST_WINDOW entries per page; `next` continues after the last entry read.
+   */
+  async listJobs(params: ListJobsParams): Promise<JobListing> {
+    if (params.id !== undefined) return listById((p) => this.getJob(p), { ...params, id: params.id });
+    const statement = LISTING[params.state];
+    const after = decodeCursor(params, 2) as [string, number | null] | null;
+    const sql = statement[params.order][after ? "after" : "first"];
+    type Row = ListedRow & { cursor_at: string | null; cursor_seq: string | number | null; edge_at: string | null; edge_seq: string | number | null; scanned: string | number };
+    const dbState = params.state === ListState.ready || params.state === ListState.scheduled ? JobState.ready : params.state;
+    const rows = await this.run("listJobs", () =>
+      this.db.query<Row>(sql, [this.queue, dbState, params.task ?? null, params.tenantId ?? null, after?.[0] ?? null, after?.[1] ?? null, LIST_WINDOW, params.limit]),
     );
-    if (!row) return null;
-    return {
-      job: rowToJson(row),
-      state: row.state,
-      lockedBy: row.locked_by,
-      lockedUntil: toIsoOrNull(row.locked_until),
-      diedAt: toIsoOrNull(row.died_at),
-    };
+    const page = rows.filter((row) => row.id !== null);
+    const summary = rows[0];
+    const last = page.at(-1);
+    const cursorOf = (at: string, seq: string | number | null) => encodeCursor(params, [at, seq === null ? null : Number(seq)].filter((v) => v !== null) as Array<string | number>);
+    let next: string | null = null;
+    if (page.length >= params.limit && last) next = cursorOf(last.cursor_at!, last.cursor_seq);
+    else if (summary && Number(summary.scanned) >= LIST_WINDOW && summary.edge_at !== null) next = cursorOf(summary.edge_at, summary.edge_seq);
+    return { rows: page.map(rowToInfo), next, exact: true };
+  }
+
+  async runNow({ id }: { id: string }): Promise<JobActionResult> {
+    const rows = await this.run("runNow", () => this.db.query(SQL.runNow, [this.queue, id, this.channel]));
+    if (rows.length > 0) return { done: true, state: JobState.ready };
+    return { done: false, state: (await this.getJob({ id }))?.state ?? null };
+  }
+
+  async deleteJob({ id }: { id: string }): Promise<JobActionResult> {
+    const rows = await this.run("deleteJob", () => this.db.query(SQL.deleteJob, [this.queue, id]));
+    if (rows.length > 0) return { done: true, state: null };
+    return { done: false, state: (await this.getJob({ id }))?.state ?? null };
   }
 
   /** Kept in the database by the service (jfast_paused_tasks), which this backend's claim is told about. */
@@ -559,6 +588,28 @@ function isRowError(error: unknown): boolean {
 }
 
 /** Runs a depth statement reading RUNNING_READ due rows for the running jobs, ten times deeper while it says `more`. */
+type ListedRow = JobRow & { state: JobState; locked_by: string | null; locked_until: Date | string | null; died_at: Date | string | null };
+
+function rowToInfo(row: ListedRow): JobInfo {
+  return {
+    job: rowToJson(row),
+    state: row.state,
+    lockedBy: row.locked_by,
+    lockedUntil: toIsoOrNull(row.locked_until),
+    diedAt: toIsoOrNull(row.died_at),
+  };
+}
+
+/** The statement listing each state; its $2 is the stored state (a scheduled job is stored ready). */
+const LISTING: Record<ListState, ListingSql> = {
+  ready: SQL.listDue,
+  running: SQL.listDue,
+  scheduled: SQL.listScheduled,
+  dead: SQL.listDeadPage,
+  completed: SQL.listFinished,
+  cancelled: SQL.listFinished,
+};
+
 async function readingRunning<T>(query: (read: number) => Promise<T>, more: (result: T) => boolean): Promise<T> {
   for (let read = RUNNING_READ; ; read *= 10) {
     const result = await query(read);

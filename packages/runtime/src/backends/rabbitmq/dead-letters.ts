@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Channel, GetMessage } from "amqplib";
 import type { JobJSON } from "../../core/job.js";
-import type { DeadJob, RetryDeadParams } from "../../core/queue-backend.js";
+import { JobState } from "../../core/job-state.js";
+import { decodeCursor, encodeCursor, matchesListing } from "../../core/job-listing.js";
+import { ListOrder, type DeadJob, type JobInfo, type JobListing, type ListJobsParams, type RetryDeadParams } from "../../core/queue-backend.js";
 import type { BrokerConnection, Publication } from "./connection.js";
 import { decodeJob, encodeJob, numberHeader, unreadableJob } from "./message.js";
 import { Header, type QueueNames } from "./names.js";
@@ -44,6 +46,22 @@ export class DeadLetters {
         .slice(params.offset ?? 0, (params.offset ?? 0) + params.limit)
         .map(toDeadJob),
     );
+  }
+
+  /** A keyset page by (time of death, id), filtered; every dead letter is browsed, as for list(). */
+  async page(params: ListJobsParams): Promise<JobListing> {
+    return this.browse("list dead letters", async (entries) => {
+      const after = decodeCursor(params, 2) as [number, string] | null;
+      const sign = params.order === ListOrder.oldest ? 1 : -1;
+      const compare = (a: readonly [number, string], b: readonly [number, string]) => sign * (a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      const rows = entries
+        .map((e) => ({ e, key: [e.diedAt, e.json.id] as const }))
+        .filter(({ e, key }) => matchesListing(toInfo(e), params) && (after === null || compare(key, after) > 0))
+        .sort((a, b) => compare(a.key, b.key));
+      const page = rows.slice(0, params.limit);
+      const last = page.at(-1);
+      return { rows: page.map(({ e }) => toInfo(e)), next: rows.length > params.limit && last ? encodeCursor(params, last.key) : null, exact: true };
+    });
   }
 
   async find(id: string): Promise<DeadEntry | null> {
@@ -124,6 +142,10 @@ export class DeadLetters {
 
 function newestFirst(entries: DeadEntry[]): DeadEntry[] {
   return [...entries].sort((a, b) => b.diedAt - a.diedAt || b.position - a.position);
+}
+
+function toInfo(entry: DeadEntry): JobInfo {
+  return { job: entry.json, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: new Date(entry.diedAt).toISOString() };
 }
 
 function toDeadJob(entry: DeadEntry): DeadJob {

@@ -9,8 +9,12 @@ import {
   type DeadJob,
   type Depths,
   type EnqueueResult,
+  ListState,
+  type JobActionResult,
   type JobInfo,
+  type JobListing,
   type LeaseReport,
+  type ListJobsParams,
   type QueueBackend,
   type RetryDeadParams,
   type SnoozeParams,
@@ -22,6 +26,15 @@ import type { Arrival } from "./arrival.js";
 import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
 import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
+
+/** Why each state but dead cannot be listed (listJobs). */
+const UNLISTABLE: Record<Exclude<ListState, "dead">, string> = {
+  ready: "a waiting message cannot be read without taking it out of its queue (the broker reports only how many there are)",
+  scheduled: "a delayed message waits in the delay queues, which cannot be read without taking their messages out",
+  running: "the broker does not report which messages other consumers hold; each process knows only its own",
+  completed: "an acknowledged message is gone; the broker keeps no record of completed jobs",
+  cancelled: "a cancellation is recorded by id only, and its message is dropped when it is delivered",
+};
 import { assertCascadeShape, DEFAULT_CASCADE, planDelay, type CascadeShape } from "./delay-key.js";
 import { DOCS } from "./errors.js";
 import { encodeJob, numberHeader, unreadableJob } from "./message.js";
@@ -344,6 +357,34 @@ export class RabbitMqBackend implements QueueBackend {
   async depthsByTask(): Promise<TaskDepths> {
     throw new NotSupportedError("RabbitMQ does not count messages per task: a queue holds every task's messages and reports only its total", {
       hint: "the queue's totals are in depths() (/queue/stats); for per-task depths use the postgres or redis backend",
+      docs: `${DOCS}#limits`,
+    });
+  }
+
+  /**
+   * Dead letters only, from the dead-letter queue (browsed and put back, as listDead does). A waiting message
+   * cannot be read without taking it out of its queue, and the broker keeps no record of a running, completed or
+   * cancelled job: NotSupportedError naming why (docs/rabbitmq.md#limits).
+   */
+  async listJobs(params: ListJobsParams): Promise<JobListing> {
+    if (params.state === ListState.dead) return this.dead.page(params);
+    throw new NotSupportedError(`RabbitMQ cannot list ${params.state} jobs: ${UNLISTABLE[params.state]}`, {
+      hint: "dead letters can be listed; look a job up by id (running in this process, or dead), or use the postgres or redis backend to browse every state",
+      docs: `${DOCS}#limits`,
+    });
+  }
+
+  /** A waiting message cannot be changed in place nor taken out of the middle of its queue. */
+  async runNow({ id }: { id: string }): Promise<JobActionResult> {
+    throw new NotSupportedError(`job ${id} cannot be run now: RabbitMQ cannot take a waiting message out of the middle of a queue or change its delay`, {
+      hint: "enqueue a new job with the same payload instead, and cancel this one",
+      docs: `${DOCS}#limits`,
+    });
+  }
+
+  async deleteJob({ id }: { id: string }): Promise<JobActionResult> {
+    throw new NotSupportedError(`job ${id} cannot be deleted: RabbitMQ cannot take a waiting message out of the middle of a queue`, {
+      hint: "cancel it instead (jfast jobs cancel): the cancellation is recorded and the message dropped when it is delivered",
       docs: `${DOCS}#limits`,
     });
   }

@@ -8,8 +8,11 @@ import {
   type DeadJob,
   type Depths,
   type EnqueueResult,
+  type JobActionResult,
   type JobInfo,
+  type JobListing,
   type LeaseReport,
+  type ListJobsParams,
   type QueueBackend,
   type RetryDeadParams,
   type SlotOffer,
@@ -27,6 +30,8 @@ import { openConnection, openNodeConnection, parseRedisUrl, waitUntilReady, type
 import { decodeJob, decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { redactUrl, translateRedisError } from "./errors.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
+import { listRedisJobs } from "./listing.js";
+import { listById } from "../../core/job-listing.js";
 import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
@@ -474,6 +479,22 @@ export class RedisBackend implements QueueBackend {
       lockedUntil: state === JobState.running ? msToIso(hash.lease) : null,
       diedAt: state === JobState.dead ? msToIso(hash.died_at) : null,
     };
+  }
+
+  /** From each state's list or sorted set, a bounded window per page (listing.ts). */
+  async listJobs(params: ListJobsParams): Promise<JobListing> {
+    if (params.id !== undefined) return listById((p) => this.getJob(p), { ...params, id: params.id });
+    return this.guard("list jobs", () => listRedisJobs(this.redis, this.keys, params));
+  }
+
+  async runNow({ id }: { id: string }): Promise<JobActionResult> {
+    const [done, state] = (await this.script("run-now", "run a job now", [id])) as [number, string];
+    return { done: done === 1, state: state === "" ? null : (state as JobState) };
+  }
+
+  async deleteJob({ id }: { id: string }): Promise<JobActionResult> {
+    const [done, state] = (await this.script("delete-job", "delete a job", [id, this.keys.parkedPrefix])) as [number, string];
+    return { done: done === 1, state: state === "" ? null : (state as JobState) };
   }
 
   /** Paused tasks live in this queue's keys, where claim.lua reads them (pause-store.ts). */

@@ -18,6 +18,8 @@ export const SCRIPT_NAMES = [
   "release",
   "snooze",
   "cancel",
+  "run-now",
+  "delete-job",
   "recover",
   "promote",
   "quarantine",

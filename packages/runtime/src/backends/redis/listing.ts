@@ -1,0 +1,107 @@
+import { decodeCursor, encodeCursor, LIST_WINDOW } from "../../core/job-listing.js";
+import { JobState } from "../../core/job-state.js";
+import { ListOrder, ListState, type JobInfo, type JobListing, type ListJobsParams } from "../../core/queue-backend.js";
+import { NotSupportedError } from "../../errors/jfast-error.js";
+import type { RedisClient } from "./connection.js";
+import { decodeJobForDisplay, msToIso } from "./decode.js";
+import type { QueueKeys } from "./keys.js";
+
+/** The sorted set of each state listed by score, and the state its jobs' hashes carry. */
+const SORTED: Partial<Record<ListState, { key: (keys: QueueKeys) => string; stored: JobState }>> = {
+  scheduled: { key: (k) => k.scheduled, stored: JobState.ready },
+  running: { key: (k) => k.running, stored: JobState.running },
+  dead: { key: (k) => k.dead, stored: JobState.dead },
+  completed: { key: (k) => k.completed, stored: JobState.completed },
+};
+
+/**
+ * One page of a state (docs/redis.md#listing-jobs): at most LIST_WINDOW ids read from the state's structure after
+ * the cursor, their hashes read in one pipeline, filtered here by task and tenant. Sorted sets page by (score, id),
+ * exact; the ready list by position, which a claim shifts (`exact: false`). Cancelled jobs are in no structure.
+ */
+export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params: ListJobsParams): Promise<JobListing> {
+  if (params.state === ListState.cancelled) {
+    throw new NotSupportedError("the Redis queue cannot list cancelled jobs: a cancelled job is kept only as its own hash, which expires, and no set holds them", {
+      hint: "look a cancelled job up by id (jfast jobs show <id>) while its hash lives ([plugin.queue] completed retention, at least an hour)",
+      docs: "jfast docs redis#listing-jobs",
+    });
+  }
+  if (params.state === ListState.ready) return listReady(redis, keys, params);
+  const sorted = SORTED[params.state]!;
+  const after = decodeCursor(params, 2) as [number, string] | null;
+  const now = Date.now();
+  // Scheduled jobs whose time has passed wait for a promotion to the ready list: ready, not listed here.
+  const floor = params.state === ListState.scheduled ? `(${now}` : "-inf";
+  const key = sorted.key(keys);
+  const flat =
+    params.order === ListOrder.oldest
+      ? await redis.zrangebyscore(key, after ? String(after[0]) : floor, "+inf", "WITHSCORES", "LIMIT", 0, LIST_WINDOW)
+      : await redis.zrevrangebyscore(key, after ? String(after[0]) : "+inf", floor, "WITHSCORES", "LIMIT", 0, LIST_WINDOW);
+  const entries: Array<{ id: string; score: number }> = [];
+  for (let i = 0; i < flat.length; i += 2) entries.push({ id: flat[i]!, score: Number(flat[i + 1]) });
+  // The cursor's own score is read again (inclusive): of those, only ids past the cursor's are new.
+  const fresh = after
+    ? entries.filter((e) => e.score !== after[0] || (params.order === ListOrder.oldest ? e.id > after[1] : e.id < after[1]))
+    : entries;
+  const infos = await readJobs(redis, keys, fresh.map((e) => e.id));
+  const matched: Array<{ info: JobInfo; key: [number, string] }> = [];
+  fresh.forEach((entry, i) => {
+    const info = infos[i];
+    if (info && info.state === sorted.stored && filtersMatch(info, params)) matched.push({ info, key: [entry.score, entry.id] });
+  });
+  const page = matched.slice(0, params.limit);
+  const last = page.at(-1);
+  const edge = entries.at(-1);
+  let next: string | null = null;
+  if (page.length >= params.limit && last) next = encodeCursor(params, last.key);
+  else if (entries.length >= LIST_WINDOW && edge) next = encodeCursor(params, [edge.score, edge.id]);
+  return { rows: page.map((m) => m.info), next, exact: true };
+}
+
+/** The ready list by position from its claiming end (oldest) or its pushing end (newest). */
+async function listReady(redis: RedisClient, keys: QueueKeys, params: ListJobsParams): Promise<JobListing> {
+  const after = decodeCursor(params, 1) as [number] | null;
+  const offset = after?.[0] ?? 0;
+  const ids =
+    params.order === ListOrder.oldest
+      ? (await redis.lrange(keys.ready, -(offset + LIST_WINDOW), -(offset + 1))).reverse()
+      : await redis.lrange(keys.ready, offset, offset + LIST_WINDOW - 1);
+  const infos = await readJobs(redis, keys, ids);
+  const page: JobInfo[] = [];
+  let consumed = 0;
+  for (const info of infos) {
+    if (page.length >= params.limit) break;
+    consumed += 1;
+    if (info && info.state === JobState.ready && filtersMatch(info, params)) page.push(info);
+  }
+  const more = page.length >= params.limit ? consumed < ids.length || ids.length >= LIST_WINDOW : ids.length >= LIST_WINDOW;
+  return { rows: page, next: more ? encodeCursor(params, [offset + consumed]) : null, exact: false };
+}
+
+function filtersMatch(info: JobInfo, params: ListJobsParams): boolean {
+  return (params.task === undefined || info.job.task === params.task) && (params.tenantId === undefined || info.job.tenantId === params.tenantId);
+}
+
+const FIELDS = ["json", "attempts", "errors", "available_at", "state", "owner", "lease", "died_at"] as const;
+
+/** The hashes of `ids` in one round trip (one slot: every key carries the queue's hash tag); null for a missing one. */
+async function readJobs(redis: RedisClient, keys: QueueKeys, ids: string[]): Promise<Array<JobInfo | null>> {
+  if (ids.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const id of ids) pipeline.hmget(keys.job(id), ...FIELDS);
+  const replies = (await pipeline.exec()) ?? [];
+  return ids.map((id, i) => {
+    const [error, value] = replies[i] ?? [null, null];
+    if (error) throw error;
+    const [json, attempts, errors, availableAt, state, owner, lease, diedAt] = value as Array<string | null>;
+    if (json === null && state === null) return null;
+    const known = (Object.values(JobState) as string[]).includes(state ?? "") ? (state as JobState) : JobState.ready;
+    return {
+      job: decodeJobForDisplay(id, [json ?? null, attempts ?? null, errors ?? null, availableAt ?? null]),
+      state: known,
+      lockedBy: known === JobState.running ? (owner ?? null) : null,
+      lockedUntil: known === JobState.running ? msToIso(lease) : null,
+      diedAt: known === JobState.dead ? msToIso(diedAt) : null,
+    };
+  });
+}
