@@ -473,17 +473,19 @@ export class PostgresBackend implements QueueBackend {
   async listJobs(params: ListJobsParams): Promise<JobListing> {
     if (params.id !== undefined) return listById((p) => this.getJob(p), { ...params, id: params.id });
     const statement = LISTING[params.state];
-    const after = decodeCursor(params, 2) as [string, number | null] | null;
+    const after = decodeCursor(params, 2) as [string, number] | null;
+    // Finished jobs page by id alone (list-finished.sql): the cursor's seq is not sent.
+    const afterSeq = after === null || statement === SQL.listFinished ? null : after[1];
     const sql = statement[params.order][after ? "after" : "first"];
     type Row = ListedRow & { cursor_at: string | null; cursor_seq: string | number | null; edge_at: string | null; edge_seq: string | number | null; scanned: string | number };
     const dbState = params.state === ListState.ready || params.state === ListState.scheduled ? JobState.ready : params.state;
     const rows = await this.run("listJobs", () =>
-      this.db.query<Row>(sql, [this.queue, dbState, params.task ?? null, params.tenantId ?? null, after?.[0] ?? null, after?.[1] ?? null, LIST_WINDOW, params.limit]),
+      this.db.query<Row>(sql, [this.queue, dbState, params.task ?? null, params.tenantId ?? null, after?.[0] ?? null, afterSeq, LIST_WINDOW, params.limit]),
     );
     const page = rows.filter((row) => row.id !== null);
     const summary = rows[0];
     const last = page.at(-1);
-    const cursorOf = (at: string, seq: string | number | null) => encodeCursor(params, [at, seq === null ? null : Number(seq)].filter((v) => v !== null) as Array<string | number>);
+    const cursorOf = (at: string, seq: string | number | null) => encodeCursor(params, [at, seq === null ? 0 : Number(seq)]);
     let next: string | null = null;
     if (page.length >= params.limit && last) next = cursorOf(last.cursor_at!, last.cursor_seq);
     else if (summary && Number(summary.scanned) >= LIST_WINDOW && summary.edge_at !== null) next = cursorOf(summary.edge_at, summary.edge_seq);
