@@ -15,4 +15,5 @@ export type { EventsView } from "./admin/routers/events.js";
 export type { ContractsGraph, ContractNode, ContractEdge, ContractViolation, ScheduleView, ScheduleSource, ContractsSource } from "./admin/sources.js";
 export type { ReadinessReport, CheckStatus } from "./http/readiness.js";
 export type { AttemptError } from "./core/job.js";
-export type { Depths } from "./core/queue-backend.js";
+export type { Depths, ListState, ListOrder, JobActionResult } from "./core/queue-backend.js";
+export type { JobListView, JobAction } from "./admin/routers/job-listing.js";

@@ -8,6 +8,7 @@ import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
+import { jobListingProcedures } from "./job-listing.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
 const pathSchema = z
@@ -37,6 +38,7 @@ export interface JobSearchView {
 }
 
 export const jobsRouter = router({
+  ...jobListingProcedures,
   /**
    * Cancels a waiting or running job (docs/admin-api.md#cancelling-a-job). Audited. NOT_FOUND for an unknown id;
    * METHOD_NOT_SUPPORTED where the backend cannot cancel (RabbitMQ).
