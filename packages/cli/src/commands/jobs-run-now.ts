@@ -1,0 +1,36 @@
+import { defineCommand, ROOT_FLAG } from "../command.js";
+import { UsageError } from "../errors.js";
+import { withQueue } from "../queue-access.js";
+import { resolveRoot } from "../service.js";
+
+export default defineCommand({
+  name: "jobs run-now",
+  summary: "make scheduled jobs (delayed, backing off, snoozed) due now",
+  description: `
+Makes waiting jobs due now: a delayed, backing-off or snoozed job is claimed by the next free worker instead of
+at its time. A job already due keeps its place; a running, finished or dead job is left as it is. PostgreSQL,
+Redis and the memory queue; RabbitMQ answers NOT_SUPPORTED (a waiting message cannot be taken out of its queue).
+
+Exit codes: 0 every id was made due; 1 some ids are unknown or not waiting (the others were made due); 2 usage error.`,
+  flags: {
+    json: { type: "boolean", description: "print one { id, done, state } record per id as JSON" },
+    root: ROOT_FLAG,
+  },
+  positionals: [{ name: "id", variadic: true, description: "the jobs' ids" }],
+  examples: ["jfast jobs run-now 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs list --state scheduled --json | jq -r '.rows[].job.id' | xargs jfast jobs run-now"],
+  docs: "jfast docs cli#jfast-jobs-run-now",
+  async run({ flags, positionals, io }) {
+    if (positionals.length === 0) throw new UsageError("name the jobs to run now: jfast jobs run-now <id>...");
+    return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {
+      const results = [];
+      for (const id of new Set(positionals)) results.push({ id, ...(await backend.runNow({ id })) });
+      if (flags.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
+      for (const r of results) {
+        if (r.done) {
+          if (!flags.json) io.out(`due now: ${r.id}\n`);
+        } else io.err(r.state === null ? `jfast: no job with id ${r.id}\n` : `jfast: ${r.id} was not made due (it is ${r.state})\n`);
+      }
+      return results.every((r) => r.done) ? 0 : 1;
+    });
+  },
+});
