@@ -1,7 +1,8 @@
 // An example-like service for the dashboard's browser tests, built only from @jfast/runtime's public API.
 // FIXTURE_ROOT holds its jfast.toml, contracts.toml and modules/ (written by the test); PORT is where it listens.
 //   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix (&invoice=X sets the
-//                                             invoice of a single job; every job carries a traceparent)
+//                                             invoice of a single job, &tenant=T its tenant, &delay=S schedules it
+//                                             S seconds from now; every job carries a traceparent)
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
 //   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
 //   POST /schedule-history?name=S&days=N      records schedule S's last tick N days ago (09:30 UTC), as a replica
@@ -36,6 +37,8 @@ const server = http.createServer(async (req, res) => {
           task,
           payload: { invoice: invoice ?? `inv-${Date.now()}-${i}`, card_number: "4242424242424242" },
           tenantId: url.searchParams.get("tenant") ?? "acme",
+          // &delay=S: scheduled S seconds from now (the jobs page's scheduled tab).
+          ...(url.searchParams.get("delay") ? { delayMs: Number(url.searchParams.get("delay")) * 1000 } : {}),
           // As if enqueued inside a traced request: the dashboard shows (and links) this trace id.
           trace: { traceparent: `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01` },
         }),

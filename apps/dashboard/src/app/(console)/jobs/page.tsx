@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { JobSearch } from "./job-search";
 
 export const dynamic = "force-dynamic";
@@ -7,6 +8,9 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   return (
     <>
       <h1>Jobs</h1>
+      <p>
+        <Link href="/jobs/states">Browse jobs by state</Link>: ready, scheduled, running, completed, dead and cancelled, with cancel, run now and delete.
+      </p>
       <JobSearch initial={{ id: id ?? "", tenant: tenant ?? "" }} />
     </>
   );
