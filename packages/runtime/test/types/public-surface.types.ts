@@ -1,6 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
-import { createJfast, Job, task, type Database, type Jfast, type QueueProvider, type TaskSession } from "@jfast/runtime";
+import { createJfast, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
   send(message: { to: string; subject: string }): Promise<void>;
@@ -74,4 +74,16 @@ export async function assemble(root: string, mailer: Mailer): Promise<Jfast> {
   // @ts-expect-error a declared provider given with the wrong type
   await createJfast({ root, providers: { typesMailer: { send: 42 } } });
   return createJfast({ root, providers: { typesMailer: mailer } });
+}
+
+/** Listing jobs by state through the backend (docs/admin-api.md#listing-jobs): states and orders are closed sets. */
+export async function listing(backend: QueueBackend): Promise<JobListing> {
+  const page: JobListing = await backend.listJobs({ state: ListState.scheduled, order: ListOrder.oldest, task: "types.send_email", limit: 50 });
+  const done: JobActionResult = await backend.runNow({ id: page.rows[0]!.job.id });
+  void done.state;
+  // @ts-expect-error "waiting" is not a listing state (ready or scheduled)
+  await backend.listJobs({ state: "waiting", order: "newest", limit: 10 });
+  // @ts-expect-error the order is newest or oldest
+  await backend.listJobs({ state: "ready", order: "asc", limit: 10 });
+  return backend.listJobs({ state: "dead", order: "newest", limit: 10, after: page.next ?? undefined });
 }
