@@ -102,6 +102,11 @@ function explainCases(ctx: PageContext): ExplainCase[] {
     { label: "depthsByTask of one tenant", file: sql("depths-by-task"), params: [QUEUE, "tenant-3", 10_000, 1_000] },
     { label: "jobs search by payload (customer.id)", file: sql("search-dead"), params: [QUEUE, containment, null, null, null, null, 51] },
     { label: "jobs search by id", file: sql("get-job"), params: [QUEUE, ctx.deadId] },
+    // jobs.list reads a window of at most 1 000 index entries per page (docs/admin-api.md#listing-jobs); the files
+    // hold the form with a cursor, here at the start of the index.
+    { label: "jobs list: dead letters oldest first, one page", file: sql("list-dead-page"), params: [QUEUE, "dead", null, null, "-infinity", 0, 1_000, 50] },
+    { label: "jobs list: ready of one tenant, one window", file: sql("list-due"), params: [QUEUE, "ready", null, "tenant-3", "-infinity", 0, 1_000, 50] },
+    { label: "jobs list: completed, one window of the primary key", file: sql("list-finished"), params: [QUEUE, "completed", null, null, "", null, 1_000, 50] },
     { label: "audit trail (first 100)", file: "admin/sql/list-audit.sql", params: [100, null, null] },
   ];
 }
