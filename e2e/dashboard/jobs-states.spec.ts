@@ -40,7 +40,7 @@ test.describe("jobs by state in a browser", () => {
   }
 
   test("browses every state with counts, runs a scheduled job now and cancels a waiting one, audited", async ({ session: context, stack: { billing } }) => {
-    test.setTimeout(120_000);
+    test.setTimeout(300_000);
     const [runMe, cancelMe] = await enqueue(billing.url, "count=2&task=billing.ping&delay=600&tenant=globex");
     const page = await context.newPage();
     await signedIn(page, "/jobs/states?service=billing&state=scheduled");
@@ -92,6 +92,7 @@ test.describe("jobs by state in a browser", () => {
   });
 
   test("deletes every matching scheduled job after previewing the count", async ({ session: context, stack: { billing } }) => {
+    test.setTimeout(180_000);
     const ids = await enqueue(billing.url, "count=3&task=billing.ping&delay=900&tenant=initech");
     const page = await context.newPage();
     await signedIn(page, "/jobs/states?service=billing&state=scheduled");
