@@ -168,6 +168,23 @@ test.describe("dashboard over Redis and RabbitMQ", () => {
     await page.close();
   });
 
+  test("jobs by state: Redis lists its states, RabbitMQ says why it cannot list waiting jobs instead of an empty table", async ({ session }) => {
+    test.setTimeout(180_000);
+    const page = await session.newPage();
+    await page.goto("/jobs/states?service=mailer&state=ready");
+    await page.getByText("This queue cannot list ready jobs.").waitFor();
+    await page.getByText(/a waiting message cannot be read without taking it out of its queue/).waitFor();
+    await expect(page.getByRole("table", { name: "ready jobs" })).toHaveCount(0);
+    await page.getByRole("group", { name: "State" }).getByRole("button", { name: /^Dead/ }).click();
+    await expect(page.getByRole("table", { name: "dead jobs" }).or(page.getByText("No dead jobs on this page"))).toBeVisible();
+    await expectAccessible(page);
+    await page.goto("/jobs/states?service=ledger&state=dead");
+    await expect(page.getByRole("table", { name: "dead jobs" }).or(page.getByText("No dead jobs on this page"))).toBeVisible();
+    await page.getByRole("group", { name: "State" }).getByRole("button", { name: /^Cancelled/ }).click();
+    await page.getByText("This queue cannot list cancelled jobs.").waitFor();
+    await page.close();
+  });
+
   test("a schedule that cannot claim its ticks shows late, then missed once it runs again", async ({ session }) => {
     test.setTimeout(240_000);
     const page = await session.newPage();
