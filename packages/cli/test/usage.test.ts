@@ -22,7 +22,8 @@ describe("help", () => {
     for (const command of COMMANDS) expect(result.stdout).toContain(`  ${command.name}`);
   });
 
-  it("prints each command's usage, options and docs page, exit 0", async () => {
+  // One process per command (with jobs list, run-now and delete, 28 of them): on a busy machine a minute is short.
+  it("prints each command's usage, options and docs page, exit 0", { timeout: 240_000 }, async () => {
     for (const command of COMMANDS) {
       const result = await runJfast([...command.name.split(" "), "--help"]);
       expect(result.code, command.name).toBe(0);
