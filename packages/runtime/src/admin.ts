@@ -3,7 +3,7 @@
 export { mergeServiceGraphs } from "./contracts/workspace-graph.js";
 export type { WorkspaceEdge, WorkspaceGraph, WorkspaceNode } from "./contracts/workspace-graph.js";
 export type { AdminRouter } from "./admin/root.js";
-export type { AdminRole, AdminPrincipal } from "./admin/tokens.js";
+export type { AdminRole, AdminPrincipal, ActorRole, AdminTokenKind } from "./admin/tokens.js";
 export type { AuditEntry } from "./admin/audit.js";
 export type { DeadFilter } from "./admin/dead-scan.js";
 export type { DeadLetterView, JobView } from "./admin/views.js";

@@ -61,5 +61,5 @@ async function finish(ctx: OperatorContext, ticket: AuditTicket, params: { outco
 }
 
 function entryOf(ctx: OperatorContext, entry: AuditDraft) {
-  return { actor: ctx.principal.name, role: ctx.principal.role, action: entry.action, ids: entry.ids, count: entry.ids.length, filter: entry.filter };
+  return { actor: ctx.principal.name, role: ctx.principal.actorRole ?? ctx.principal.role, via: ctx.principal.via ?? null, action: entry.action, ids: entry.ids, count: entry.ids.length, filter: entry.filter };
 }

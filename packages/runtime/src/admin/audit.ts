@@ -1,13 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "../observability/logger.js";
-import type { AdminRole } from "./tokens.js";
+import type { ActorRole } from "./tokens.js";
 
 /** One admin mutation: who did what, when, to which ids, and what came of it. */
 export interface AuditEntry {
   id: string;
   at: string;
+  /** The token's name, or the person a dashboard forwarded. */
   actor: string;
-  role: AdminRole;
+  /** The token's role, or the person's role in the dashboard (viewer, operator, admin). */
+  role: ActorRole;
+  /** The dashboard's token that forwarded the person; null for a call made with the caller's own token. */
+  via: string | null;
   action: string;
   /** The ids the caller named or the filter selected (capped at AUDIT_MAX_IDS; `count` is the full number). */
   ids: string[];

@@ -2,7 +2,7 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { adminRouter } from "./root.js";
 import type { AdminSources } from "./sources.js";
 import { bodyTooLarge, readBodyWithin } from "./body-limit.js";
-import { authenticate, presentedToken, type AdminToken } from "./tokens.js";
+import { ACTOR_HEADER, authenticate, presentedToken, type AdminToken } from "./tokens.js";
 import { ADMIN_PATH } from "../http/fetch-handler.js";
 
 export { ADMIN_PATH };
@@ -30,7 +30,7 @@ export function createAdminHandler(params: { sources: AdminSources; tokens: read
       createContext: () => {
         const authorization = request.headers.get("authorization");
         return {
-          principal: authenticate(authorization, tokens),
+          principal: authenticate(authorization, tokens, request.headers.get(ACTOR_HEADER)),
           presented: presentedToken(authorization),
           sources,
           tokensConfigured: tokens.length > 0,

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { Logger } from "../observability/logger.js";
 import { AUDIT_MAX_IDS, complete, PENDING, type AuditEntry, type AuditLog } from "./audit.js";
-import type { AdminRole } from "./tokens.js";
+import type { ActorRole } from "./tokens.js";
 
 function loadSql(name: string): string {
   return readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), "utf8");
@@ -25,6 +25,20 @@ interface AuditRow {
 }
 
 /**
+ * The role column holds `<role>` for a call made with the caller's own token and `<role> via <dashboard token>`
+ * for a person a dashboard forwarded: the table (migration 0005) keeps its columns, and the roles are fixed words
+ * so the split is unambiguous.
+ */
+function storedRole(entry: AuditEntry): string {
+  return entry.via ? `${entry.role} via ${entry.via}` : entry.role;
+}
+
+function readRole(value: string): { role: ActorRole; via: string | null } {
+  const match = /^(viewer|operator|admin) via (.+)$/s.exec(value);
+  return match ? { role: match[1] as ActorRole, via: match[2]! } : { role: value as ActorRole, via: null };
+}
+
+/**
  * The audit trail in the service's database (table jfast_admin_audit, migration 0005), so it survives
  * restarts and is shared by every replica. Each entry is also written as a log line.
  */
@@ -35,7 +49,7 @@ export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): 
       entry.id,
       entry.at,
       entry.actor,
-      entry.role,
+      storedRole(entry),
       entry.action,
       JSON.stringify(entry.ids),
       entry.count,
@@ -70,7 +84,7 @@ export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): 
           id: r.id,
           at: new Date(r.at).toISOString(),
           actor: r.actor,
-          role: r.role as AdminRole,
+          ...readRole(r.role),
           action: r.action,
           ids: r.ids,
           count: Number(r.count),

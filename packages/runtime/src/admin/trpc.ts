@@ -40,10 +40,12 @@ export const viewerProcedure = t.procedure.use(({ ctx, next, path }) => {
 /** Mutations: operator tokens only. */
 export const operatorProcedure = viewerProcedure.use(({ ctx, next, path }) => {
   if (ctx.principal.role !== "operator") {
-    ctx.sources.logger.warn("admin call refused: 403", { path, token: ctx.principal.name, role: ctx.principal.role });
+    ctx.sources.logger.warn("admin call refused: 403", { path, token: ctx.principal.via ?? ctx.principal.name, actor: ctx.principal.name, role: ctx.principal.role });
     throw new TRPCError({
       code: "FORBIDDEN",
-      message: `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying, discarding, pausing and resuming need an operator token`,
+      message: ctx.principal.via
+        ? `${ctx.principal.name} has the ${ctx.principal.actorRole ?? "viewer"} role in the dashboard "${ctx.principal.via}"; retrying, discarding, pausing and resuming need an operator`
+        : `the token "${ctx.principal.name}" has the ${ctx.principal.role} role; retrying, discarding, pausing and resuming need an operator token`,
     });
   }
   return next();

@@ -349,7 +349,8 @@ function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
 }
 
 export interface AdminConfig {
-  tokens: { name: string; role: "viewer" | "operator"; token: string }[];
+  /** `dashboard` marks a jfast dashboard's token: it acts for the person named in x-jfast-actor (admin/tokens.ts). */
+  tokens: { name: string; role: "viewer" | "operator" | "dashboard"; token: string }[];
   redact: string[];
   /** `[admin] redact_defaults`: also redact the usual secret-bearing names (admin/redact.ts). */
   redactDefaults: boolean;
@@ -370,10 +371,10 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
     const parts = entry.split(":");
     const [name, role, token] = parts.length >= 3 ? [parts[0]!, parts[1]!, parts.slice(2).join(":")] : [null, parts[0]!, parts[1] ?? ""];
     const where = `admin token #${index + 1} (from [admin] tokens in ${file} or JFAST_ADMIN_TOKENS)`;
-    if (role !== "viewer" && role !== "operator") {
+    if (role !== "viewer" && role !== "operator" && role !== "dashboard") {
       throw new ConfigError(`${where} is not "role:token"`, {
         code: "CONFIG_INVALID",
-        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>")`,
+        hint: `write each entry as "viewer:<token>" or "operator:<token>" (optionally "<name>:operator:<token>"; a dashboard's token as "<name>:dashboard:<token>")`,
         docs: "jfast docs admin-api#tokens",
       });
     }
@@ -384,7 +385,7 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
         docs: "jfast docs admin-api#tokens",
       });
     }
-    return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator", token };
+    return { name: name ?? `${role}-${createHash("sha256").update(token).digest("hex").slice(0, 8)}`, role: role as "viewer" | "operator" | "dashboard", token };
   });
   return {
     tokens,

@@ -10,6 +10,8 @@ import { createLogger } from "../../src/observability/logger.js";
 
 export const VIEWER = "viewer-token-0001-0123456789abcdef";
 export const OPERATOR = "operator-token-0001-0123456789abcdef";
+/** A dashboard's token (`ops-dashboard:dashboard:…`): it acts for the person it names in x-jfast-actor. */
+export const DASHBOARD = "dashboard-token-0001-0123456789abcdef";
 
 /** A domain error the way services write them: its class name is what the dead-letter view shows. */
 export class CardDeclined extends Error {
@@ -67,7 +69,7 @@ export async function startAdminApp(params: {
     root,
     ...(setup.backend ? { backend: setup.backend } : {}),
     tasks: [charge, other, subscriber, ...(params.tasks ?? [])],
-    env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},alice:operator:${OPERATOR}` },
+    env: { JFAST_ADMIN_TOKENS: `viewer:${VIEWER},alice:operator:${OPERATOR},ops-dashboard:dashboard:${DASHBOARD}` },
     logger: createLogger({ service: "billing", level: "silent" }),
   });
   await jfast.start();
@@ -104,10 +106,11 @@ export interface TrpcAnswer<T = any> {
 export async function call<T = any>(
   jfast: Jfast,
   procedure: string,
-  options: { token?: string | null; input?: unknown; mutation?: boolean } = {},
+  options: { token?: string | null; input?: unknown; mutation?: boolean; actor?: string } = {},
 ): Promise<TrpcAnswer<T>> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.actor) headers["x-jfast-actor"] = options.actor;
   let request: Request;
   if (options.mutation) {
     headers["content-type"] = "application/json";

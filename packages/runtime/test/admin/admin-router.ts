@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { OPERATOR, VIEWER, call, eventually, startAdminApp, type AdminApp, type AdminBackendSetup } from "./admin-harness.js";
+import { DASHBOARD, OPERATOR, VIEWER, call, eventually, startAdminApp, type AdminApp, type AdminBackendSetup } from "./admin-harness.js";
 
 /** Every admin procedure, over HTTP, against one backend. Each backend adds a tiny entry file. */
 export function describeAdminRouter(name: string, setup: () => Promise<AdminBackendSetup>, expectAuditStore: "memory" | "sql"): void {
@@ -106,6 +106,34 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
       expect((await app.backend.depths()).dead).toBe(1);
       const audit = await call(app.jfast, "audit.list", { token: VIEWER });
       expect(audit.data.entries).toEqual([]);
+    });
+
+    it("a dashboard's token acts for the person it names: their role decides, the audit trail names them, their role and the dashboard", async () => {
+      const [id] = await app.killCharges(1);
+      // Without a person, a dashboard's token only reads.
+      const own = await call(app.jfast, "overview.whoami", { token: DASHBOARD });
+      expect(own.data).toEqual({ service: "billing", name: "ops-dashboard", role: "viewer", via: "ops-dashboard" });
+      const nobody = await call(app.jfast, "deadLetters.retry", { token: DASHBOARD, input: { ids: [id] }, mutation: true });
+      expect(nobody.status).toBe(403);
+      // A viewer in the dashboard is a viewer here, whatever the dashboard's token could do.
+      const viewer = await call(app.jfast, "deadLetters.retry", { token: DASHBOARD, actor: "viewer vic", input: { ids: [id] }, mutation: true });
+      expect(viewer.status).toBe(403);
+      expect(viewer.error?.message).toContain('vic has the viewer role in the dashboard "ops-dashboard"');
+      // A forged person on an ordinary token changes nothing: the token acts as itself.
+      const forged = await call(app.jfast, "overview.whoami", { token: VIEWER, actor: "admin mallory" });
+      expect(forged.data.role).toBe("viewer");
+      expect(forged.data.name).not.toBe("mallory");
+      const who = await call(app.jfast, "overview.whoami", { token: DASHBOARD, actor: "admin ann%40example.com" });
+      expect(who.data).toEqual({ service: "billing", name: "ann@example.com", role: "operator", via: "ops-dashboard", actorRole: "admin" });
+      const retried = await call(app.jfast, "deadLetters.retry", { token: DASHBOARD, actor: "admin ann%40example.com", input: { ids: [id] }, mutation: true });
+      expect(retried.status).toBe(200);
+      const forgedRetry = await call(app.jfast, "deadLetters.discard", { token: OPERATOR, actor: "admin mallory", input: { ids: ["no-such-job"] }, mutation: true });
+      expect(forgedRetry.status).toBe(200);
+      const audit = await call(app.jfast, "audit.list", { token: VIEWER });
+      expect(audit.data.entries.map((e: { actor: string; role: string; via: string | null; action: string }) => [e.actor, e.role, e.via, e.action])).toEqual([
+        ["alice", "operator", null, "deadLetters.discard"],
+        ["ann@example.com", "admin", "ops-dashboard", "deadLetters.retry"],
+      ]);
     });
 
     it("an operator retries one dead letter: it runs again with attempts reset, and the action is audited", async () => {

@@ -1,5 +1,5 @@
 -- Records one admin mutation.
--- params: $1 id (text), $2 at (timestamptz), $3 actor, $4 role, $5 action, $6 ids (jsonb array, capped),
+-- params: $1 id (text), $2 at (timestamptz), $3 actor, $4 role ("<role>" or "<role> via <dashboard token>"), $5 action, $6 ids (jsonb array, capped),
 --         $7 count (integer, the full number), $8 filter (jsonb or null), $9 outcome (jsonb)
 -- result: none
 -- index:  primary key only
