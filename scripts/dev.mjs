@@ -4,16 +4,17 @@
 // talk over Kafka. What is not running on this machine is turned off, with a line saying how to turn it on:
 //   no Kafka broker  billing runs without its events plugin (JFAST_DISABLE_PLUGINS=events), shipping too
 //   no Redis         shipping is not started
-// The admin token and the dashboard password are made up for this run and printed below, unless
-// JFAST_DASHBOARD_PASSWORD is set. Ctrl-C stops everything. See docs/dashboard.md and docs/kafka.md.
-//   node scripts/dev.mjs                 dashboard with `next dev` (reloads on edits)
-//   node scripts/dev.mjs --prod          dashboard with `next start` (needs `npm run build -w @jfast/dashboard`)
+// The admin token, the dashboard's own token (a `dashboard` token: the services audit the person signed in) and
+// the dashboard's sign-in (user "admin") are made up for this run and printed below. Ctrl-C stops everything.
+// See docs/dashboard.md and docs/kafka.md.
+//   node scripts/dev.mjs                 the dashboard's production build, as `jfast-dashboard` (npm run dev builds it)
+//   node scripts/dev.mjs --dev           the dashboard with `next dev` (reloads on edits)
 //   node scripts/dev.mjs --no-dashboard  the services only
 // PORT and SHIPPING_PORT move the services, DASHBOARD_PORT the dashboard; KAFKA_BROKERS and REDIS_URL point
 // at other servers than 127.0.0.1:9092 and 127.0.0.1:6379.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +24,7 @@ const billingDir = path.join(repo, "apps", "example");
 const shippingDir = path.join(repo, "apps", "shipping");
 const dashboardDir = path.join(repo, "apps", "dashboard");
 const jfastBin = path.join(repo, "packages", "cli", "bin", "jfast.js");
-const prod = process.argv.includes("--prod");
+const nextDev = process.argv.includes("--dev");
 const withDashboard = !process.argv.includes("--no-dashboard");
 
 const basePort = (dir, fallback) => /^\s*base_port\s*=\s*(\d+)/m.exec(readFileSync(path.join(dir, "jfast.toml"), "utf8"))?.[1] ?? fallback;
@@ -31,7 +32,8 @@ const billingPort = process.env.PORT ?? basePort(billingDir, "8000");
 const shippingPort = process.env.SHIPPING_PORT ?? basePort(shippingDir, "8100");
 const dashboardPort = process.env.DASHBOARD_PORT ?? "3000";
 const token = randomBytes(18).toString("base64url");
-const password = process.env.JFAST_DASHBOARD_PASSWORD ?? randomBytes(9).toString("base64url");
+const dashboardToken = randomBytes(18).toString("base64url");
+const password = process.env.JFAST_DASHBOARD_PASSWORD ?? randomBytes(12).toString("base64url");
 
 // The addresses both services' jfast.toml use ([plugin.events] host_port = 9092, [plugin.queue] url).
 const kafkaBrokers = process.env.KAFKA_BROKERS?.trim() || "127.0.0.1:9092";
@@ -96,7 +98,7 @@ function stop(code = 0) {
 process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
-const adminTokens = `${process.env.JFAST_ADMIN_TOKENS ? `${process.env.JFAST_ADMIN_TOKENS},` : ""}dev:operator:${token}`;
+const adminTokens = `${process.env.JFAST_ADMIN_TOKENS ? `${process.env.JFAST_ADMIN_TOKENS},` : ""}dev:operator:${token},dev-dashboard:dashboard:${dashboardToken}`;
 /** Kafka when a broker answers, else the events plugin turned off for this run (docs/kafka.md#turning-kafka-off). */
 function kafkaEnv() {
   if (kafka) return { KAFKA_BROKERS: kafkaBrokers };
@@ -115,25 +117,36 @@ if (startShipping) {
   });
 }
 
-const services = [{ name: "billing", url: `http://127.0.0.1:${billingPort}`, token }];
-if (startShipping) services.push({ name: "shipping", url: `http://127.0.0.1:${shippingPort}`, token });
-if (withDashboard) {
-  start("the dashboard", process.execPath, [path.join(repo, "node_modules", "next", "dist", "bin", "next"), prod ? "start" : "dev", "-p", dashboardPort, "-H", "127.0.0.1"], {
-    cwd: dashboardDir,
-    env: {
-      ...process.env,
-      JFAST_DASHBOARD_SERVICES: process.env.JFAST_DASHBOARD_SERVICES ?? JSON.stringify(services),
-      JFAST_DASHBOARD_PASSWORD: password,
-      NEXT_TELEMETRY_DISABLED: "1",
-    },
-  });
+const services = [{ name: "billing", url: `http://127.0.0.1:${billingPort}`, token: dashboardToken }];
+if (startShipping) services.push({ name: "shipping", url: `http://127.0.0.1:${shippingPort}`, token: dashboardToken });
+const built = nextDev || existsSync(path.join(dashboardDir, "dist", "manifest.json"));
+if (withDashboard && !built) {
+  console.error("[dev] the dashboard is not built: run npm run dev (it builds it), npm run build -w @jfast/dashboard, or pass --dev for next dev");
+  stop(1);
+} else if (withDashboard) {
+  // One user, "admin", with this run's password (the services see the actions as theirs: x-jfast-actor).
+  const { hashPassword } = await import(path.join(dashboardDir, "lib", "passwords.mjs"));
+  const users = JSON.stringify([{ name: "admin", role: "admin", passwordHash: await hashPassword(password) }]);
+  const env = {
+    ...process.env,
+    JFAST_DASHBOARD_SERVICES: process.env.JFAST_DASHBOARD_SERVICES ?? JSON.stringify(services),
+    JFAST_DASHBOARD_USERS: process.env.JFAST_DASHBOARD_USERS ?? users,
+    JFAST_DASHBOARD_SECRET: process.env.JFAST_DASHBOARD_SECRET ?? randomBytes(32).toString("hex"),
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  delete env.JFAST_DASHBOARD_PASSWORD;
+  if (nextDev) {
+    start("the dashboard (next dev)", process.execPath, [path.join(repo, "node_modules", "next", "dist", "bin", "next"), "dev", "-p", dashboardPort, "-H", "127.0.0.1"], { cwd: dashboardDir, env });
+  } else {
+    start("the dashboard", process.execPath, [path.join(dashboardDir, "bin", "jfast-dashboard.mjs"), "--port", dashboardPort, "--host", "127.0.0.1"], { cwd: dashboardDir, env });
+  }
 }
 
 const lines = [`[dev] billing     http://127.0.0.1:${billingPort}   (/ready, /queue/stats, admin API at /jfast/admin)`];
 if (startShipping) lines.push(`[dev] shipping    http://127.0.0.1:${shippingPort}   (GET /shipments; jobs on Redis at ${redisUrl})`);
 lines.push(
   withDashboard
-    ? `[dev] dashboard   http://127.0.0.1:${dashboardPort}   password: ${password}   services: ${services.map((s) => s.name).join(", ")}`
+    ? `[dev] dashboard   http://127.0.0.1:${dashboardPort}   sign in: admin / ${password}   (${nextDev ? "next dev" : "production build"}; services: ${services.map((s) => s.name).join(", ")})`
     : `[dev] dashboard   not started (--no-dashboard); it would show: ${services.map((s) => s.name).join(", ")}`,
 );
 lines.push(`[dev] admin API   Authorization: Bearer ${token}   (operator, on every service above; e.g. curl -H "Authorization: Bearer ${token}" http://127.0.0.1:${billingPort}/jfast/admin/overview.get)`);

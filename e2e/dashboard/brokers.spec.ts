@@ -3,7 +3,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
 import pg from "pg";
-import { PASSWORD, PG_URL, SCREENSHOTS, adminCall, eventually, queueStats, startDashboard, startService, type Running } from "./fixtures.js";
+import { PASSWORD, PG_URL, SCREENSHOTS, adminCall, eventually, installPackages, queueStats, startDashboard, startService, type Running } from "./fixtures.js";
 
 /**
  * The dashboard watching services whose queues live in Redis and in RabbitMQ, in a real browser against the real
@@ -27,10 +27,13 @@ const test = base.extend<{}, { brokers: Brokers; session: BrowserContext }>({
   brokers: [
     async ({}, use) => {
       const started: Running[] = [];
+      // The packed and installed packages, as in the other suites (fixtures.ts).
+      const installed = await installPackages();
       try {
         const [ledger, mailer] = await Promise.all([
-          startService({ name: "ledger", backend: "redis", scheduler: true, tokens: `ops:operator:${TOKENS.ledger}` }).then((r) => (started.push(r), r)),
+          startService({ installed, name: "ledger", backend: "redis", scheduler: true, tokens: `ops:operator:${TOKENS.ledger}` }).then((r) => (started.push(r), r)),
           startService({
+            installed,
             name: "mailer",
             backend: "rabbitmq",
             database: true,
@@ -39,7 +42,7 @@ const test = base.extend<{}, { brokers: Brokers; session: BrowserContext }>({
             schedules: `\nexport const heartbeat = schedule("mailer.ping", { every: { seconds: 5 }, name: "${HEARTBEAT}" });\n`,
           }).then((r) => (started.push(r), r)),
         ]);
-        const dashboard = await startDashboard({
+        const dashboard = await startDashboard(installed, {
           password: PASSWORD,
           services: [
             { name: "ledger", url: ledger.url, token: TOKENS.ledger },
@@ -54,9 +57,10 @@ const test = base.extend<{}, { brokers: Brokers; session: BrowserContext }>({
         await use({ ledger, mailer, dashboard });
       } finally {
         await Promise.all(started.map((r) => r.stop()));
+        await installed.cleanup();
       }
     },
-    { scope: "worker", timeout: 240_000 },
+    { scope: "worker", timeout: 420_000 },
   ],
   session: [
     async ({ browser, brokers }, use) => {

@@ -49,7 +49,7 @@ test.describe("dashboard in a browser", () => {
       expect(new URL(page.url()).pathname).toBe("/login");
       await page.getByLabel("Password").fill("not the password");
       await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByText("Wrong password.").waitFor();
+      await page.getByText("Wrong name or password.").waitFor();
       expect(new URL(page.url()).pathname).toBe("/login");
       const api = await page.request.get("/api/admin/billing/overview.get");
       expect(api.status()).toBe(401);

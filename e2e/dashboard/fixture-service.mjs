@@ -4,6 +4,7 @@
 //                                             invoice of a single job, &tenant=T its tenant, &delay=S schedules it
 //                                             S seconds from now; every job carries a traceparent)
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
+//   POST /break                               makes them fail again (a regression)
 //   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
 //   POST /schedule-history?name=S&days=N      records schedule S's last tick N days ago (09:30 UTC), as a replica
 //                                             left it before the service was down since
@@ -75,6 +76,11 @@ const server = http.createServer(async (req, res) => {
     );
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ id }));
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/break") {
+    globalThis.__fixtureBroken = true;
+    res.end("broken");
     return;
   }
   if (req.method === "POST" && url.pathname === "/fix") {

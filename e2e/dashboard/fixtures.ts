@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { test as base, type BrowserContext } from "@playwright/test";
@@ -31,6 +32,53 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The packages as a team outside this repository gets them: packed, installed in a folder of their own. */
+export interface Installed {
+  dir: string;
+  /** node_modules/.bin/jfast-dashboard of the installed @jfast/dashboard. */
+  bin: string;
+  /** The installed package's size on disk, in bytes (the dashboard alone). */
+  dashboardBytes: number;
+  cleanup(): Promise<void>;
+}
+
+/** Runs a command to completion with the outer npm's settings removed, so the folder installs as its own project. */
+function run(command: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d) => (stdout += d));
+    child.stderr!.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(" ")} failed (${code}):\n${stdout}\n${stderr}`))));
+  });
+}
+
+/**
+ * Packs @jfast/dashboard and @jfast/runtime (npm pack) and installs both in a temporary folder, with the drivers
+ * the fixture services use; the services and the dashboard then run from there, not from the workspace.
+ */
+export async function installPackages(): Promise<Installed> {
+  if (!existsSync(path.join(DASHBOARD_DIR, "dist", "manifest.json"))) {
+    throw new Error("the dashboard is not built: run `npm run build` (or `npm run build -w @jfast/dashboard`) before the e2e suite");
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), "jfast-dashboard-e2e-"));
+  const tarball = async (pkg: string) => {
+    // npm prints the prepack script's banner before the JSON.
+    const out = await run("npm", ["pack", "--pack-destination", dir, "--json"], path.join(REPO, pkg));
+    const [{ filename }] = JSON.parse(out.slice(out.indexOf("["))) as [{ filename: string }];
+    return path.join(dir, filename);
+  };
+  const [dashboard, runtime] = [await tarball("apps/dashboard"), await tarball("packages/runtime")];
+  await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "dashboard-e2e", private: true, type: "module" }));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--legacy-peer-deps", dashboard, runtime, "pg@8.23.1", "kafkajs@2.2.4"], dir);
+  await copyFile(path.join(E2E_DIR, "dashboard", "fixture-service.mjs"), path.join(dir, "fixture-service.mjs"));
+  const dashboardBytes = Number((await run("du", ["-sb", path.join(dir, "node_modules", "@jfast", "dashboard")], dir)).split(/\s/)[0]);
+  return { dir, bin: path.join(dir, "node_modules", ".bin", "jfast-dashboard"), dashboardBytes, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 export interface Running {
@@ -92,6 +140,7 @@ export const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
  * the tasks file.
  */
 export async function startService(params: {
+  installed: Installed;
   name: string;
   backend: FixtureBackend;
   tokens: string;
@@ -103,7 +152,8 @@ export async function startService(params: {
   publishesParcels?: boolean;
 }): Promise<Running> {
   const suffix = randomBytes(4).toString("hex");
-  const root = path.join(E2E_DIR, ".tmp", `${params.name}-${suffix}`);
+  // Under the install folder: the service's modules import the installed @jfast/runtime.
+  const root = path.join(params.installed.dir, "services", `${params.name}-${suffix}`);
   const schema = `jfast_e2e_${params.name}_${suffix}`;
   const queueName = `jfast-e2e.${params.name}.${suffix}`;
   await mkdir(path.join(root, "modules", params.name), { recursive: true });
@@ -142,7 +192,7 @@ export async function startService(params: {
   return startProcess({
     name: params.name,
     command: process.execPath,
-    args: [path.join(E2E_DIR, "dashboard", "fixture-service.mjs")],
+    args: [path.join(params.installed.dir, "fixture-service.mjs")],
     cwd: root,
     env: { ...process.env, FIXTURE_ROOT: root, PORT: String(port), JFAST_ADMIN_TOKENS: params.tokens, NODE_ENV: "development" },
     url: `http://127.0.0.1:${port}`,
@@ -200,28 +250,39 @@ async function dropRabbitQueue(queue: string, levels = 25): Promise<void> {
   }
 }
 
-/** `next start` of the built dashboard, pointed at the given services. */
-export async function startDashboard(params: { services: { name: string; url: string; token: string }[]; password: string; traceUrl?: string }): Promise<Running> {
-  if (!existsSync(path.join(DASHBOARD_DIR, ".next", "BUILD_ID"))) {
-    throw new Error(`the dashboard is not built: run \`npm run build\` (or \`npm run build -w @jfast/dashboard\`) before the e2e suite`);
-  }
+export interface DashboardSettings {
+  services: { name: string; url: string; token: string }[];
+  /** The single shared password of earlier versions (user "admin"). */
+  password?: string;
+  users?: { name: string; role: "viewer" | "operator" | "admin"; passwordHash: string }[];
+  proxyAuth?: Record<string, unknown>;
+  traceUrl?: string;
+}
+
+/** The installed package's `jfast-dashboard` binary: services and users in a config file, the secret in the environment. */
+export async function startDashboard(installed: Installed, settings: DashboardSettings): Promise<Running & { startMs: number }> {
   const port = await freePort();
-  return startProcess({
+  const config = path.join(installed.dir, `dashboard-${port}.json`);
+  await writeFile(config, JSON.stringify({ services: settings.services, users: settings.users ?? [], ...(settings.proxyAuth ? { proxyAuth: settings.proxyAuth } : {}) }));
+  const began = Date.now();
+  const running = await startProcess({
     name: "dashboard",
-    command: process.execPath,
-    args: [path.join(REPO, "node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"],
-    cwd: DASHBOARD_DIR,
+    command: installed.bin,
+    args: ["--config", config, "--port", String(port), "--host", "127.0.0.1"],
+    cwd: installed.dir,
     env: {
       ...process.env,
-      JFAST_DASHBOARD_SERVICES: JSON.stringify(params.services),
-      JFAST_DASHBOARD_PASSWORD: params.password,
-      ...(params.traceUrl ? { JFAST_DASHBOARD_TRACE_URL: params.traceUrl } : {}),
-      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+      JFAST_DASHBOARD_SECRET: randomBytes(32).toString("hex"),
+      ...(settings.password ? { JFAST_DASHBOARD_PASSWORD: settings.password } : {}),
+      ...(settings.traceUrl ? { JFAST_DASHBOARD_TRACE_URL: settings.traceUrl } : {}),
     },
     url: `http://127.0.0.1:${port}`,
     readyPath: "/login",
     timeoutMs: 60_000,
+    cleanup: () => rm(config, { force: true }),
   });
+  return { ...running, startMs: Date.now() - began };
 }
 
 /** Calls an admin procedure of a service directly (not through the dashboard), as an operator script would. */
@@ -250,6 +311,8 @@ const STAMP = Date.now();
 export const TOKENS = {
   billingOperator: `operator-${STAMP}-billing`,
   billingViewer: `viewer-${STAMP}-billing`,
+  /** A dashboard's token (billing's `console:dashboard:…`): billing audits the person the dashboard names. */
+  billingDashboard: `dashboard-${STAMP}-billing`,
   shippingOperator: `operator-${STAMP}-shipping`,
   shippingViewer: `viewer-${STAMP}-shipping`,
 };
@@ -257,6 +320,7 @@ export const PASSWORD = "correct horse battery staple";
 export const TRACE_URL = "http://127.0.0.1:16686/trace/{traceId}";
 
 export interface Stack {
+  installed: Installed;
   billing: Running;
   shipping: Running;
   dashboard: Running;
@@ -272,12 +336,14 @@ export const test = base.extend<{}, { stack: Stack; session: BrowserContext }>({
     async ({}, use) => {
       await mkdir(SCREENSHOTS, { recursive: true });
       const started: Running[] = [];
+      const installed = await installPackages();
       try {
         const [billing, shipping] = await Promise.all([
-          startService({ name: "billing", backend: "postgres", publishesParcels: true, tokens: `ops:operator:${TOKENS.billingOperator},viewer:${TOKENS.billingViewer}` }).then((r) => (started.push(r), r)),
-          startService({ name: "shipping", backend: "memory", kafka: true, tokens: `ops:operator:${TOKENS.shippingOperator},dashboard:viewer:${TOKENS.shippingViewer}` }).then((r) => (started.push(r), r)),
+          startService({ installed, name: "billing", backend: "postgres", publishesParcels: true, tokens: `ops:operator:${TOKENS.billingOperator},viewer:${TOKENS.billingViewer},console:dashboard:${TOKENS.billingDashboard}` }).then((r) => (started.push(r), r)),
+          startService({ installed, name: "shipping", backend: "memory", kafka: true, tokens: `ops:operator:${TOKENS.shippingOperator},dashboard:viewer:${TOKENS.shippingViewer}` }).then((r) => (started.push(r), r)),
         ]);
-        const dashboard = await startDashboard({
+        // The shared password of earlier versions: one user, "admin" (people.spec.ts starts dashboards with named users).
+        const dashboard = await startDashboard(installed, {
           password: PASSWORD,
           traceUrl: TRACE_URL,
           services: [
@@ -291,12 +357,13 @@ export const test = base.extend<{}, { stack: Stack; session: BrowserContext }>({
         await fetch(`${shipping.url}/fail?count=2`, { method: "POST" });
         await eventually("3 dead letters in billing", async () => (await queueStats(billing.url)).depths.dead === 3);
         await eventually("2 dead letters in shipping", async () => (await queueStats(shipping.url)).depths.dead === 2);
-        await use({ billing, shipping, dashboard });
+        await use({ installed, billing, shipping, dashboard });
       } finally {
         await Promise.all(started.map((r) => r.stop()));
+        await installed.cleanup();
       }
     },
-    { scope: "worker", timeout: 240_000 },
+    { scope: "worker", timeout: 420_000 },
   ],
   session: [
     async ({ browser, stack }, use) => {

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import { usePerson } from "~/trpc/provider";
 import { LiveIndicator } from "./live-indicator";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -19,6 +20,7 @@ const PAGES = [
 
 export function Shell({ children }: { children: ReactNode }) {
   const path = usePathname();
+  const person = usePerson();
   return (
     <div className="shell">
       <nav className="nav" aria-label="Main">
@@ -31,11 +33,16 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="spacer" />
         <LiveIndicator />
         <ThemeToggle />
-        <form action="/api/logout" method="post">
-          <button className="button button-small" type="submit">
-            Log out
-          </button>
-        </form>
+        <p className="signed-in" data-person={person.name}>
+          {person.name} <span className="muted">({person.role})</span>
+        </p>
+        {person.via === "session" ? (
+          <form action="/api/logout" method="post">
+            <button className="button button-small" type="submit">
+              Log out
+            </button>
+          </form>
+        ) : null}
       </nav>
       <main className="main">{children}</main>
     </div>

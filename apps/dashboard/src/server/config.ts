@@ -1,79 +1,23 @@
-import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { resolveConfig, type ResolvedDashboardConfig, type ServiceConfig } from "../../lib/config.mjs";
 
-/** One service the dashboard watches: its admin API (`<url>/jfast/admin`) and the bearer token it sends there. */
-export interface ServiceConfig {
-  name: string;
-  url: string;
-  token: string;
-}
+export type { ServiceConfig, DashboardRole, DashboardUser } from "../../lib/config.mjs";
+export type DashboardConfig = ResolvedDashboardConfig;
 
-export interface DashboardConfig {
-  services: ServiceConfig[];
-  /** The dashboard's own login password; null means nobody can log in until one is set. */
-  password: string | null;
-  /** Signs session cookies. */
-  secret: string;
-  /** A link to a trace in the tracing UI, with `{traceId}` where the id goes; null shows the id without a link. */
-  traceUrl: string | null;
-}
-
-let cached: DashboardConfig | null = null;
+/** Where the jfast-dashboard binary leaves the configuration it resolved (and checked) before starting the server. */
+const RESOLVED = Symbol.for("jfast.dashboard.config");
 
 /**
- * Reads the dashboard's configuration once: services from JFAST_DASHBOARD_SERVICES (a JSON array) or from the
- * JSON file named by JFAST_DASHBOARD_CONFIG (`{ "services": [...], "password": "..." }`); the password from
- * JFAST_DASHBOARD_PASSWORD (or the file); the cookie secret from JFAST_DASHBOARD_SECRET, else derived from it.
+ * The configuration, resolved once per process: handed over by the binary, or read here from the environment
+ * and JFAST_DASHBOARD_CONFIG when the server runs as `next dev` / `next start` (lib/config.mjs; docs/dashboard.md).
  */
 export function dashboardConfig(): DashboardConfig {
-  if (cached) return cached;
-  let file: { services?: unknown; password?: unknown } = {};
-  const path = process.env.JFAST_DASHBOARD_CONFIG;
-  if (path) {
-    try {
-      file = JSON.parse(readFileSync(path, "utf8"));
-    } catch (error) {
-      throw new Error(`JFAST_DASHBOARD_CONFIG=${path} is not a readable JSON file: ${(error as Error).message}`);
-    }
+  const holder = globalThis as { [RESOLVED]?: DashboardConfig };
+  if (!holder[RESOLVED]) {
+    const config = resolveConfig({ env: process.env });
+    for (const notice of config.notices) console.warn(`[jfast-dashboard] ${notice}`);
+    holder[RESOLVED] = config;
   }
-  let services: unknown = file.services ?? [];
-  if (process.env.JFAST_DASHBOARD_SERVICES) {
-    try {
-      services = JSON.parse(process.env.JFAST_DASHBOARD_SERVICES);
-    } catch (error) {
-      throw new Error(`JFAST_DASHBOARD_SERVICES is not JSON: ${(error as Error).message}. Expected [{"name":"billing","url":"http://127.0.0.1:8000","token":"..."}]`);
-    }
-  }
-  const password = process.env.JFAST_DASHBOARD_PASSWORD || (typeof file.password === "string" ? file.password : null);
-  cached = {
-    services: validateServices(services),
-    password,
-    secret: process.env.JFAST_DASHBOARD_SECRET || createHash("sha256").update(`jfast-dashboard:${password ?? ""}`).digest("hex"),
-    traceUrl: validateTraceUrl(process.env.JFAST_DASHBOARD_TRACE_URL),
-  };
-  return cached;
-}
-
-function validateTraceUrl(value: string | undefined): string | null {
-  if (!value) return null;
-  if (!/^https?:\/\//.test(value) || !value.includes("{traceId}")) {
-    throw new Error(`JFAST_DASHBOARD_TRACE_URL must be an http(s) URL with {traceId} where the id goes, e.g. http://127.0.0.1:16686/trace/{traceId} (jfast docs dashboard)`);
-  }
-  return value;
-}
-
-function validateServices(value: unknown): ServiceConfig[] {
-  if (!Array.isArray(value)) throw new Error("the dashboard's services must be a JSON array of { name, url, token }");
-  const seen = new Set<string>();
-  return value.map((entry, index) => {
-    const { name, url, token } = (entry ?? {}) as Record<string, unknown>;
-    if (typeof name !== "string" || !/^[a-z0-9][a-z0-9_-]*$/i.test(name)) throw new Error(`service #${index + 1}: "name" must be a short identifier such as "billing"`);
-    if (seen.has(name)) throw new Error(`service "${name}" is listed twice`);
-    seen.add(name);
-    if (typeof url !== "string" || !/^https?:\/\//.test(url)) throw new Error(`service "${name}": "url" must be the service's base URL, e.g. http://127.0.0.1:8000`);
-    if (typeof token !== "string" || token.length === 0) throw new Error(`service "${name}": "token" is the admin bearer token (viewer or operator)`);
-    return { name, url: url.replace(/\/+$/, ""), token };
-  });
+  return holder[RESOLVED];
 }
 
 export function findService(name: string): ServiceConfig | undefined {

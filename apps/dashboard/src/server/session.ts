@@ -1,35 +1,124 @@
-import { createHmac, timingSafeEqual, createHash } from "node:crypto";
-import { cookies } from "next/headers";
-import { dashboardConfig } from "./config";
+import { createHmac, randomBytes, timingSafeEqual, createHash } from "node:crypto";
+import { cookies, headers } from "next/headers";
+import { normaliseAddress } from "../../lib/config.mjs";
+import { verifyPassword } from "../../lib/passwords.mjs";
+import { dashboardConfig, type DashboardRole } from "./config";
 
 export const SESSION_COOKIE = "jfast_session";
-const SESSION_HOURS = 12;
 
-/** A session cookie is `<expiry ms>.<hmac>`: nothing to store server-side, nothing secret in it. */
-export function issueSession(now = Date.now()): { value: string; maxAge: number } {
-  const expires = now + SESSION_HOURS * 3600_000;
-  return { value: `${expires}.${sign(String(expires))}`, maxAge: SESSION_HOURS * 3600 };
+/** The person a request acts for, and how they got in. */
+export interface Person {
+  name: string;
+  role: DashboardRole;
+  via: "session" | "proxy";
 }
 
-export function isValidSession(value: string | undefined): boolean {
-  if (!value) return false;
-  const [expires, mac] = value.split(".");
-  if (!expires || !mac || !/^\d+$/.test(expires) || Number(expires) < Date.now()) return false;
-  return safeEqual(mac, sign(expires));
+interface Session {
+  name: string;
+  role: DashboardRole;
+  expires: number;
 }
 
-export async function hasSession(): Promise<boolean> {
-  return isValidSession((await cookies()).get(SESSION_COOKIE)?.value);
+/**
+ * Sessions live in this process's memory (one dashboard process: restarting it signs everyone out; several
+ * replicas behind a balancer need sticky sessions). The cookie holds a random id and its HMAC under the
+ * configured secret; the id maps to the person here, so logging out or expiry ends it for good.
+ */
+const STORE = Symbol.for("jfast.dashboard.sessions");
+function sessions(): Map<string, Session> {
+  const holder = globalThis as { [STORE]?: Map<string, Session> };
+  return (holder[STORE] ??= new Map());
 }
 
-export function checkPassword(candidate: string): boolean {
-  const { password } = dashboardConfig();
-  if (!password) return false;
-  return safeEqual(digest(candidate), digest(password));
+export function createSession(person: { name: string; role: DashboardRole }, now = Date.now()): { cookie: string; maxAge: number } {
+  const { sessionHours } = dashboardConfig();
+  const id = randomBytes(32).toString("base64url");
+  sessions().set(id, { name: person.name, role: person.role, expires: now + sessionHours * 3600_000 });
+  sweep(now);
+  return { cookie: `${id}.${sign(id)}`, maxAge: Math.round(sessionHours * 3600) };
 }
+
+export function endSession(cookie: string | undefined): void {
+  const id = idOf(cookie);
+  if (id) sessions().delete(id);
+}
+
+function idOf(cookie: string | undefined): string | null {
+  if (!cookie) return null;
+  const [id, mac] = cookie.split(".");
+  if (!id || !mac || !safeEqual(mac, sign(id))) return null;
+  return id;
+}
+
+function sessionOf(cookie: string | undefined, now = Date.now()): Session | null {
+  const id = idOf(cookie);
+  if (!id) return null;
+  const session = sessions().get(id);
+  if (!session) return null;
+  if (session.expires <= now) {
+    sessions().delete(id);
+    return null;
+  }
+  return session;
+}
+
+function sweep(now: number): void {
+  for (const [id, session] of sessions()) if (session.expires <= now) sessions().delete(id);
+}
+
+/** The person behind the current request: a proxy's trusted header when configured, else the session cookie. */
+export async function currentPerson(): Promise<Person | null> {
+  const fromProxy = proxyPerson(await headers());
+  if (fromProxy) return fromProxy;
+  const session = sessionOf((await cookies()).get(SESSION_COOKIE)?.value);
+  return session ? { name: session.name, role: session.role, via: "session" } : null;
+}
+
+/**
+ * oauth2-proxy style single sign-on: the proxy in front authenticates people and names them in a header. Trusted
+ * only from the configured proxy addresses (as the binary saw the connection) or with the shared secret header.
+ */
+function proxyPerson(request: Headers): Person | null {
+  const proxy = dashboardConfig().proxyAuth;
+  if (!proxy) return null;
+  const fromTrustedAddress = proxy.trustedProxies.length > 0 && proxy.trustedProxies.includes(peerAddress(request) ?? "");
+  const withSecret = proxy.secretHeader !== null && proxy.secret !== null && safeEqual(digest(request.get(proxy.secretHeader) ?? ""), digest(proxy.secret));
+  if (!fromTrustedAddress && !withSecret) return null;
+  const user = request.get(proxy.userHeader)?.trim();
+  const email = request.get(proxy.emailHeader)?.trim();
+  const name = email || user;
+  if (!name) return null;
+  const listed = dashboardConfig().users.find((u) => u.name === name || u.name === user);
+  const role = proxy.roles[name] ?? (user ? proxy.roles[user] : undefined) ?? listed?.role ?? proxy.defaultRole;
+  return role ? { name, role, via: "proxy" } : null;
+}
+
+/** The marker by which the binary proves it set the peer header (a client cannot know it). */
+const PEER_KEY = Symbol.for("jfast.dashboard.peerKey");
+export const PEER_HEADER = "x-jfast-peer";
+
+/** The client's address as the binary saw the TCP connection; null under `next dev`, which does not tell. */
+export function peerAddress(request: Headers): string | null {
+  const key = (globalThis as { [PEER_KEY]?: string })[PEER_KEY];
+  const value = request.get(PEER_HEADER);
+  if (!key || !value) return null;
+  const [presented, address] = value.split(" ");
+  return presented && address && safeEqual(presented, key) ? normaliseAddress(address) : null;
+}
+
+/** Checks a user's password (scrypt hash, or the shared password of earlier versions); unknown names cost the same. */
+export async function checkCredentials(name: string, password: string): Promise<{ name: string; role: DashboardRole } | null> {
+  const user = dashboardConfig().users.find((u) => u.name === name);
+  if (user?.password) return safeEqual(digest(password), digest(user.password)) ? { name: user.name, role: user.role } : null;
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+  return ok && user?.passwordHash ? { name: user.name, role: user.role } : null;
+}
+
+// A well-formed hash nobody's password matches: an unknown name is answered after the same scrypt work.
+const DUMMY_HASH = `scrypt$32768$8$1$${"A".repeat(22)}$${"A".repeat(43)}`;
 
 function sign(data: string): string {
-  return createHmac("sha256", dashboardConfig().secret).update(data).digest("hex");
+  return createHmac("sha256", dashboardConfig().secret).update(data).digest("base64url");
 }
 
 function digest(value: string): string {

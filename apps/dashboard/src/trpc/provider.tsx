@@ -10,16 +10,24 @@ interface DashboardSettings {
   services: string[];
   /** JFAST_DASHBOARD_TRACE_URL: a link template with `{traceId}`, or null. */
   traceUrl: string | null;
+  /** The signed-in person (the server enforces the role; the browser only hides what it would refuse). */
+  person: SignedIn;
 }
 
-const SettingsContext = createContext<DashboardSettings>({ services: [], traceUrl: null });
+export interface SignedIn {
+  name: string;
+  role: "viewer" | "operator" | "admin";
+  via: "session" | "proxy";
+}
+
+const SettingsContext = createContext<DashboardSettings>({ services: [], traceUrl: null, person: { name: "", role: "viewer", via: "session" } });
 const TRPCContext = createContext<((service: string) => AdminTRPC) | null>(null);
 
 /** React Query, the admin API of each service on it, live updates, and what the browser may know of the configuration. */
-export function DashboardProvider({ services, traceUrl, children }: DashboardSettings & { children: ReactNode }) {
+export function DashboardProvider({ services, traceUrl, person, children }: DashboardSettings & { children: ReactNode }) {
   const [queryClient] = useState(makeQueryClient);
   const [trpc] = useState(() => adminProxies(queryClient));
-  const [settings] = useState<DashboardSettings>({ services, traceUrl });
+  const [settings] = useState<DashboardSettings>({ services, traceUrl, person });
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCContext.Provider value={trpc}>
@@ -49,4 +57,8 @@ export function useServices(): string[] {
 
 export function useTraceUrl(): string | null {
   return useContext(SettingsContext).traceUrl;
+}
+
+export function usePerson(): SignedIn {
+  return useContext(SettingsContext).person;
 }

@@ -1,21 +1,42 @@
 import { createTRPCClient, httpLink } from "@trpc/client";
 import type { AdminRouter } from "@jfast/runtime/admin";
-import { dashboardConfig, type ServiceConfig } from "~/server/config";
+import { dashboardConfig, type DashboardRole, type ServiceConfig } from "~/server/config";
 
 /** How long the dashboard waits for one service before showing it as down. */
 export const SERVICE_TIMEOUT_MS = 10_000;
+
+/** The header a service's audit trail reads the acting person from (trusted from a dashboard's token only). */
+export const ACTOR_HEADER = "x-jfast-actor";
 
 export function adminUrl(service: ServiceConfig): string {
   return `${service.url}/jfast/admin`;
 }
 
-/** One server-side tRPC client per service, carrying that service's bearer token (which never reaches a browser). */
-export function serviceClient(service: ServiceConfig) {
+/** `x-jfast-actor: <role> <percent-encoded name>`, as @jfast/runtime's admin API reads it. */
+export function actorHeaders(person: { name: string; role: DashboardRole } | null): Record<string, string> {
+  return person ? { [ACTOR_HEADER]: `${person.role} ${encodeURIComponent(person.name)}` } : {};
+}
+
+/** Mutations that act on every dead letter a filter selects: admins only. */
+const BULK = new Set(["deadLetters.retryMatching", "deadLetters.discardMatching"]);
+
+/** Why `person` may not call the mutation `procedure`, or null when they may. */
+export function mayCall(person: { role: DashboardRole }, procedure: string): string | null {
+  if (person.role === "viewer") return "viewers cannot change anything: ask an operator (jfast docs dashboard#users)";
+  if (BULK.has(procedure) && person.role !== "admin") return `${procedure} acts on every matching dead letter: it needs the admin role (jfast docs dashboard#users)`;
+  return null;
+}
+
+/**
+ * One server-side tRPC client per service, carrying that service's bearer token (which never reaches a browser)
+ * and, for a page rendered for someone, that person.
+ */
+export function serviceClient(service: ServiceConfig, person: { name: string; role: DashboardRole } | null = null) {
   return createTRPCClient<AdminRouter>({
     links: [
       httpLink({
         url: adminUrl(service),
-        headers: () => ({ authorization: `Bearer ${service.token}` }),
+        headers: () => ({ authorization: `Bearer ${service.token}`, ...actorHeaders(person) }),
         fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS), cache: "no-store" }),
       }),
     ],

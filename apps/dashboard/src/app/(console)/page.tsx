@@ -1,4 +1,5 @@
 import { dashboardConfig } from "~/server/config";
+import { currentPerson } from "~/server/session";
 import { serviceClient } from "~/trpc/server";
 import { OverviewGrid, type InitialOverview } from "./_overview/overview-grid";
 
@@ -7,7 +8,8 @@ export const dynamic = "force-dynamic";
 /** First paint comes from the server (one client per service, in parallel); the browser then keeps it live. */
 export default async function OverviewPage() {
   const { services } = dashboardConfig();
-  const settled = await Promise.allSettled(services.map((s) => serviceClient(s).overview.get.query()));
+  const person = await currentPerson();
+  const settled = await Promise.allSettled(services.map((s) => serviceClient(s, person).overview.get.query()));
   const initial: InitialOverview[] = services.map((s, i) => {
     const result = settled[i]!;
     return result.status === "fulfilled" ? { service: s.name, data: result.value, error: null } : { service: s.name, data: null, error: (result.reason as Error).message };

@@ -10,7 +10,7 @@ import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { useRoles } from "~/trpc/hooks";
+import { useMayAct, useRoles } from "~/trpc/hooks";
 import type { AdminTRPC } from "~/trpc/client";
 import { useServiceTRPC, useServices, useTRPC } from "~/trpc/provider";
 import { BulkDialog, type BulkAction } from "./bulk-dialog";
@@ -25,6 +25,7 @@ interface Row {
 export function DeadLetters({ initialService }: { initialService: string }) {
   const services = useServices();
   const roles = useRoles(services);
+  const may = useMayAct();
   const [service, setService] = useState(services.includes(initialService) ? initialService : "");
   const [draft, setDraft] = useState<DeadFilter>({});
   const [filter, setFilter] = useState<DeadFilter>({});
@@ -100,14 +101,14 @@ export function DeadLetters({ initialService }: { initialService: string }) {
       <Replays services={selected} />
 
       {view === "groups" ? (
-        <ErrorGroups services={selected} filter={cleanFilter} roles={roles} onShow={applyGroup} onBulk={setBulk} />
+        <ErrorGroups services={selected} filter={cleanFilter} roles={roles} bulk={may.bulk} onShow={applyGroup} onBulk={setBulk} />
       ) : (
         <>
           <div className="row">
             <span className="muted">{loading ? "Loading…" : `${rows.length} dead letter${rows.length === 1 ? "" : "s"}${truncated(lists.map((q) => q.data)) ? " (more on the services: narrow the filter)" : ""}`}</span>
             <span style={{ flex: 1 }} />
-            <Button onClick={() => setBulk({ kind: "retry", services: selected, filter: cleanFilter })} disabled={rows.length === 0}>Retry all matching…</Button>
-            <Button variant="danger" onClick={() => setBulk({ kind: "discard", services: selected, filter: cleanFilter })} disabled={rows.length === 0}>Discard all matching…</Button>
+            {may.bulk ? <Button onClick={() => setBulk({ kind: "retry", services: selected, filter: cleanFilter })} disabled={rows.length === 0}>Retry all matching…</Button> : null}
+            {may.bulk ? <Button variant="danger" onClick={() => setBulk({ kind: "discard", services: selected, filter: cleanFilter })} disabled={rows.length === 0}>Discard all matching…</Button> : null}
           </div>
           {loading && rows.length === 0 ? (
             <Loading what="dead letters" />
@@ -141,7 +142,7 @@ export function DeadLetters({ initialService }: { initialService: string }) {
                 {
                   key: "actions",
                   header: <span className="sr-only">Actions</span>,
-                  cell: (r) => <RowActions row={r} readOnly={roles[r.service] !== "operator"} busy={acting} onOpen={setOpen} onNotice={setNotice} />,
+                  cell: (r) => <RowActions row={r} readOnly={roles[r.service] !== "operator"} hidden={!may.act} busy={acting} onOpen={setOpen} onNotice={setNotice} />,
                 },
               ]}
             />
@@ -168,7 +169,7 @@ function isRowAction(mutation: { options: { mutationKey?: readonly unknown[] } }
   return Array.isArray(path) && ROW_ACTIONS.has(path.join("."));
 }
 
-function RowActions({ row, readOnly, busy, onOpen, onNotice }: { row: Row; readOnly: boolean; busy: boolean; onOpen: (row: Row) => void; onNotice: (notice: Notice) => void }) {
+function RowActions({ row, readOnly, hidden, busy, onOpen, onNotice }: { row: Row; readOnly: boolean; hidden: boolean; busy: boolean; onOpen: (row: Row) => void; onNotice: (notice: Notice) => void }) {
   const queryClient = useQueryClient();
   const trpc = useServiceTRPC(row.service);
   const retry = useMutation(trpc.deadLetters.retry.mutationOptions(rowAction(queryClient, trpc, row, "retry", onNotice)));
@@ -178,8 +179,8 @@ function RowActions({ row, readOnly, busy, onOpen, onNotice }: { row: Row; readO
   return (
     <div className="row" style={{ flexWrap: "nowrap" }}>
       <Button small onClick={() => onOpen(row)} aria-label={`Details of ${id}`}>Details</Button>
-      <Button small variant="primary" disabled={readOnly || busy} title={why} aria-label={`Retry ${id}`} onClick={() => retry.mutate({ ids: [id] })}>Retry</Button>
-      <Button small variant="danger" disabled={readOnly || busy} title={why} aria-label={`Discard ${id}`} onClick={() => discard.mutate({ ids: [id] })}>Discard</Button>
+      {hidden ? null : <Button small variant="primary" disabled={readOnly || busy} title={why} aria-label={`Retry ${id}`} onClick={() => retry.mutate({ ids: [id] })}>Retry</Button>}
+      {hidden ? null : <Button small variant="danger" disabled={readOnly || busy} title={why} aria-label={`Discard ${id}`} onClick={() => discard.mutate({ ids: [id] })}>Discard</Button>}
     </div>
   );
 }

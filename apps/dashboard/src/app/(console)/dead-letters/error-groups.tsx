@@ -16,7 +16,7 @@ interface GroupRow {
 }
 
 /** Dead letters that failed the same way, biggest group first, with a bulk retry per group. */
-export function ErrorGroups({ services, filter, roles, onShow, onBulk }: { services: string[]; filter: DeadFilter; roles: Record<string, string | null>; onShow: (service: string, group: string) => void; onBulk: (action: BulkAction) => void }) {
+export function ErrorGroups({ services, filter, roles, bulk, onShow, onBulk }: { services: string[]; filter: DeadFilter; roles: Record<string, string | null>; bulk: boolean; onShow: (service: string, group: string) => void; onBulk: (action: BulkAction) => void }) {
   const trpc = useTRPC();
   const queries = useQueries({
     queries: services.map((s) => trpc(s).deadLetters.groups.queryOptions({ filter })),
@@ -43,7 +43,7 @@ export function ErrorGroups({ services, filter, roles, onShow, onBulk }: { servi
             cell: (r) => (
               <div className="row" style={{ flexWrap: "nowrap" }}>
                 <Button small onClick={() => onShow(r.service, r.group.key)}>Show</Button>
-                <Button small variant="primary" disabled={roles[r.service] !== "operator"} onClick={() => onBulk({ kind: "retry", services: [r.service], filter: { group: r.group.key } })}>Retry group…</Button>
+                {bulk ? <Button small variant="primary" disabled={roles[r.service] !== "operator"} onClick={() => onBulk({ kind: "retry", services: [r.service], filter: { group: r.group.key } })}>Retry group…</Button> : null}
               </div>
             ),
           },

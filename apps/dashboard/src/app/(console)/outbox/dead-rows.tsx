@@ -13,7 +13,7 @@ import { useServiceTRPC } from "~/trpc/provider";
  * reach, or every delivery attempt failed), with their last error. An operator sends them back to the relay or
  * deletes them, as with dead letters; the service audits each action.
  */
-export function DeadOutboxRows({ service, readOnly }: { service: string; readOnly: boolean }) {
+export function DeadOutboxRows({ service, readOnly, hidden }: { service: string; readOnly: boolean; hidden: boolean }) {
   const trpc = useServiceTRPC(service);
   const queryClient = useQueryClient();
   const [notice, setNotice] = useState<string | null>(null);
@@ -51,8 +51,8 @@ export function DeadOutboxRows({ service, readOnly }: { service: string; readOnl
             header: <span className="sr-only">Actions</span>,
             cell: (r) => (
               <div className="row" style={{ flexWrap: "nowrap" }}>
-                <Button small variant="primary" disabled={readOnly || busy} title={why} aria-label={`Retry outbox row ${r.id}`} onClick={() => retry.mutate({ ids: [r.id] })}>Retry</Button>
-                <Button small variant="danger" disabled={readOnly || busy} title={why} aria-label={`Discard outbox row ${r.id}`} onClick={() => discard.mutate({ ids: [r.id] })}>Discard</Button>
+                {hidden ? null : <Button small variant="primary" disabled={readOnly || busy} title={why} aria-label={`Retry outbox row ${r.id}`} onClick={() => retry.mutate({ ids: [r.id] })}>Retry</Button>}
+                {hidden ? null : <Button small variant="danger" disabled={readOnly || busy} title={why} aria-label={`Discard outbox row ${r.id}`} onClick={() => discard.mutate({ ids: [r.id] })}>Discard</Button>}
               </div>
             ),
           },

@@ -3,7 +3,7 @@ import { useQueries } from "@tanstack/react-query";
 import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
-import { useRoles } from "~/trpc/hooks";
+import { useMayAct, useRoles } from "~/trpc/hooks";
 import { useServices, useTRPC } from "~/trpc/provider";
 import { DeadOutboxRows } from "./dead-rows";
 
@@ -12,6 +12,7 @@ export default function OutboxPage() {
   const trpc = useTRPC();
   const queries = useQueries({ queries: services.map((s) => trpc(s).outbox.status.queryOptions()) });
   const roles = useRoles(services);
+  const may = useMayAct();
   const show = (n: number | null) => (n === null ? <span className="muted" title="not reported by this service's outbox">—</span> : n);
   return (
     <>
@@ -39,7 +40,7 @@ export default function OutboxPage() {
         {services.map((s, i) =>
           queries[i]?.data?.enabled ? (
             <Card key={s} title={`Dead rows of ${s}`} label={`dead outbox rows of ${s}`}>
-              <DeadOutboxRows service={s} readOnly={roles[s] !== "operator"} />
+              <DeadOutboxRows service={s} readOnly={roles[s] !== "operator"} hidden={!may.act} />
             </Card>
           ) : null,
         )}

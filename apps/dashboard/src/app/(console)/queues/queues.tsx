@@ -10,13 +10,14 @@ import { Table } from "~/components/table";
 import { TenantFilter } from "~/components/tenant-filter";
 import { RelativeTime } from "~/components/time";
 import type { TaskQueueView } from "~/trpc/types";
-import { useRoles } from "~/trpc/hooks";
+import { useMayAct, useRoles } from "~/trpc/hooks";
 import { useServiceTRPC, useServices, useTRPC } from "~/trpc/provider";
 
 /** Depths per task on every service, and pausing a task (its jobs stay queued, no worker claims them). */
 export function Queues({ initialTenant }: { initialTenant: string }) {
   const services = useServices();
   const roles = useRoles(services);
+  const may = useMayAct();
   const [tenant, setTenant] = useState(initialTenant);
   const [notice, setNotice] = useState<{ tone: "bad" | "info"; text: string } | null>(null);
   const trpc = useTRPC();
@@ -72,7 +73,7 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
                       header: <span className="sr-only">Actions</span>,
                       cell: (r) => {
                         const why = !operator ? `the dashboard's token for ${service} is read-only (viewer)` : !q.data.pauseSupported ? (q.data.pauseUnsupportedReason ?? "not supported") : undefined;
-                        return <PauseButton service={service} row={r} why={why} busy={toggling} onNotice={setNotice} />;
+                        return may.act ? <PauseButton service={service} row={r} why={why} busy={toggling} onNotice={setNotice} /> : null;
                       },
                     },
                   ]}

@@ -1,6 +1,9 @@
-import { SESSION_COOKIE } from "~/server/session";
+import { cookies } from "next/headers";
+import { endSession, SESSION_COOKIE } from "~/server/session";
 
+/** Ends the session on the server (its cookie no longer opens anything, even if kept) and clears the cookie. */
 export async function POST() {
+  endSession((await cookies()).get(SESSION_COOKIE)?.value);
   return new Response(null, {
     status: 303,
     headers: { location: "/login", "set-cookie": `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0` },

@@ -1,5 +1,5 @@
 import { LIVE_POLL_MS, subscribeLive } from "~/server/live-hub";
-import { hasSession } from "~/server/session";
+import { currentPerson } from "~/server/session";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +10,7 @@ const KEEP_ALIVE_MS = 15_000;
  * connect first). `no-transform` keeps compressing proxies, and Next's own compression, from buffering it.
  */
 export async function GET(request: Request) {
-  if (!(await hasSession())) return new Response("log in to the dashboard first", { status: 401 });
+  if (!(await currentPerson())) return new Response("log in to the dashboard first", { status: 401 });
   const encoder = new TextEncoder();
   let stop = () => {};
   const stream = new ReadableStream<Uint8Array>({

@@ -1,11 +1,13 @@
 import { findService } from "~/server/config";
-import { hasSession } from "~/server/session";
-import { SERVICE_TIMEOUT_MS, adminUrl } from "~/trpc/server";
+import { currentPerson, type Person } from "~/server/session";
+import { actorHeaders, mayCall, SERVICE_TIMEOUT_MS, adminUrl } from "~/trpc/server";
 
 /**
  * The browser's only way to a service: `/api/admin/<service>/<procedure>` is forwarded to that service's
- * `/jfast/admin/<procedure>` with the service's bearer token added here, on the server. Answers keep tRPC's
- * wire shape, so the browser's tRPC client reads refusals (FORBIDDEN) and outages alike.
+ * `/jfast/admin/<procedure>` with the service's bearer token added here, on the server, and the signed-in person
+ * in x-jfast-actor (a service trusts it from a dashboard's token only: docs/dashboard.md#identity-on-the-services).
+ * A viewer's mutations are refused here, before any service sees them. Answers keep tRPC's wire shape, so the
+ * browser's tRPC client reads refusals (FORBIDDEN) and outages alike.
  */
 type Params = { params: Promise<{ service: string; procedure: string }> };
 
@@ -24,8 +26,16 @@ export async function POST(request: Request, { params }: Params) {
   return forward(request, await params);
 }
 
-async function forward(request: Request, { service: name, procedure }: { service: string; procedure: string }) {
-  if (!(await hasSession())) return trpcError(401, "UNAUTHORIZED", "log in to the dashboard first");
+async function forward(request: Request, { service: name, procedure }: { service: string; procedure: string }): Promise<Response> {
+  const person = await currentPerson();
+  if (!person) return trpcError(401, "UNAUTHORIZED", "log in to the dashboard first");
+  if (request.method === "POST") {
+    const refusal = mayCall(person, procedure);
+    if (refusal) {
+      console.warn(JSON.stringify({ level: "warn", msg: "dashboard refused a mutation", user: person.name, role: person.role, procedure }));
+      return trpcError(403, "FORBIDDEN", refusal);
+    }
+  }
   const service = findService(decodeURIComponent(name));
   if (!service) return trpcError(404, "NOT_FOUND", `no service named "${name}" is configured`);
   if (!/^[A-Za-z0-9_.]+$/.test(procedure)) return trpcError(400, "BAD_REQUEST", "not an admin procedure");
@@ -35,6 +45,7 @@ async function forward(request: Request, { service: name, procedure }: { service
       method: request.method,
       headers: {
         authorization: `Bearer ${service.token}`,
+        ...actorHeaders(person),
         ...(request.method === "POST" ? { "content-type": "application/json" } : {}),
       },
       ...(request.method === "POST" ? { body: await request.text() } : {}),

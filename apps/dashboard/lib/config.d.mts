@@ -1,0 +1,41 @@
+export type DashboardRole = "viewer" | "operator" | "admin";
+export declare const ROLES: readonly DashboardRole[];
+export interface ServiceConfig {
+  name: string;
+  url: string;
+  token: string;
+}
+export interface DashboardUser {
+  name: string;
+  role: DashboardRole;
+  passwordHash: string | null;
+  /** Only for the single shared password of earlier versions (user "admin"). */
+  password: string | null;
+}
+export interface ProxyAuthConfig {
+  userHeader: string;
+  emailHeader: string;
+  trustedProxies: string[];
+  secretHeader: string | null;
+  secret: string | null;
+  roles: Record<string, DashboardRole>;
+  defaultRole: DashboardRole | null;
+}
+export interface ResolvedDashboardConfig {
+  services: ServiceConfig[];
+  users: DashboardUser[];
+  sharedPassword: boolean;
+  proxyAuth: ProxyAuthConfig | null;
+  secret: string;
+  secretGenerated: boolean;
+  listen: { host: string; port: number };
+  sessionHours: number;
+  traceUrl: string | null;
+  notices: string[];
+}
+export declare class DashboardConfigError extends Error {
+  code: "CONFIG_INVALID";
+  hint: string;
+}
+export declare function resolveConfig(params?: { flags?: Record<string, string | undefined>; env?: NodeJS.ProcessEnv }): ResolvedDashboardConfig;
+export declare function normaliseAddress(address: string): string;

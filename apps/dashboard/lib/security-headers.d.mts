@@ -1,0 +1,1 @@
+export declare function securityHeaders(params?: { development?: boolean }): Record<string, string>;
