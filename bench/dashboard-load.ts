@@ -8,13 +8,13 @@
  * 1. a fresh schema: the service (bench/dashboard/service.mjs, no worker) migrates it, then SQL fills it
  *    (bench/dashboard/seed.ts) and VACUUM ANALYZE leaves it as autovacuum would;
  * 2. each admin procedure behind a page, called directly with fetch: one warm-up, then LOADS calls;
- * 3. each page in Debian's Chromium (Playwright) through `next start` of the built dashboard: one warm-up load,
+ * 3. each page in Debian's Chromium (Playwright) through the built dashboard (its jfast-dashboard binary): one warm-up load,
  *    then LOADS loads, each in a new tab, from navigation until the page's data is on screen;
  * 4. EXPLAIN (ANALYZE, BUFFERS) of the SQL behind the heavy views;
  * then the schema is dropped. Results: printed, and in bench/results/dashboard-load.{json,md}.
  *
  * Needs PostgreSQL (DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), /usr/bin/chromium, the runtime
- * built (dist/) and the dashboard built (.next/); builds either when missing. Timings are of this machine at this
+ * built (dist/) and the dashboard built (apps/dashboard/dist/); builds either when missing. Timings are of this machine at this
  * moment: compare runs on the same machine only.
  */
 import { execFileSync } from "node:child_process";
@@ -26,7 +26,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { chromium, type Browser } from "playwright-core";
-import { freePort, startDashboard, type Running } from "../e2e/dashboard/fixtures.js";
+import { freePort, startDashboard, workspaceDashboard, type Running } from "../e2e/dashboard/fixtures.js";
 import { explain, type ExplainCase, type ExplainSummary } from "./dashboard/explain.js";
 import { EXTRA_CALLS, PAGES, resolveInput, type Call, type PageContext } from "./dashboard/pages.js";
 import { QUEUE, analyze, seedAudit, seedCompleted, seedDead, seedQueued, seedThroughput } from "./dashboard/seed.js";
@@ -53,7 +53,7 @@ const SERVICE = "billing";
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-/** The runtime's dist/ and the dashboard's .next/ exist (built here when missing); a stale dist is named. */
+/** The runtime's dist/ and the dashboard's dist/ exist (built here when missing); a stale dist is named. */
 function preflight(): string[] {
   const notes: string[] = [];
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
@@ -64,9 +64,9 @@ function preflight(): string[] {
   }
   const newer = execFileSync("find", [RUNTIME_SRC, "-newer", dist, "-type", "f", "-not", "-name", "*.test.ts"], { encoding: "utf8" }).trim();
   if (newer) notes.push(`the runtime's dist/ is older than ${newer.split("\n").length} source file(s): the service runs the last build (npm run build -w @jfast/runtime)`);
-  const buildId = path.join(REPO, "apps", "dashboard", ".next", "BUILD_ID");
+  const buildId = path.join(REPO, "apps", "dashboard", "dist", "manifest.json");
   if (!existsSync(buildId)) {
-    log("building the dashboard (.next/ is missing)");
+    log("building the dashboard (apps/dashboard/dist/ is missing)");
     execFileSync("npm", ["run", "build", "-w", "@jfast/dashboard"], { cwd: REPO, stdio: "inherit" });
   }
   notes.push(`dashboard build of ${statSync(buildId).mtime.toISOString()}`);
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
     for (const extra of EXTRA_CALLS) extras.push({ name: extra.name, procedure: extra.call.procedure, ms: await timeCall(service.url, extra.call, ctx) });
     log("admin procedures timed");
 
-    dashboard = await startDashboard({ password: PASSWORD, services: [{ name: SERVICE, url: service.url, token: TOKEN }] });
+    dashboard = await startDashboard(workspaceDashboard(), { password: PASSWORD, services: [{ name: SERVICE, url: service.url, token: TOKEN }] });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url });
     const login = await context.newPage();

@@ -75,10 +75,15 @@ export async function installPackages(): Promise<Installed> {
   };
   const [dashboard, runtime] = [await tarball("apps/dashboard"), await tarball("packages/runtime")];
   await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "dashboard-e2e", private: true, type: "module" }));
-  await run("npm", ["install", "--no-audit", "--no-fund", "--legacy-peer-deps", dashboard, runtime, "pg@8.23.1", "kafkajs@2.2.4"], dir);
+  await run("npm", ["install", "--no-audit", "--no-fund", "--legacy-peer-deps", dashboard, runtime, "pg@8.23.1", "drizzle-orm@0.45.4", "kafkajs@2.2.4", "ioredis@5.9.2", "amqplib@2.3.1"], dir);
   await copyFile(path.join(E2E_DIR, "dashboard", "fixture-service.mjs"), path.join(dir, "fixture-service.mjs"));
   const dashboardBytes = Number((await run("du", ["-sb", path.join(dir, "node_modules", "@jfast", "dashboard")], dir)).split(/\s/)[0]);
   return { dir, bin: path.join(dir, "node_modules", ".bin", "jfast-dashboard"), dashboardBytes, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** The workspace's own build (apps/dashboard/dist) run by the package's binary, as the bench does. */
+export function workspaceDashboard(): Installed {
+  return { dir: DASHBOARD_DIR, bin: path.join(DASHBOARD_DIR, "bin", "jfast-dashboard.mjs"), dashboardBytes: 0, cleanup: async () => {} };
 }
 
 export interface Running {
@@ -262,7 +267,7 @@ export interface DashboardSettings {
 /** The installed package's `jfast-dashboard` binary: services and users in a config file, the secret in the environment. */
 export async function startDashboard(installed: Installed, settings: DashboardSettings): Promise<Running & { startMs: number }> {
   const port = await freePort();
-  const config = path.join(installed.dir, `dashboard-${port}.json`);
+  const config = path.join(tmpdir(), `jfast-dashboard-${port}-${randomBytes(4).toString("hex")}.json`);
   await writeFile(config, JSON.stringify({ services: settings.services, users: settings.users ?? [], ...(settings.proxyAuth ? { proxyAuth: settings.proxyAuth } : {}) }));
   const began = Date.now();
   const running = await startProcess({
