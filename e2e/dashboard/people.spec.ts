@@ -147,7 +147,7 @@ test.describe("the installed dashboard, signed in per person", () => {
     try {
       expect(await page.locator(".signed-in").textContent()).toBe("vic (viewer)");
       await page.goto("/dead-letters");
-      const row = page.locator(`tr[data-row="${id}"]`);
+      const row = page.locator(`tr[data-row="billing/${id}"]`);
       await row.getByRole("button", { name: `Details of ${id}` }).waitFor();
       expect(await page.getByRole("button", { name: /^(Retry|Discard)/ }).count()).toBe(0);
       await page.goto("/queues");
@@ -192,7 +192,7 @@ test.describe("the installed dashboard, signed in per person", () => {
     const { context, page } = await signIn(browser, console_.url, "olga");
     try {
       await page.goto("/dead-letters");
-      const row = page.locator(`tr[data-row="${id}"]`);
+      const row = page.locator(`tr[data-row="billing/${id}"]`);
       // Bulk actions are the admin's: an operator acts on rows.
       await row.getByRole("button", { name: `Retry ${id}` }).waitFor();
       expect(await page.getByRole("button", { name: "Retry all matching…" }).count()).toBe(0);
