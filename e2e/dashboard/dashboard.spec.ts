@@ -10,7 +10,8 @@ import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueS
  */
 const { billingOperator: BILLING_OPERATOR, billingViewer: BILLING_VIEWER, shippingViewer: SHIPPING_VIEWER } = TOKENS;
 
-test.describe.configure({ mode: "serial" });
+// Real processes on a busy machine: each test gets up to three minutes, as in brokers.spec.ts.
+test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 test.describe("dashboard in a browser", () => {
   /** Waits for a value the page reaches after a fetch or a poll. */
