@@ -9,7 +9,7 @@ import { TOKENS, adminCall, eventually, queueStats, startDashboard, test, type I
  * with named people: a viewer, an operator and an admin signed in with scrypt-hashed passwords, one person
  * named by a single sign-on proxy, and billing holding a dashboard's token so its audit trail names the person.
  */
-test.describe.configure({ mode: "serial" });
+test.describe.configure({ mode: "serial", timeout: 180_000 });
 
 const PASSWORDS = { vic: "viewer vic's long passphrase", olga: "operator olga's long passphrase", ada: "admin ada's long passphrase" };
 const PROXY_SECRET: string = randomBytes(24).toString("hex");

@@ -17,13 +17,13 @@ export function actorHeaders(person: { name: string; role: DashboardRole } | nul
   return person ? { [ACTOR_HEADER]: `${person.role} ${encodeURIComponent(person.name)}` } : {};
 }
 
-/** Mutations that act on every dead letter a filter selects: admins only. */
-const BULK = new Set(["deadLetters.retryMatching", "deadLetters.discardMatching"]);
+/** Mutations that act on every job a filter selects: admins only. */
+const BULK = new Set(["deadLetters.retryMatching", "deadLetters.discardMatching", "jobs.bulk"]);
 
 /** Why `person` may not call the mutation `procedure`, or null when they may. */
 export function mayCall(person: { role: DashboardRole }, procedure: string): string | null {
   if (person.role === "viewer") return "viewers cannot change anything: ask an operator (jfast docs dashboard#users)";
-  if (BULK.has(procedure) && person.role !== "admin") return `${procedure} acts on every matching dead letter: it needs the admin role (jfast docs dashboard#users)`;
+  if (BULK.has(procedure) && person.role !== "admin") return `${procedure} acts on every matching job: it needs the admin role (jfast docs dashboard#users)`;
   return null;
 }
 

@@ -9,7 +9,7 @@ import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
-import { useRoles } from "~/trpc/hooks";
+import { useMayAct, useRoles } from "~/trpc/hooks";
 import { useServiceTRPC, useServices } from "~/trpc/provider";
 import type { JobActionName, JobListItem, JobListView, ListStateName } from "~/trpc/types";
 import { ActionDialog, type PendingAction } from "./action-dialog";
@@ -46,6 +46,8 @@ export function JobStates({ initialService, initialState }: { initialService: st
   const [notice, setNotice] = useState<string | null>(null);
   const roles = useRoles(service ? [service] : []);
   const operator = roles[service] === "operator";
+  // Viewers see no action, operators act on one job, admins also on all matching (the server refuses the rest).
+  const may = useMayAct();
   const trpc = useServiceTRPC(service);
   const after = cursors.at(-1);
   const input = { state, order, limit: 50, ...(after ? { after } : {}), ...clean(filter) };
@@ -127,7 +129,7 @@ export function JobStates({ initialService, initialState }: { initialService: st
             </span>
             <span style={{ flex: 1 }} />
             {data.actions
-              .filter((a) => state === "ready" || state === "scheduled" || state === "running")
+              .filter((a) => may.bulk && (state === "ready" || state === "scheduled" || state === "running"))
               .map((a) => (
                 <Button key={a} variant={a === "runNow" ? "primary" : "danger"} disabled={!operator} title={operator ? undefined : "needs an operator"}
                   onClick={() => setPending({ kind: "bulk", action: a, service, state: state as "ready" | "scheduled" | "running", filter: { ...(filter.task.trim() ? { task: filter.task.trim() } : {}), ...(filter.tenantId.trim() ? { tenantId: filter.tenantId.trim() } : {}) } })}>
@@ -157,7 +159,7 @@ export function JobStates({ initialService, initialState }: { initialService: st
                 cell: (j) => (
                   <div className="row" style={{ flexWrap: "nowrap" }}>
                     <Button small onClick={() => setOpen(j)} aria-label={`Details of ${j.id}`}>Details</Button>
-                    {data.actions.map((a) => (
+                    {data.actions.filter(() => may.act).map((a) => (
                       <Button key={a} small variant={a === "runNow" ? "primary" : "danger"} disabled={!operator} title={operator ? undefined : "needs an operator"} aria-label={`${ACTION_LABEL[a]} ${j.id}`}
                         onClick={() => setPending({ kind: "one", action: a, service, id: j.id, task: j.task })}>
                         {ACTION_LABEL[a]}
