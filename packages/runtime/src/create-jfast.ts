@@ -23,7 +23,7 @@ import { schedulerPlugin } from "./plugins/scheduler.js";
 import { telemetryPlugin } from "./plugins/telemetry.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { createAppWorker, type AppWorkerOptions } from "./worker/app-worker.js";
-import type { Worker } from "./worker/worker.js";
+import type { AppWorker } from "./worker/worker-group.js";
 
 export interface CreateJfastOptions {
   /** The service root: where jfast.toml and modules/ live. */
@@ -76,7 +76,7 @@ export interface Jfast {
   withRequest<T>(context: RequestContext, fn: () => T): T;
   middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
   /** Builds a worker for this app (what `jfast worker` runs). */
-  createWorker(options?: AppWorkerOptions): Worker;
+  createWorker(options?: AppWorkerOptions): AppWorker;
   /** The app context handlers receive as `ctx`. */
   readonly context: AppContext;
 }
@@ -134,7 +134,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       return (await admin)(request);
     },
   });
-  const workers = new Set<Worker>();
+  const workers = new Set<AppWorker>();
   return {
     config,
     logger,

@@ -8,7 +8,7 @@ import type { DatabaseProvider } from "../database/database-provider.js";
 import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
+import { groupByQueue, type QueueProvider } from "../queue/queue-provider.js";
 import { outboxChannel } from "./channel.js";
 import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
@@ -68,7 +68,14 @@ export function createOutbox(params: {
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
         // Same database: the job row itself is written in the caller's transaction.
-        return queue.backend.enqueueWithin({ executor, jobs });
+        if (queue.queues.size === 1) return queue.backend.enqueueWithin({ executor, jobs });
+        // Each named queue's rows in turn: one transaction, one connection, one statement at a time.
+        const inserted: string[] = [];
+        for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
+          // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
+          if (supportsTransactionalEnqueue(named.backend)) inserted.push(...(await named.backend.enqueueWithin({ executor, jobs: group })).inserted);
+        }
+        return { inserted };
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({
