@@ -1,6 +1,7 @@
 import type { Job } from "./core/job.js";
 import type { QueueBackend } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
+import { DEFAULT_QUEUE } from "./core/named-queue.js";
 import type { AppContext, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
 import { withRequest, type RequestContext } from "./context/context.js";
@@ -116,6 +117,16 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       outbox: () => plugins.get("outbox")?.health() ?? null,
       scheduler: () => plugins.get("scheduler")?.status() ?? null,
       events: () => plugins.get("events")?.health() ?? null,
+      queues: () => {
+        const provider = queue();
+        if (!provider || provider.queues.size === 1) return null;
+        return [...provider.queues.values()].map((named) => ({
+          label: named.backendName,
+          depths: () => named.backend.depths(),
+          depthsByTask: () => named.backend.depthsByTask(),
+          tasks: registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === named.name).map((t) => t.name),
+        }));
+      },
     },
   });
   let admin: Promise<(request: Request) => Promise<Response>> | null = null;

@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
+import type { JobInfo } from "../core/queue-backend.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 
 /** The `queue` an admin call acts on (docs/queues.md#admin-api); absent: `default`. */
@@ -24,4 +25,14 @@ export function queueScope(queue: QueueProvider, name: string | undefined): Queu
     throughput: named.throughput,
     depths: () => named.backend.depths(),
   };
+}
+
+/** A job by id in whichever named queue holds it (ids name no queue; one lookup per queue, `default` first). */
+export async function findJob(queue: QueueProvider, id: string): Promise<JobInfo | null> {
+  if (queue.queues.size === 1) return queue.backend.getJob({ id });
+  for (const named of queue.queues.values()) {
+    const info = await named.backend.getJob({ id });
+    if (info) return info;
+  }
+  return null;
 }
