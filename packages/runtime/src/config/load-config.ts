@@ -444,6 +444,9 @@ function configIssue(file: string, error: z.ZodError): ConfigError {
       const keys = issue.keys.join(", ");
       return `${key ? `${key}: ` : ""}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys} — remove ${issue.keys.length > 1 ? "them" : "it"} or fix the spelling`;
     }
+    if (issue.path[0] === "queues" && issue.code === "invalid_key") {
+      return `${key}: not a queue name — a queue name is lower-case letters, digits, "_" and "-", starting with a letter (at most 40), e.g. [queues.media]`;
+    }
     if (issue.path[0] === "plugins" && issue.path[1] === "enabled" && issue.code === "invalid_value") {
       return `${key}: ${issue.message} — known plugins are ${PLUGIN_NAMES.join(", ")}`;
     }
