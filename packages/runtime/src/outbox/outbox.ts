@@ -20,6 +20,21 @@ export interface TransactionalEnqueue {
   enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<{ inserted: string[] }>;
 }
 
+/**
+ * Writes prepared jobs in the caller's transaction, each into its task's named queue (docs/queues.md), for a
+ * queue whose backend supports it (`supportsTransactionalEnqueue(queue.backend)`). One statement at a time:
+ * one transaction, one connection.
+ */
+export async function enqueueWithinQueues(queue: QueueProvider, executor: SqlExecutor, jobs: Job[]): Promise<{ inserted: string[] }> {
+  if (queue.queues.size === 1 && supportsTransactionalEnqueue(queue.backend)) return queue.backend.enqueueWithin({ executor, jobs });
+  const inserted: string[] = [];
+  for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
+    // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
+    if (supportsTransactionalEnqueue(named.backend)) inserted.push(...(await named.backend.enqueueWithin({ executor, jobs: group })).inserted);
+  }
+  return { inserted };
+}
+
 export function supportsTransactionalEnqueue(backend: unknown): backend is TransactionalEnqueue {
   return typeof (backend as Partial<TransactionalEnqueue>)?.enqueueWithin === "function";
 }
@@ -68,14 +83,7 @@ export function createOutbox(params: {
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
         // Same database: the job row itself is written in the caller's transaction.
-        if (queue.queues.size === 1) return queue.backend.enqueueWithin({ executor, jobs });
-        // Each named queue's rows in turn: one transaction, one connection, one statement at a time.
-        const inserted: string[] = [];
-        for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
-          // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
-          if (supportsTransactionalEnqueue(named.backend)) inserted.push(...(await named.backend.enqueueWithin({ executor, jobs: group })).inserted);
-        }
-        return { inserted };
+        return enqueueWithinQueues(queue, executor, jobs);
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({
