@@ -83,3 +83,10 @@ export const ROOT_FLAG = {
   placeholder: "DIR",
   description: "the service root holding jfast.toml and modules/ (default: the current directory)",
 } as const satisfies FlagSpec;
+
+/** `--queue`, for the commands that act on one named queue's jobs (docs/queues.md#cli). */
+export const QUEUE_FLAG = {
+  type: "string",
+  placeholder: "NAME",
+  description: "the named queue to act on, as declared by [queues.<name>] (default: default)",
+} as const satisfies FlagSpec;

@@ -6,7 +6,12 @@ import { openService } from "./service.js";
  * Opens the service's queue for an inspection or repair command (`jfast jobs …`), without its server.ts and
  * without a worker. `use` runs with the backend; the app is stopped afterwards whatever happens.
  */
-export async function withQueue<T>(root: string, use: (backend: QueueBackend, jfast: Jfast) => Promise<T>): Promise<T> {
+export async function withQueue<T>(
+  root: string,
+  use: (backend: QueueBackend, jfast: Jfast) => Promise<T>,
+  /** `--queue`: the named queue whose backend `use` gets (default: `default`). */
+  queueName?: string,
+): Promise<T> {
   const { jfast } = await openService({ root, entry: false, quiet: true, background: false });
   try {
     if (!jfast.config.queue) {
@@ -16,7 +21,8 @@ export async function withQueue<T>(root: string, use: (backend: QueueBackend, jf
         docs: "jfast docs configuration#pluginqueue",
       });
     }
-    const backend = jfast.require<{ backend: QueueBackend }>("queue").backend;
+    const provider = jfast.require("queue");
+    const backend = queueName === undefined ? provider.backend : provider.queue(queueName).backend;
     if (backend.kind === "memory") {
       throw new CliError("the memory backend keeps its jobs inside the process that runs them; another process cannot see them", {
         code: "MEMORY_BACKEND",

@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { Jfast, QueueProvider } from "@jfast/runtime";
+import { DEFAULT_QUEUE, type Jfast, type QueueProvider } from "@jfast/runtime";
 import { CliError } from "./errors.js";
 
 /**
@@ -14,7 +14,8 @@ export function pausesFor(jfast: Jfast, task: string): NonNullable<QueueProvider
       docs: "jfast docs worker#pausing-a-task",
     });
   }
-  const queue = jfast.require<QueueProvider>("queue");
+  // A task's pause is kept with its own named queue (docs/queues.md).
+  const queue = jfast.require<QueueProvider>("queue").queueOf(task);
   if (!queue.pauses) {
     throw new CliError(`the ${queue.backend.kind} queue has no shared place to keep paused tasks`, {
       code: "PAUSE_UNSUPPORTED",
@@ -23,6 +24,30 @@ export function pausesFor(jfast: Jfast, task: string): NonNullable<QueueProvider
     });
   }
   return queue.pauses;
+}
+
+/**
+ * `jfast queue pause|resume --queue <name>`: every task the service declares on that named queue, with the
+ * queue's paused-task store.
+ */
+export function queueTasks(jfast: Jfast, name: string): { tasks: string[]; pauses: NonNullable<QueueProvider["pauses"]> } {
+  const queue = jfast.require<QueueProvider>("queue").queue(name);
+  if (!queue.pauses) {
+    throw new CliError(`the ${queue.backend.kind} queue has no shared place to keep paused tasks`, {
+      code: "PAUSE_UNSUPPORTED",
+      hint: `enable the "database" plugin so every process reads paused tasks from jfast_paused_tasks`,
+      docs: "jfast docs worker#pausing-a-task",
+    });
+  }
+  const tasks = jfast.tasks.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name).map((t) => t.name);
+  if (tasks.length === 0) {
+    throw new CliError(`no task of this service runs on queue "${name}"`, {
+      code: "QUEUE_EMPTY",
+      hint: `declare one with task("<module>.<name>", { queue: "${name}" }, handler)`,
+      docs: "jfast docs queues#cli",
+    });
+  }
+  return { tasks, pauses: queue.pauses };
 }
 
 /** Who paused, as the admin API shows it: the operating system user running the command. */

@@ -1,4 +1,4 @@
-import type { Jfast, Worker } from "@jfast/runtime";
+import type { AppWorker, Jfast } from "@jfast/runtime";
 import type { CommandIO } from "./command.js";
 import { listen } from "./http-server.js";
 import { openService, toFetchHandler, type FetchHandler } from "./service.js";
@@ -13,6 +13,8 @@ export interface RunServiceParams {
   /** `--host`: the address to listen on, over config.host (HOST, else loopback outside production). */
   host: string | undefined;
   concurrency: number | undefined;
+  /** `jfast worker --queues`: the named queues to run (default every one not paused). */
+  queues?: readonly string[] | undefined;
   graceMs: number;
   io: CommandIO;
 }
@@ -23,7 +25,7 @@ export interface RunServiceParams {
  * rest, close connections). Resolves with the exit code.
  */
 export async function runService(params: RunServiceParams): Promise<number> {
-  let worker: Worker | null = null;
+  let worker: AppWorker | null = null;
   let jfast: Jfast | null = null;
   const signals = watchShutdownSignals({
     onSecond: (signal) => {
@@ -60,7 +62,10 @@ export async function runService(params: RunServiceParams): Promise<number> {
       if (!app) jfast.logger.info("no server.ts exporting createApp(jfast): serving only jfast's routes", { docs: "jfast docs cli#the-service-entry-file" });
     }
     if (params.worker) {
-      worker = jfast.createWorker(params.concurrency === undefined ? {} : { concurrency: params.concurrency });
+      worker = jfast.createWorker({
+        ...(params.concurrency === undefined ? {} : { concurrency: params.concurrency }),
+        ...(params.queues === undefined ? {} : { queues: params.queues }),
+      });
       worker.start();
       const tasks = jfast.tasks.names();
       jfast.logger.info("worker started", {
@@ -69,6 +74,7 @@ export async function runService(params: RunServiceParams): Promise<number> {
         grace_seconds: params.graceMs / 1000,
         backend: jfast.config.queue?.backend,
         queue: jfast.config.queue?.name,
+        queues: worker.queues,
         tasks,
       });
       if (tasks.length === 0) jfast.logger.warn("no tasks registered: add modules/<name>/tasks.ts", { docs: "jfast docs tasks#discovery" });

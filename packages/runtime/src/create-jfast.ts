@@ -1,6 +1,7 @@
 import type { Job } from "./core/job.js";
 import type { QueueBackend } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
+import { DEFAULT_QUEUE } from "./core/named-queue.js";
 import type { AppContext, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
 import { withRequest, type RequestContext } from "./context/context.js";
@@ -23,7 +24,7 @@ import { schedulerPlugin } from "./plugins/scheduler.js";
 import { telemetryPlugin } from "./plugins/telemetry.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { createAppWorker, type AppWorkerOptions } from "./worker/app-worker.js";
-import type { Worker } from "./worker/worker.js";
+import type { AppWorker } from "./worker/worker-group.js";
 
 export interface CreateJfastOptions {
   /** The service root: where jfast.toml and modules/ live. */
@@ -76,7 +77,7 @@ export interface Jfast {
   withRequest<T>(context: RequestContext, fn: () => T): T;
   middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
   /** Builds a worker for this app (what `jfast worker` runs). */
-  createWorker(options?: AppWorkerOptions): Worker;
+  createWorker(options?: AppWorkerOptions): AppWorker;
   /** The app context handlers receive as `ctx`. */
   readonly context: AppContext;
 }
@@ -116,6 +117,16 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       outbox: () => plugins.get("outbox")?.health() ?? null,
       scheduler: () => plugins.get("scheduler")?.status() ?? null,
       events: () => plugins.get("events")?.health() ?? null,
+      queues: () => {
+        const provider = queue();
+        if (!provider || provider.queues.size === 1) return null;
+        return [...provider.queues.values()].map((named) => ({
+          label: named.backendName,
+          depths: () => named.backend.depths(),
+          depthsByTask: () => named.backend.depthsByTask(),
+          tasks: registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === named.name).map((t) => t.name),
+        }));
+      },
     },
   });
   let admin: Promise<(request: Request) => Promise<Response>> | null = null;
@@ -134,7 +145,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       return (await admin)(request);
     },
   });
-  const workers = new Set<Worker>();
+  const workers = new Set<AppWorker>();
   return {
     config,
     logger,

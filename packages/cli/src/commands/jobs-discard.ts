@@ -1,4 +1,4 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
 import { resolveRoot } from "../service.js";
@@ -15,6 +15,7 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
   flags: {
     all: { type: "boolean", description: "discard every dead letter (needs --yes)" },
     yes: { type: "boolean", description: "confirm --all" },
+    queue: QUEUE_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
@@ -29,6 +30,6 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
       if (discarded.length === 0 && missing.length === 0) io.out("no dead letters to discard\n");
       for (const line of await explainMissing(backend, missing)) io.err(`${line}\n`);
       return missing.length > 0 ? 1 : 0;
-    });
+    }, flags.queue);
   },
 });

@@ -1,4 +1,4 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
 import { resolveRoot } from "../service.js";
@@ -14,6 +14,7 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
 2 usage error.`,
   flags: {
     all: { type: "boolean", description: "retry every dead letter" },
+    queue: QUEUE_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
@@ -27,7 +28,7 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
       if (retried.length === 0 && missing.length === 0) io.out("no dead letters to retry\n");
       for (const line of await explainMissing(backend, missing)) io.err(`${line}\n`);
       return missing.length > 0 ? 1 : 0;
-    });
+    }, flags.queue);
   },
 });
 

@@ -1,5 +1,5 @@
 import type { JobInfo } from "@jfast/runtime";
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { describeError } from "../format/dead-letters.js";
 import { withQueue } from "../queue-access.js";
@@ -13,6 +13,7 @@ Prints one job as the queue holds it: state, attempts, tenant, lease, time of de
 failed attempt (with --verbose, their stacks). Exit code 1 when no job has that id.`,
   flags: {
     json: { type: "boolean", description: "print the record as JSON" },
+    queue: { ...QUEUE_FLAG, description: "look in this named queue only (default: every queue of the service)" },
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", description: "the job's id" }],
@@ -21,7 +22,15 @@ failed attempt (with --verbose, their stacks). Exit code 1 when no job has that 
   async run({ flags, positionals, io }) {
     if (positionals.length !== 1) throw new UsageError("give exactly one job id: jfast jobs show <id>");
     const id = positionals[0]!;
-    const info = await withQueue(resolveRoot(flags.root, io.cwd), (backend) => backend.getJob({ id }));
+    const info = await withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
+      if (flags.queue !== undefined) return backend.getJob({ id });
+      // An id names no queue: each named queue is asked in turn (docs/queues.md#cli).
+      for (const named of jfast.require("queue").queues.values()) {
+        const found = await named.backend.getJob({ id });
+        if (found) return found;
+      }
+      return null;
+    }, flags.queue);
     if (!info) {
       io.err(`jfast: no job with id ${id}\n`);
       return 1;

@@ -1,7 +1,7 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
-import { cliActor, pausesFor } from "../queue-pauses.js";
+import { cliActor, pausesFor, queueTasks } from "../queue-pauses.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -13,12 +13,22 @@ jobs wait, attempts untouched, until \`jfast queue resume\`. Other tasks' jobs k
 service keeps paused tasks: its database (jfast_paused_tasks) or, on Redis, the queue's own keys; a RabbitMQ
 queue without the database plugin cannot pause. Pausing a paused task again changes nothing.
 See jfast docs worker#pausing-a-task.`,
-  flags: { root: ROOT_FLAG },
-  positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email" }],
-  examples: ["jfast queue pause invoice.send_email"],
+  flags: { queue: { ...QUEUE_FLAG, description: "pause every task of this named queue instead of one task" }, root: ROOT_FLAG },
+  positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email (or --queue NAME)" }],
+  examples: ["jfast queue pause invoice.send_email", "jfast queue pause --queue media"],
   docs: "jfast docs worker#pausing-a-task",
   async run({ flags, positionals, io }) {
-    if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue pause <task>");
+    if (flags.queue !== undefined) {
+      if (positionals.length > 0) throw new UsageError("give a task or --queue, not both");
+      const name = flags.queue;
+      return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
+        const { tasks, pauses } = queueTasks(jfast, name);
+        for (const task of tasks) await pauses.pause({ task, by: cliActor() });
+        io.out(`paused queue ${name}: ${tasks.join(", ")}\n`);
+        return 0;
+      });
+    }
+    if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue pause <task> (or --queue NAME)");
     const task = positionals[0]!;
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
       const entry = await pausesFor(jfast, task).pause({ task, by: cliActor() });

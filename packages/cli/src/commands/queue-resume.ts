@@ -1,7 +1,7 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
-import { pausesFor } from "../queue-pauses.js";
+import { pausesFor, queueTasks } from "../queue-pauses.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -11,12 +11,23 @@ export default defineCommand({
 Resumes a paused task: every worker of the service starts its jobs again, the ones that waited first, in their
 usual order, attempts as they were. Resuming a task that is not paused changes nothing and says so.
 See jfast docs worker#pausing-a-task.`,
-  flags: { root: ROOT_FLAG },
+  flags: { queue: { ...QUEUE_FLAG, description: "resume every task of this named queue instead of one task" }, root: ROOT_FLAG },
   positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email" }],
-  examples: ["jfast queue resume invoice.send_email"],
+  examples: ["jfast queue resume invoice.send_email", "jfast queue resume --queue media"],
   docs: "jfast docs worker#pausing-a-task",
   async run({ flags, positionals, io }) {
-    if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue resume <task>");
+    if (flags.queue !== undefined) {
+      if (positionals.length > 0) throw new UsageError("give a task or --queue, not both");
+      const name = flags.queue;
+      return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
+        const { tasks, pauses } = queueTasks(jfast, name);
+        let resumed = 0;
+        for (const task of tasks) if (await pauses.resume({ task })) resumed++;
+        io.out(`resumed queue ${name}: ${resumed} of ${tasks.length} tasks were paused\n`);
+        return 0;
+      });
+    }
+    if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue resume <task> (or --queue NAME)");
     const task = positionals[0]!;
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
       const was = await pausesFor(jfast, task).resume({ task });

@@ -1,5 +1,6 @@
 import { MAX_CONCURRENCY } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG } from "../command.js";
+import { UsageError } from "../errors.js";
 import { runService } from "../run-service.js";
 import { resolveRoot } from "../service.js";
 
@@ -12,7 +13,10 @@ server.ts) and runs jobs from its queue. An idle worker waits for a wake-up; it 
 
 On SIGTERM or SIGINT it stops claiming and gives running jobs --grace seconds to finish; jobs still running
 then are released back to the queue at once, without spending an attempt. A second signal stops waiting and
-releases them immediately. The exit code is 0 after a clean shutdown.`,
+releases them immediately. The exit code is 0 after a clean shutdown.
+
+A service with named queues ([queues.<name>]) runs each in its own slots: --queues picks which ones this
+process runs (see jfast docs queues#workers); --concurrency sets the default queue's slots.`,
   flags: {
     concurrency: {
       type: "integer",
@@ -21,6 +25,11 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
       maxReason: "the same cap as [plugin.queue] concurrency; run more workers for more",
       placeholder: "N",
       description: "jobs run at once (default: [plugin.queue] concurrency, which defaults to 4)",
+    },
+    queues: {
+      type: "string",
+      placeholder: "NAMES",
+      description: "the named queues to run, comma-separated, e.g. email,media (default: every queue not paused in jfast.toml)",
     },
     grace: {
       type: "number",
@@ -31,7 +40,7 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
     },
     root: ROOT_FLAG,
   },
-  examples: ["jfast worker", "jfast worker --concurrency 10 --grace 50", "jfast worker --root apps/example"],
+  examples: ["jfast worker", "jfast worker --concurrency 10 --grace 50", "jfast worker --queues email,media", "jfast worker --root apps/example"],
   docs: "jfast docs worker",
   run({ flags, io }) {
     return runService({
@@ -40,8 +49,16 @@ releases them immediately. The exit code is 0 after a clean shutdown.`,
       http: false,
       host: undefined,
       concurrency: flags.concurrency,
+      queues: flags.queues === undefined ? undefined : parseQueues(flags.queues),
       graceMs: Math.round(flags.grace * 1000),
       io,
     });
   },
 });
+
+/** `--queues email,media`: names, trimmed, none empty. */
+function parseQueues(text: string): string[] {
+  const names = text.split(",").map((n) => n.trim());
+  if (names.some((n) => n === "")) throw new UsageError(`--queues takes names separated by commas, e.g. --queues email,media (got "${text}")`);
+  return names;
+}

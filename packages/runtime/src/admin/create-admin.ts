@@ -57,6 +57,7 @@ export function createAdmin(params: {
       contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
       events,
       disabledPlugins: [...config.disabledPlugins],
+      queueConfig: config.queue,
       audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
       replays: createReplayLog({ logger }),
       redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),

@@ -1,3 +1,4 @@
+import type { QueueConfig } from "../config/load-config.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { ReadinessReport } from "../http/readiness.js";
 import type { EventsStatus } from "../kafka/events-bus.js";
@@ -20,6 +21,8 @@ export interface AdminSources {
   plugins: readonly string[];
   registry: TaskRegistry;
   queue(): QueueProvider | null;
+  /** `[plugin.queue]` with its named queues (null without the queue plugin). */
+  queueConfig?: QueueConfig | null;
   outbox(): Outbox | null;
   readiness(): Promise<ReadinessReport>;
   scheduler(): ScheduleSource | null;

@@ -5,6 +5,7 @@ import { parse as parseToml } from "smol-toml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/jfast-error.js";
 import { tomlSyntaxMessage } from "./toml-syntax-error.js";
+import { backendQueueName, DEFAULT_QUEUE } from "../core/named-queue.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -39,6 +40,22 @@ export interface QueueConfig {
   /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT), and for how long to wait. */
   waitReplicas: number;
   waitTimeoutMs: number;
+  /**
+   * The named queues (docs/queues.md), `default` first and always present; each with `[plugin.queue]`'s values
+   * where `[queues.<name>]` leaves a key out.
+   */
+  queues: NamedQueueConfig[];
+}
+
+export interface NamedQueueConfig {
+  name: string;
+  /** What the backend calls it: `[plugin.queue] name` for `default`, `<that>:<name>` otherwise. */
+  backendName: string;
+  concurrency: number;
+  maxAttempts: number;
+  visibilityTimeoutMs: number;
+  /** `paused = true`: workers do not run this queue. */
+  paused: boolean;
 }
 
 export interface OutboxConfig {
@@ -146,6 +163,13 @@ export function resolveConfig(params: {
   }
 
   const queueRaw = enabled.has("queue") ? (raw.plugin.queue ?? queueSchema.parse({})) : null;
+  if (raw.queues !== undefined && !queueRaw) {
+    throw new ConfigError(`${params.file}: [queues.${Object.keys(raw.queues)[0] ?? "<name>"}] is configured but the "queue" plugin is not enabled`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "queue" to [plugins] enabled, or remove the [queues] sections`,
+      docs: "jfast docs queues#configuration",
+    });
+  }
   const databaseRaw = enabled.has("database")
     ? (raw.plugin.database ?? databaseSchema.parse({}))
     : null;
@@ -191,6 +215,7 @@ export function resolveConfig(params: {
     });
   }
 
+  const baseQueueName = queueRaw ? queueName(queueRaw.name, env) : "";
   const environment =
     raw.service.environment ??
     (env.JFAST_ENV === "production" || env.NODE_ENV === "production"
@@ -227,7 +252,7 @@ export function resolveConfig(params: {
     queue: queueRaw && {
       backend: queueRaw.backend,
       url: queueUrl,
-      name: queueName(queueRaw.name, env),
+      name: baseQueueName,
       maxAttempts: queueRaw.max_attempts,
       visibilityTimeoutMs: Math.round(queueRaw.visibility_timeout * 1000),
       backoffBaseMs: Math.round(queueRaw.backoff_base * 1000),
@@ -242,6 +267,7 @@ export function resolveConfig(params: {
       cluster: queueRaw.cluster,
       waitReplicas: queueRaw.wait_replicas,
       waitTimeoutMs: Math.round(queueRaw.wait_timeout * 1000),
+      queues: namedQueues(raw, queueRaw, baseQueueName),
     },
     outbox: enabled.has("outbox")
       ? {
@@ -334,6 +360,23 @@ function disabledPlugins(env: NodeJS.ProcessEnv): Set<PluginName> {
   return new Set(names as PluginName[]);
 }
 
+/** `default` first (declared or not), then the `[queues.<name>]` sections in the order the file gives them. */
+function namedQueues(raw: RawConfig, queue: z.infer<typeof queueSchema>, base: string): NamedQueueConfig[] {
+  const sections = raw.queues ?? {};
+  const names = [DEFAULT_QUEUE, ...Object.keys(sections).filter((n) => n !== DEFAULT_QUEUE)];
+  return names.map((name) => {
+    const section = sections[name];
+    return {
+      name,
+      backendName: backendQueueName(base, name),
+      concurrency: section?.concurrency ?? queue.concurrency,
+      maxAttempts: section?.max_attempts ?? queue.max_attempts,
+      visibilityTimeoutMs: Math.round((section?.visibility_timeout ?? queue.visibility_timeout) * 1000),
+      paused: section?.paused ?? false,
+    };
+  });
+}
+
 /** JFAST_QUEUE_NAME, else [plugin.queue] name: the Redis key prefix, RabbitMQ queue or table rows of the queue. */
 function queueName(fromFile: string, env: NodeJS.ProcessEnv): string {
   const name = env.JFAST_QUEUE_NAME?.trim();
@@ -402,6 +445,9 @@ function configIssue(file: string, error: z.ZodError): ConfigError {
       const keys = issue.keys.join(", ");
       return `${key ? `${key}: ` : ""}unknown key${issue.keys.length > 1 ? "s" : ""} ${keys} — remove ${issue.keys.length > 1 ? "them" : "it"} or fix the spelling`;
     }
+    if (issue.path[0] === "queues" && issue.code === "invalid_key") {
+      return `${key}: not a queue name — a queue name is lower-case letters, digits, "_" and "-", starting with a letter (at most 40), e.g. [queues.media]`;
+    }
     if (issue.path[0] === "plugins" && issue.path[1] === "enabled" && issue.code === "invalid_value") {
       return `${key}: ${issue.message} — known plugins are ${PLUGIN_NAMES.join(", ")}`;
     }
@@ -417,8 +463,8 @@ function configIssue(file: string, error: z.ZodError): ConfigError {
 function formatPath(pathParts: readonly PropertyKey[]): string {
   if (pathParts.length === 0) return "(top level)";
   const [first, second, ...rest] = pathParts.map(String);
-  if (first === "plugin" && second !== undefined) {
-    return `[plugin.${second}]${rest.length ? ` ${rest.join(".")}` : ""}`;
+  if ((first === "plugin" || first === "queues") && second !== undefined) {
+    return `[${first}.${second}]${rest.length ? ` ${rest.join(".")}` : ""}`;
   }
   return `[${first}]${second !== undefined ? ` ${[second, ...rest].join(".")}` : ""}`;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_CONCURRENCY } from "../core/concurrency.js";
+import { QUEUE_NAME_PATTERN } from "../core/named-queue.js";
 
 /** Plugin names accepted in `[plugins] enabled`. */
 export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "events", "telemetry"] as const;
@@ -46,6 +47,16 @@ export const queueSchema = z
           max_snoozes: z.number().int().min(0).default(100),
         });
 
+/** `[queues.<name>]`: a named queue (docs/queues.md); unset keys take `[plugin.queue]`'s value. */
+export const namedQueueSchema = z.strictObject({
+  /** Slots a worker process gives this queue's jobs, apart from every other queue's. */
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+  max_attempts: z.number().int().min(1).optional(),
+  visibility_timeout: seconds.optional(),
+  /** Workers start none of this queue's jobs (they wait, attempts untouched); enqueueing still works. */
+  paused: z.boolean().default(false),
+});
+
 export const configSchema = z.strictObject({
   service: z.strictObject({
     name: z.string().regex(/^[a-z][a-z0-9_-]*$/, "a lower-case name such as \"billing\""),
@@ -91,6 +102,13 @@ export const configSchema = z.strictObject({
       telemetry: z.strictObject({ endpoint: z.string().optional(), service_name: z.string().optional() }).optional(),
     })
     .default({}),
+  /** Named queues, each with its own worker slots (docs/queues.md); `default` is the queue of tasks that name none. */
+  queues: z
+    .record(
+      z.string().regex(QUEUE_NAME_PATTERN, 'a queue name is lower-case letters, digits, "_" and "-", starting with a letter (at most 40), e.g. [queues.media]'),
+      namedQueueSchema,
+    )
+    .optional(),
   /** jfast's own HTTP routes (docs/embedding.md#http-routes). */
   http: z
     .strictObject({

@@ -1,6 +1,7 @@
 import type { TaskSession } from "../database/database-provider.js";
 import { recordDeclaration } from "./declarations.js";
 import { Job } from "./job.js";
+import { QUEUE_NAME_PATTERN } from "./named-queue.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
 
 /**
@@ -34,6 +35,9 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   }
   if (options.maxAttempts !== undefined && (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1)) {
     throw new TypeError(`task("${name}"): maxAttempts must be a whole number of at least 1`);
+  }
+  if (options.queue !== undefined && (typeof options.queue !== "string" || !QUEUE_NAME_PATTERN.test(options.queue))) {
+    throw new TypeError(`task("${name}"): queue must be a queue name such as "media" (lower-case letters, digits, "_" and "-", starting with a letter)`);
   }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(

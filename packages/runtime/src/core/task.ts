@@ -26,6 +26,11 @@ export interface Cancellation {
 export type TaskHandler<P = unknown, TSession = TaskSession | undefined> = (payload: P, tools: TaskTools<TSession, P>) => unknown;
 
 export interface TaskOptions<P = unknown> {
+  /**
+   * The named queue its jobs go to (docs/queues.md), declared as `[queues.<name>]` in jfast.toml; default
+   * `"default"`. A queue the configuration does not declare stops start-up.
+   */
+  queue?: string;
   /** Overrides `[plugin.queue] max_attempts` for this task. */
   maxAttempts?: number;
   /** An attempt running longer than this fails with JobTimeoutError (and is retried). */

@@ -16,6 +16,8 @@ export interface SubscribeOptions {
   maxAttempts?: number;
   timeoutMs?: number;
   backoffBaseMs?: number;
+  /** The named queue its jobs go to (docs/queues.md), as `task(name, { queue })`; default `"default"`. */
+  queue?: string;
 }
 
 /** `session` is the drizzle transaction with `session: true`, undefined without. */
@@ -78,6 +80,7 @@ export function defineSubscriber(
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.backoffBaseMs !== undefined ? { backoffBaseMs: options.backoffBaseMs } : {}),
+    ...(options.queue !== undefined ? { queue: options.queue } : {}),
     // The inbox claim is keyed by the event id under this subscriber's task name (the consumer): another
     // subscriber of the same event claims separately, a redelivery to this one is skipped.
     ...(options.session ? { session: true, idempotentOn: (payload: EventJSON) => payload.id } : {}),

@@ -28,6 +28,11 @@ export interface MetricSources {
   outbox: () => Promise<OutboxHealth> | null;
   scheduler: () => SchedulerStatus | null;
   events: () => Promise<EventsHealth> | null;
+  /**
+   * A service with several named queues (docs/queues.md): each one's depths under its own `queue` label (the
+   * backend's name for it, so the default queue's series keep theirs). Null or one entry: the sources above.
+   */
+  queues?: () => ReadonlyArray<{ label: string; depths(): Promise<Depths>; depthsByTask(): Promise<TaskDepths>; tasks: readonly string[] }> | null;
 }
 
 export interface JfastMetrics extends AttemptObserver {
@@ -97,20 +102,34 @@ export function createMetrics(params: { service: string; queue: string; sources:
     labelNames: ["queue", "backend", "task", "state"],
     registers: [registry],
     async collect() {
-      const pending = sources.depthsByTask();
-      if (!pending) return;
+      const named = sources.queues?.() ?? null;
+      const queues =
+        named && named.length > 1
+          ? named
+          : [{ label: params.queue, depths: () => sources.depths(), depthsByTask: () => sources.depthsByTask(), tasks: sources.tasks() }];
       const backend = sources.backend() ?? "unknown";
-      const byTask = await pending.catch(async (error: unknown) => {
-        if ((error as { code?: unknown }).code !== "NOT_SUPPORTED") throw error;
-        const totals = await sources.depths();
-        return totals ? { tasks: { "": totals }, exact: true } : null;
-      });
+      const counted = await Promise.all(
+        queues.map(async (queue) => {
+          const pending = queue.depthsByTask();
+          if (!pending) return null;
+          const byTask = await pending.catch(async (error: unknown) => {
+            if ((error as { code?: unknown }).code !== "NOT_SUPPORTED") throw error;
+            const totals = await queue.depths();
+            return totals ? { tasks: { "": totals }, exact: true } : null;
+          });
+          return { queue, byTask };
+        }),
+      );
+      if (counted.every((c) => c === null)) return;
       this.reset();
-      if (!byTask) return;
-      const tasks = { ...(byTask.tasks[""] ? {} : Object.fromEntries(sources.tasks().map((t) => [t, ZERO_DEPTHS]))), ...byTask.tasks };
-      for (const [task, depths] of Object.entries(tasks)) {
-        for (const state of ["ready", "scheduled", "running", "dead"] as const) {
-          this.set({ queue: params.queue, backend, task, state }, depths[state]);
+      for (const entry of counted) {
+        if (!entry?.byTask) continue;
+        const { queue, byTask } = entry;
+        const tasks = { ...(byTask.tasks[""] ? {} : Object.fromEntries(queue.tasks.map((t) => [t, ZERO_DEPTHS]))), ...byTask.tasks };
+        for (const [task, depths] of Object.entries(tasks)) {
+          for (const state of ["ready", "scheduled", "running", "dead"] as const) {
+            this.set({ queue: queue.label, backend, task, state }, depths[state]);
+          }
         }
       }
     },

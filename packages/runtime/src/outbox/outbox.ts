@@ -8,7 +8,7 @@ import type { DatabaseProvider } from "../database/database-provider.js";
 import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
+import { groupByQueue, type QueueProvider } from "../queue/queue-provider.js";
 import { outboxChannel } from "./channel.js";
 import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
@@ -18,6 +18,21 @@ import type { RelayStatus } from "./relay.js";
 /** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
 export interface TransactionalEnqueue {
   enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<{ inserted: string[] }>;
+}
+
+/**
+ * Writes prepared jobs in the caller's transaction, each into its task's named queue (docs/queues.md), for a
+ * queue whose backend supports it (`supportsTransactionalEnqueue(queue.backend)`). One statement at a time:
+ * one transaction, one connection.
+ */
+export async function enqueueWithinQueues(queue: QueueProvider, executor: SqlExecutor, jobs: Job[]): Promise<{ inserted: string[] }> {
+  if (queue.queues.size === 1 && supportsTransactionalEnqueue(queue.backend)) return queue.backend.enqueueWithin({ executor, jobs });
+  const inserted: string[] = [];
+  for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
+    // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
+    if (supportsTransactionalEnqueue(named.backend)) inserted.push(...(await named.backend.enqueueWithin({ executor, jobs: group })).inserted);
+  }
+  return { inserted };
 }
 
 export function supportsTransactionalEnqueue(backend: unknown): backend is TransactionalEnqueue {
@@ -68,7 +83,7 @@ export function createOutbox(params: {
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
         // Same database: the job row itself is written in the caller's transaction.
-        return queue.backend.enqueueWithin({ executor, jobs });
+        return enqueueWithinQueues(queue, executor, jobs);
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({

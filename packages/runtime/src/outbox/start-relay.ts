@@ -4,7 +4,7 @@ import type { JfastConfig } from "../config/load-config.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import type { EventsBus } from "../kafka/events-bus.js";
 import type { Logger } from "../observability/logger.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
+import { groupByQueue, type QueueProvider } from "../queue/queue-provider.js";
 import { outboxChannel } from "./channel.js";
 import { OutboxRelay } from "./relay.js";
 
@@ -34,7 +34,8 @@ export async function startOutboxRelay(params: {
         const queue = params.queue();
         // Enqueue of an id the backend already holds is a no-op (the QueueBackend protocol): a row sent
         // twice (a retry after a timeout, a relay that vanished mid-send) is one job where the backend can tell.
-        return queue ? { name: queue.name, enqueue: (jobs: Job[]) => queue.backend.enqueue({ jobs }) } : null;
+        // The row names the service's queue; each job goes to its task's named queue (docs/queues.md).
+        return queue ? { name: queue.name, enqueue: (jobs: Job[]) => (queue.queues.size === 1 ? queue.backend.enqueue({ jobs }) : enqueueByQueue(queue, jobs)) } : null;
       },
       bus() {
         const events = params.events();
@@ -44,4 +45,8 @@ export async function startOutboxRelay(params: {
   });
   await relay.start();
   return relay;
+}
+
+async function enqueueByQueue(queue: QueueProvider, jobs: Job[]): Promise<void> {
+  await Promise.all([...groupByQueue(jobs, queue.queueOf)].map(([named, group]) => named.backend.enqueue({ jobs: group })));
 }

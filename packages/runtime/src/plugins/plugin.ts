@@ -20,7 +20,8 @@ export interface Running {
   /** null when neither an OTLP endpoint nor a span exporter is given: no tracer is built. */
   telemetry: Telemetry | null;
   database: DatabaseProvider;
-  queue: { provider: QueueProvider; control: QueueControl };
+  /** `control` is the default queue's; `controls` every named queue's, by name (docs/queues.md). */
+  queue: { provider: QueueProvider; control: QueueControl; controls: ReadonlyMap<string, QueueControl> };
   outbox: Outbox;
   /** The plain bus: the relay and the health checks use it; services get the traced one as "events". */
   events: KafkaBus;

@@ -1,4 +1,7 @@
-import type { JfastConfig } from "../config/load-config.js";
+import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
+import { DEFAULT_QUEUE } from "../core/named-queue.js";
+import type { TaskRegistry } from "../core/registry.js";
+import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
@@ -17,7 +20,7 @@ export function queuePlugin(): Plugin<"queue"> {
     provides: ["queue"],
     enabled: ({ config }) => config.queue !== null,
     check({ config, registry }) {
-      if (config.queue) return;
+      if (config.queue) return checkTaskQueues(config, registry);
       const subscribers = registry.all().filter((t) => t.kind === "subscriber");
       if (subscribers.length > 0) {
         // Local events are delivered as jobs: without a queue a published event would reach nobody.
@@ -50,9 +53,28 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       const foreignTasks = new Set(Object.values(contracts?.services ?? {}).flatMap((s) => s.tasks));
       const database = get("database");
-      const backend = given ?? (await buildBackend(config, database, logger));
-      await backend.setup();
-      const control = await openQueueControl({ backend, database, queue: queueConfig.name, logger });
+      // One backend instance per named queue, over the same store (core/named-queue.ts); `default` first.
+      const opened: { config: NamedQueueConfig; backend: QueueBackend; control: QueueControl }[] = [];
+      try {
+        for (const named of queueConfig.queues) {
+          const backend = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named.backendName, database, logger);
+          try {
+            await backend.setup();
+            opened.push({ config: named, backend, control: await openQueueControl({ backend, database, queue: named.backendName, logger }) });
+          } catch (error) {
+            await backend.close().catch(() => undefined);
+            throw error;
+          }
+        }
+      } catch (error) {
+        // The queues opened so far close again: a failed start leaves no connection behind.
+        for (const q of opened) {
+          await q.control.close().catch(() => undefined);
+          await q.backend.close().catch(() => undefined);
+        }
+        throw error;
+      }
+      const [{ backend, control }] = opened as [(typeof opened)[number], ...typeof opened];
       const provider = createQueueProvider({
         backend,
         name: queueConfig.name,
@@ -62,22 +84,48 @@ export function queuePlugin(): Plugin<"queue"> {
         pauses: control.pauses,
         throughput: control.throughput,
         foreignTasks,
+        namedQueues: opened.slice(1).map((q) => ({
+          name: q.config.name,
+          backendName: q.config.backendName,
+          backend: q.backend,
+          pauses: q.control.pauses,
+          throughput: q.control.throughput,
+          maxAttempts: q.config.maxAttempts,
+        })),
       });
       get("telemetry")?.instrumentQueue(provider);
       provide("queue", provider);
-      running = { provider, control };
+      running = { provider, control, controls: new Map(opened.map((q) => [q.config.name, q.control])) };
       return running;
     },
     async stop() {
-      await running?.control.close();
-      await running?.provider.backend.close();
+      for (const control of running?.controls.values() ?? []) await control.close();
+      for (const queue of running?.provider.queues.values() ?? []) await queue.backend.close();
       running = null;
     },
   };
 }
 
-async function buildBackend(config: JfastConfig, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
-  const queue = config.queue!;
+/**
+ * Every task names a declared queue: a typo in `queue: "meda"` would otherwise put jobs where no worker runs
+ * them. Caught at start-up, in the API and the worker alike.
+ */
+function checkTaskQueues(config: JfastConfig, registry: TaskRegistry): void {
+  const declared = new Set(config.queue!.queues.map((q) => q.name));
+  for (const task of registry.all()) {
+    const queue = task.options.queue;
+    if (queue === undefined || declared.has(queue)) continue;
+    throw new ConfigError(`task "${task.name}" runs on queue "${queue}", which ${config.file} does not declare`, {
+      code: "QUEUE_UNDECLARED",
+      hint: `add [queues.${queue}] with concurrency = <n> to jfast.toml, or use one of its queues: ${[...declared].join(", ")}`,
+      docs: "jfast docs queues#configuration",
+    });
+  }
+}
+
+/** The backend of one named queue: `name` is what the backend calls it (NamedQueueConfig.backendName). */
+async function buildBackend(config: JfastConfig, name: string, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
+  const queue = { ...config.queue!, name };
   switch (queue.backend) {
     case "memory": {
       const { createMemoryBackend } = await import("../backends/memory/memory-backend.js");

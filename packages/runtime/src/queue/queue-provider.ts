@@ -1,15 +1,40 @@
 import { Job } from "../core/job.js";
 import type { CancelResult, Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
+import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { PausedTasks } from "./paused-tasks.js";
 import type { ThroughputRecorder } from "./throughput-recorder.js";
 
+/** One named queue of the service (docs/queues.md): its own backend instance, paused tasks and throughput. */
+export interface NamedQueue {
+  /** "default", or the `<name>` of `[queues.<name>]`. */
+  readonly name: string;
+  /** The backend's name for it: `[plugin.queue] name` for `default`, `<that>:<name>` otherwise. */
+  readonly backendName: string;
+  readonly backend: QueueBackend;
+  readonly pauses: PausedTasks | null;
+  readonly throughput: ThroughputRecorder | null;
+  /** `[queues.<name>] max_attempts`, else `[plugin.queue] max_attempts`. */
+  readonly maxAttempts: number;
+}
+
 /** `jfast.require("queue")`: enqueue outside any transaction (commits on its own). */
 export interface QueueProvider {
+  /** The `default` queue's backend (every queue's: `queues`). */
   readonly backend: QueueBackend;
+  /** `[plugin.queue] name`: what the backend calls the `default` queue. */
   readonly name: string;
+  /** Every named queue of the service, `default` first (docs/queues.md). */
+  readonly queues: ReadonlyMap<string, NamedQueue>;
+  /** The named queue a task's jobs go to (its `queue` option; `default` for a task of another service). */
+  queueOf(task: string): NamedQueue;
+  /** A named queue by name; throws QUEUE_UNKNOWN naming the declared ones. */
+  queue(name: string): NamedQueue;
+  /** Depths of each named queue, by name. */
+  depthsByQueue(): Promise<Record<string, Depths>>;
   enqueue(job: Job | Job[]): Promise<EnqueueResult>;
+  /** Depths of all the named queues together. */
   depths(): Promise<Depths>;
   /**
    * Cancels a job (docs/tasks.md#cancelling-a-job): a waiting one never runs; a running one's handler sees its
@@ -36,9 +61,21 @@ export function createQueueProvider(params: {
   throughput?: ThroughputRecorder | null;
   /** Tasks of other services this one may enqueue (contracts.toml `[services.<name>] tasks`). */
   foreignTasks?: ReadonlySet<string>;
+  /** The named queues besides `default` (whose backend, pauses and throughput are the ones above). */
+  namedQueues?: readonly NamedQueue[];
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const foreign = params.foreignTasks ?? new Set<string>();
+  const defaultQueue: NamedQueue = {
+    name: DEFAULT_QUEUE,
+    backendName: params.name,
+    backend,
+    pauses: params.pauses ?? null,
+    throughput: params.throughput ?? null,
+    maxAttempts: defaultMaxAttempts,
+  };
+  const queues = new Map<string, NamedQueue>([[DEFAULT_QUEUE, defaultQueue], ...(params.namedQueues ?? []).map((q) => [q.name, q] as const)]);
+  const queueOf = (task: string): NamedQueue => queues.get(registry.get(task)?.options.queue ?? DEFAULT_QUEUE) ?? defaultQueue;
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {
       throw new TypeError("enqueue(job) takes a Job: enqueue(new Job({ task: \"invoice.send_email\", payload }))");
@@ -46,7 +83,7 @@ export function createQueueProvider(params: {
     // Refused now rather than dead-lettered on its first claim, far from the typo that made it.
     if (!registry.get(job.task) && !foreign.has(job.task)) throw unknownTask(job.task, registry);
     if (maxPayloadBytes !== undefined) checkPayloadSize(job, maxPayloadBytes);
-    job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? defaultMaxAttempts;
+    job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? (queues.size === 1 ? defaultMaxAttempts : queueOf(job.task).maxAttempts);
     return job;
   };
   return {
@@ -54,15 +91,71 @@ export function createQueueProvider(params: {
     name: params.name,
     pauses: params.pauses ?? null,
     throughput: params.throughput ?? null,
+    queues,
+    queueOf,
+    queue: (name) => namedQueue(queues, name),
     prepare,
     // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
     async enqueue(job) {
       const jobs = (Array.isArray(job) ? job : [job]).map(prepare);
-      return backend.enqueue({ jobs });
+      // One queue (every service that declares none): straight to its backend, as before named queues.
+      if (queues.size === 1) return backend.enqueue({ jobs });
+      const results = await Promise.all([...groupByQueue(jobs, queueOf)].map(([queue, group]) => queue.backend.enqueue({ jobs: group })));
+      return { inserted: results.flatMap((r) => r.inserted) };
     },
-    depths: () => backend.depths(),
-    cancel: (id) => backend.cancel({ id }),
+    async depths() {
+      if (queues.size === 1) return backend.depths();
+      return sumDepths(await Promise.all([...queues.values()].map((q) => q.backend.depths())));
+    },
+    async depthsByQueue() {
+      const entries = await Promise.all([...queues.values()].map(async (q) => [q.name, await q.backend.depths()] as const));
+      return Object.fromEntries(entries);
+    },
+    cancel: (id) => (queues.size === 1 ? backend.cancel({ id }) : cancelInAnyQueue(queues, id)),
   };
+}
+
+/** Jobs by the named queue of their task, each group in the order given. */
+export function groupByQueue(jobs: readonly Job[], queueOf: (task: string) => NamedQueue): Map<NamedQueue, Job[]> {
+  const groups = new Map<NamedQueue, Job[]>();
+  for (const job of jobs) {
+    const queue = queueOf(job.task);
+    const group = groups.get(queue);
+    if (group) group.push(job);
+    else groups.set(queue, [job]);
+  }
+  return groups;
+}
+
+function namedQueue(queues: ReadonlyMap<string, NamedQueue>, name: string): NamedQueue {
+  const queue = queues.get(name);
+  if (queue) return queue;
+  throw new JfastError(`this service has no queue named "${name}"`, {
+    code: "QUEUE_UNKNOWN",
+    hint: `its queues are ${[...queues.keys()].join(", ")}; declare another as [queues.${name}] in jfast.toml`,
+    docs: "jfast docs queues#configuration",
+  });
+}
+
+function sumDepths(all: readonly Depths[]): Depths {
+  const sum: Depths = { ready: 0, scheduled: 0, running: 0, dead: 0 };
+  for (const d of all) {
+    sum.ready += d.ready;
+    sum.scheduled += d.scheduled;
+    sum.running += d.running;
+    sum.dead += d.dead;
+  }
+  return sum;
+}
+
+/**
+ * An id names no queue, so each is asked (cancelling is rare). A backend that finds the job answers with its
+ * state; one that cannot look a waiting job up (RabbitMQ recording cancellations) answers `cancelled` for any
+ * id, which is right for the queue that holds it and harmless for the others.
+ */
+async function cancelInAnyQueue(queues: ReadonlyMap<string, NamedQueue>, id: string): Promise<CancelResult> {
+  const results = await Promise.all([...queues.values()].map((q) => q.backend.cancel({ id })));
+  return results.find((r) => r.cancelled) ?? results.find((r) => r.state !== null) ?? { cancelled: false, state: null };
 }
 
 /** The same refusal as `jfast jobs enqueue`: this service declares no such task, nor contracts.toml another's. */

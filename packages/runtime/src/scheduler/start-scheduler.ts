@@ -3,7 +3,7 @@ import type { TaskRegistry } from "../core/registry.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import { supportsTransactionalEnqueue } from "../outbox/outbox.js";
+import { enqueueWithinQueues, supportsTransactionalEnqueue } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { collectSchedules } from "./schedule.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
@@ -61,7 +61,8 @@ async function createStore(params: { config: JfastConfig; queue: QueueProvider; 
       return createPostgresScheduleStore({
         db: database.sql,
         enqueue,
-        enqueueWithin: within ? (executor, jobs) => within.enqueueWithin({ executor, jobs: jobs.map(queue.prepare) }) : undefined,
+        // Each tick's job into its task's named queue (docs/queues.md).
+        enqueueWithin: within ? (executor, jobs) => enqueueWithinQueues(queue, executor, jobs.map(queue.prepare)) : undefined,
       });
     }
   }

@@ -1,4 +1,7 @@
-import type { JfastConfig } from "../config/load-config.js";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
+import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { AppContext } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
@@ -7,14 +10,21 @@ import type { JfastMetrics } from "../observability/metrics.js";
 import type { PluginRegistry } from "../plugins/plugin-registry.js";
 import { createTaskExecutor } from "./execute-task.js";
 import { Worker } from "./worker.js";
+import { groupWorkers, type AppWorker } from "./worker-group.js";
 
 export interface AppWorkerOptions {
+  /** The `default` queue's slots (default `[plugin.queue] concurrency`); a named queue has its own `concurrency`. */
   concurrency?: number;
+  /** The named queues to run (`jfast worker --queues email,media`); default every one not `paused` in jfast.toml. */
+  queues?: readonly string[];
   workerId?: string;
   prefetch?: number;
 }
 
-/** `jfast.createWorker()`: a worker over the started queue, running this app's tasks (what `jfast worker` runs). */
+/**
+ * `jfast.createWorker()`: workers over the started queue, running this app's tasks (what `jfast worker` runs):
+ * one Worker per named queue it runs, each with its queue's slots, lease and attempts (docs/queues.md#workers).
+ */
 export function createAppWorker(params: {
   config: JfastConfig;
   registry: TaskRegistry;
@@ -23,7 +33,7 @@ export function createAppWorker(params: {
   logger: Logger;
   metrics: JfastMetrics;
   options: AppWorkerOptions;
-}): Worker {
+}): AppWorker {
   const { config, registry, plugins, logger, options } = params;
   const queue = plugins.get("queue");
   if (!queue || !config.queue) {
@@ -33,26 +43,68 @@ export function createAppWorker(params: {
       docs: "jfast docs worker",
     });
   }
+  const queueConfig = config.queue;
   const executeAttempt = createTaskExecutor({ context: params.context, database: () => plugins.get("database"), logger });
   const telemetry = plugins.get("telemetry");
-  return new Worker({
-    backend: queue.provider.backend,
-    lookup: (name) => registry.get(name),
-    execute: telemetry ? telemetry.wrapExecute(executeAttempt, config.queue.name) : executeAttempt,
-    logger,
-    concurrency: options.concurrency ?? config.queue.concurrency,
-    // Claims go in batches sized to the rate jobs finish at, unless a fixed prefetch is given (here, else
-    // [plugin.queue] prefetch); a backend whose broker pushes ahead (RabbitMQ) gets no buffer either way.
-    ...fixedPrefetch(options.prefetch ?? config.queue.prefetch),
-    leaseMs: config.queue.visibilityTimeoutMs,
-    backoffBaseMs: config.queue.backoffBaseMs,
-    pollIntervalMs: config.queue.pollIntervalMs,
-    defaultMaxAttempts: config.queue.maxAttempts,
-    maxSnoozes: config.queue.maxSnoozes,
-    observer: queue.control.observe(params.metrics),
-    ...(queue.provider.pauses ? { paused: queue.provider.pauses } : {}),
-    ...(options.workerId ? { workerId: options.workerId } : {}),
+  const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const workers = new Map<string, Worker>();
+  for (const named of selectQueues(queueConfig.queues, options.queues, logger)) {
+    const { backend, pauses } = queue.provider.queue(named.name);
+    const concurrency = named.name === DEFAULT_QUEUE ? (options.concurrency ?? named.concurrency) : named.concurrency;
+    workers.set(
+      named.name,
+      new Worker({
+        backend,
+        lookup: (name) => registry.get(name),
+        execute: telemetry ? telemetry.wrapExecute(executeAttempt, named.backendName) : executeAttempt,
+        logger: named.name === DEFAULT_QUEUE ? logger : withQueueField(logger, named.name),
+        concurrency,
+        // Claims go in batches sized to the rate jobs finish at, unless a fixed prefetch is given (here, else
+        // [plugin.queue] prefetch); a backend whose broker pushes ahead (RabbitMQ) gets no buffer either way.
+        ...fixedPrefetch(options.prefetch ?? queueConfig.prefetch),
+        leaseMs: named.visibilityTimeoutMs,
+        backoffBaseMs: queueConfig.backoffBaseMs,
+        pollIntervalMs: queueConfig.pollIntervalMs,
+        defaultMaxAttempts: named.maxAttempts,
+        maxSnoozes: queueConfig.maxSnoozes,
+        observer: (queue.controls.get(named.name) ?? queue.control).observe(params.metrics),
+        ...(pauses ? { paused: pauses } : {}),
+        workerId: id,
+      }),
+    );
+  }
+  return groupWorkers({ id, workers });
+}
+
+/** The queues a worker runs: those named (each must be declared), else every one not paused in jfast.toml. */
+function selectQueues(queues: readonly NamedQueueConfig[], named: readonly string[] | undefined, logger: Logger): NamedQueueConfig[] {
+  if (named === undefined) {
+    const paused = queues.filter((q) => q.paused);
+    if (paused.length > 0) logger.info("not running paused queues", { queues: paused.map((q) => q.name) });
+    return queues.filter((q) => !q.paused);
+  }
+  return [...new Set(named)].map((name) => {
+    const queue = queues.find((q) => q.name === name);
+    if (!queue) {
+      throw new JfastError(`this service has no queue named "${name}"`, {
+        code: "QUEUE_UNKNOWN",
+        hint: `its queues are ${queues.map((q) => q.name).join(", ")}; declare another as [queues.${name}] in jfast.toml`,
+        docs: "jfast docs queues#workers",
+      });
+    }
+    return queue;
   });
+}
+
+/** A named queue's worker logs which queue it speaks of. */
+function withQueueField(logger: Logger, queue: string): Logger {
+  const add = (fields?: Record<string, unknown>) => ({ queue, ...fields });
+  return {
+    debug: (message, fields) => logger.debug(message, add(fields)),
+    info: (message, fields) => logger.info(message, add(fields)),
+    warn: (message, fields) => logger.warn(message, add(fields)),
+    error: (message, fields) => logger.error(message, add(fields)),
+  };
 }
 
 /** A fixed worker prefetch, or nothing for the adaptive one. */

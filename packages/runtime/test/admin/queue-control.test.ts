@@ -40,7 +40,9 @@ describe("postgres: admin queues, pause and resume", () => {
     expect(data).toMatchObject({ enabled: true, countsAre: "exact", countsUnavailableReason: null, pauseSupported: true, pauseUnsupportedReason: null, pauseStore: "sql" });
     const byTask = Object.fromEntries(data.tasks.map((t: { task: string }) => [t.task, t]));
     expect(Object.keys(byTask)).toEqual(["billing.charge", "billing.record", "billing.send_receipt", "receipt.registered->alert.checkBudget"]);
-    expect(byTask["billing.charge"]).toEqual({ task: "billing.charge", module: null, ready: 0, scheduled: 0, running: 0, dead: 2, paused: false, pausedAt: null, pausedBy: null });
+    expect(byTask["billing.charge"]).toEqual({ task: "billing.charge", queue: "default", module: null, ready: 0, scheduled: 0, running: 0, dead: 2, paused: false, pausedAt: null, pausedBy: null });
+    // One queue, `default`, with the depths of all its tasks (docs/queues.md#admin-api).
+    expect(data.queues).toEqual([expect.objectContaining({ name: "default", dead: 2, scheduled: 2, concurrency: expect.any(Number), pausedInConfig: false, pausedTasks: 0 })]);
     expect(byTask["billing.record"]).toMatchObject({ scheduled: 2, dead: 0 });
     expect(byTask["billing.send_receipt"]).toMatchObject({ ready: 0, scheduled: 0, running: 0, dead: 0 });
     expect(byTask["receipt.registered->alert.checkBudget"]).toMatchObject({ module: "alert" });

@@ -15,6 +15,15 @@ export interface BackendFactory {
    * store); absent means the backend's own store, else memory.
    */
   create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void>; pauses?: PauseStore }>;
+  /**
+   * One service's named queues (docs/queues.md): a backend per name, as plugins/queue.ts opens them (the
+   * backend name from `backendQueueName`), all over one store. `pauses` as in `create`, per queue.
+   */
+  createQueues?(names: readonly string[]): Promise<{
+    backends: Record<string, QueueBackend>;
+    pauses?: Record<string, PauseStore>;
+    cleanup(): Promise<void>;
+  }>;
   /** Capabilities that are genuinely different per backend (never used to skip the contract). */
   /** Lease granularity: rabbitmq and redis round to whole units; the suite waits this much past a lease. */
   leaseSlackMs?: number;

@@ -4,6 +4,7 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -13,6 +14,12 @@ const memory: BackendFactory = {
     await backend.setup();
     return { backend, cleanup: () => backend.close() };
   },
+  /** One memory backend per named queue: the structures of one queue are its own. */
+  async createQueues(names) {
+    const backends = Object.fromEntries(names.map((name) => [name, createMemoryBackend()]));
+    for (const backend of Object.values(backends)) await backend.setup();
+    return { backends, cleanup: async () => void (await Promise.all(Object.values(backends).map((b) => b.close()))) };
+  },
 };
 
 describeProtocol(memory);
@@ -20,3 +27,4 @@ describeListing(memory);
 describeWorker(memory);
 describeOutcomes(memory);
 describeCancellation(memory);
+describeQueues(memory);

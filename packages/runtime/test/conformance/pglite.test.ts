@@ -9,6 +9,8 @@ import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
+import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
 
 /**
@@ -54,6 +56,27 @@ const pglite: BackendFactory = {
       },
     };
   },
+  /** The service's named queues: rows of one jfast_jobs table, each queue's under its own `queue` value. */
+  async createQueues(names) {
+    const client = await sharedPglite();
+    const schema = `jfast_conformance_${++counter}`;
+    await client.exec(`SET search_path TO ${schema}, public`);
+    const db = wrapPglite(client);
+    await migrate({ db, schema });
+    const entries = names.map((name) => {
+      const queue = backendQueueName("jfast.jobs", name);
+      return { name, queue, backend: createPostgresBackend({ db, schema, queue }) };
+    });
+    for (const e of entries) await e.backend.setup();
+    return {
+      backends: Object.fromEntries(entries.map((e) => [e.name, e.backend])),
+      pauses: Object.fromEntries(entries.map((e) => [e.name, createSqlPauseStore({ db, queue: e.queue })])),
+      async cleanup() {
+        for (const e of entries) await e.backend.close();
+        await client.exec(`DROP SCHEMA ${schema} CASCADE`);
+      },
+    };
+  },
 };
 
 describeProtocol(pglite);
@@ -61,3 +84,4 @@ describeListing(pglite);
 describeWorker(pglite);
 describeOutcomes(pglite);
 describeCancellation(pglite);
+describeQueues(pglite);

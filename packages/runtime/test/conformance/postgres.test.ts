@@ -3,8 +3,11 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
+import { backendQueueName } from "../../src/core/named-queue.js";
+import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import type { BackendFactory } from "./harness.js";
-import { openTestBackend } from "../postgres/pg-test-env.js";
+import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 
 /** The shared suite on the real PostgreSQL server, in a fresh schema per test. */
@@ -15,6 +18,24 @@ const postgres: BackendFactory = {
     const { backend, cleanup, database } = await openTestBackend();
     return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };
   },
+  /** The service's named queues: rows of one jfast_jobs table, each queue's under its own `queue` value. */
+  async createQueues(names) {
+    const { backend, cleanup, database, schema } = await openTestBackend();
+    const entries = names.map((name) => {
+      const queue = backendQueueName("jfast.jobs", name);
+      const own = queue === "jfast.jobs" ? backend : createPostgresBackend({ db: database.sql, schema, queue, logger: silentLogger });
+      return { name, queue, backend: own };
+    });
+    for (const e of entries) await e.backend.setup();
+    return {
+      backends: Object.fromEntries(entries.map((e) => [e.name, e.backend])),
+      pauses: Object.fromEntries(entries.map((e) => [e.name, createSqlPauseStore({ db: database.sql, queue: e.queue })])),
+      async cleanup() {
+        for (const e of entries) if (e.backend !== backend) await e.backend.close();
+        await cleanup();
+      },
+    };
+  },
 };
 
 describeProtocol(postgres);
@@ -22,6 +43,7 @@ describeListing(postgres);
 describeWorker(postgres);
 describeOutcomes(postgres);
 describeCancellation(postgres);
+describeQueues(postgres);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

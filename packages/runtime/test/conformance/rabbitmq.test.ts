@@ -3,6 +3,8 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
+import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
@@ -26,6 +28,19 @@ const rabbitmq: BackendFactory = {
       },
     };
   },
+  /** The service's named queues: a broker queue each, with its own delay cascade and `.dead`. */
+  async createQueues(names) {
+    const base = uniqueQueue("conformance");
+    const queues = names.map((name) => ({ name, queue: backendQueueName(base, name) }));
+    const backends = Object.fromEntries(await Promise.all(queues.map(async (q) => [q.name, await openBackend(q.queue)] as const)));
+    return {
+      backends,
+      async cleanup() {
+        for (const backend of Object.values(backends)) await backend.close();
+        for (const q of queues) await dropQueue(q.queue);
+      },
+    };
+  },
 };
 
 describeProtocol(rabbitmq);
@@ -33,6 +48,7 @@ describeListing(rabbitmq);
 describeWorker(rabbitmq);
 describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);
+describeQueues(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({

@@ -1,6 +1,8 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
+import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 import { redisCluster } from "../redis/redis-cluster-env.js";
@@ -21,8 +23,22 @@ const factory: BackendFactory = {
       },
     };
   },
+  /** The service's named queues: each under its own hash tag, `{<base>:<name>}` (the default's is `{<base>}`). */
+  async createQueues(names) {
+    const base = uniqueQueue("conformance");
+    const queues = names.map((name) => ({ name, queue: backendQueueName(base, name) }));
+    const backends = Object.fromEntries(await Promise.all(queues.map(async (q) => [q.name, await openBackend(q.queue, {}, cluster)] as const)));
+    return {
+      backends,
+      async cleanup() {
+        for (const backend of Object.values(backends)) await backend.close();
+        for (const q of queues) await dropQueue(q.queue, undefined, cluster);
+      },
+    };
+  },
 };
 
 describeProtocol(factory);
 describeListing(factory);
 describeWorker(factory);
+describeQueues(factory);

@@ -3,6 +3,8 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeQueues } from "./queues.js";
+import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 
@@ -20,6 +22,19 @@ const redis: BackendFactory = {
       },
     };
   },
+  /** The service's named queues: each under its own hash tag, `{<base>:<name>}` (the default's is `{<base>}`). */
+  async createQueues(names) {
+    const base = uniqueQueue("conformance");
+    const queues = names.map((name) => ({ name, queue: backendQueueName(base, name) }));
+    const backends = Object.fromEntries(await Promise.all(queues.map(async (q) => [q.name, await openBackend(q.queue)] as const)));
+    return {
+      backends,
+      async cleanup() {
+        for (const backend of Object.values(backends)) await backend.close();
+        for (const q of queues) await dropQueue(q.queue);
+      },
+    };
+  },
 };
 
 describeProtocol(redis);
@@ -27,3 +42,4 @@ describeListing(redis);
 describeWorker(redis);
 describeOutcomes(redis);
 describeCancellation(redis);
+describeQueues(redis);

@@ -7,7 +7,7 @@ import type { Job } from "../../src/core/job.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
-import type { Worker } from "../../src/worker/worker.js";
+import type { AppWorker as Worker } from "../../src/worker/worker-group.js";
 import type { AdminBackendSetup } from "../admin/admin-harness.js";
 
 export const VIEWER = "fuzz-viewer-token-0123456789abcdef";

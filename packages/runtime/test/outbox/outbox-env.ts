@@ -8,7 +8,7 @@ import type { EventHandlerDefinition } from "../../src/kafka/on.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
-import type { Worker } from "../../src/worker/worker.js";
+import type { AppWorker as Worker } from "../../src/worker/worker-group.js";
 import { copyFixture, sleep, withAdmin, PG_URL } from "../postgres/pg-test-env.js";
 
 export interface Run {

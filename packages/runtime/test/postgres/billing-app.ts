@@ -1,5 +1,5 @@
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
-import type { Worker } from "../../src/worker/worker.js";
+import type { AppWorker as Worker } from "../../src/worker/worker-group.js";
 import { copyFixture, dropSchema, PG_URL, silentLogger, withAdmin } from "./pg-test-env.js";
 
 /**

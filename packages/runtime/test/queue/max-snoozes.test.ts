@@ -8,7 +8,7 @@ import { Job } from "../../src/core/job.js";
 import { snooze } from "../../src/core/outcome.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
-import type { Worker } from "../../src/worker/worker.js";
+import type { AppWorker as Worker } from "../../src/worker/worker-group.js";
 
 /** `[plugin.queue] max_snoozes` reaches the worker a service builds, and queue.cancel reaches the backend. */
 describe("a service's snooze limit and queue.cancel", () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, type DeadFilter } from "../dead-scan.js";
 import { backendCall, requireQueue } from "../queue-access.js";
+import { queueInput, queueScope } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { deadLetterView, type DeadLetterView } from "../views.js";
 import type { AdminContext } from "../trpc.js";
@@ -9,6 +10,7 @@ import { auditedCall, recordAudit } from "../audit-call.js";
 import { MAX_RUNNING_REPLAYS, replaysBusy, type ReplayView } from "../replays.js";
 import { TRPCError } from "@trpc/server";
 import type { JfastError } from "../../errors/jfast-error.js";
+import type { QueueProvider } from "../../queue/queue-provider.js";
 
 const filterSchema = z
   .strictObject({
@@ -51,9 +53,10 @@ export interface ErrorGroupView {
 export const deadLettersRouter = router({
   /** Newest death first, cursor-paginated, filtered by task, tenant, error text or error group. */
   list: viewerProcedure
-    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), cursor: cursorSchema, filter: filterSchema }).prefault({}))
+    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), cursor: cursorSchema, filter: filterSchema, queue: queueInput }).prefault({}))
     .query(async ({ ctx, input }): Promise<DeadLetterPage> => {
-      const queue = ctx.sources.queue();
+      const service = ctx.sources.queue();
+      const queue = service && queueScope(service, input.queue);
       if (!queue) return { enabled: false, items: [], nextCursor: null, scanned: 0, budgetReached: false };
       const result = await backendCall(queue, "listing dead letters", () =>
         scanDead(queue.backend, { filter: input.filter, offset: Number(input.cursor ?? 0), want: input.limit, redaction: ctx.sources.redaction }),
@@ -68,8 +71,9 @@ export const deadLettersRouter = router({
     }),
 
   /** Dead letters grouped by error class and normalised message, over the newest SCAN_BUDGET dead letters. */
-  groups: viewerProcedure.input(z.strictObject({ filter: filterSchema }).optional()).query(async ({ ctx, input }) => {
-    const queue = ctx.sources.queue();
+  groups: viewerProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput }).optional()).query(async ({ ctx, input }) => {
+    const service = ctx.sources.queue();
+    const queue = service && queueScope(service, input?.queue);
     if (!queue) return { enabled: false, groups: [] as ErrorGroupView[], scanned: 0, budgetReached: false };
     const scan = await backendCall(queue, "grouping dead letters", () =>
       scanDead(queue.backend, { filter: input?.filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }),
@@ -96,8 +100,8 @@ export const deadLettersRouter = router({
   }),
 
   /** How many dead letters a bulk action with this filter would touch (shown before the action runs). */
-  preview: viewerProcedure.input(z.strictObject({ filter: filterSchema })).query(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
+  preview: viewerProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput })).query(async ({ ctx, input }) => {
+    const queue = queueScope(requireQueue(ctx.sources), input.queue);
     if (!hasFilter(input.filter)) {
       const depths = await backendCall(queue, "counting dead letters", () => queue.depths());
       return { count: depths.dead, exact: true };
@@ -108,21 +112,21 @@ export const deadLettersRouter = router({
     return { count: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
   }),
 
-  retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
+  retry: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
+    const queue = queueScope(requireQueue(ctx.sources), input.queue);
     return auditedCall(
       ctx,
-      { action: "deadLetters.retry", ids: input.ids, filter: null },
+      { action: "deadLetters.retry", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
       () => backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids })),
       (result) => counts({ retried: result.retried, missing: result.missing }),
     );
   }),
 
-  discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
+  discard: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
+    const queue = queueScope(requireQueue(ctx.sources), input.queue);
     return auditedCall(
       ctx,
-      { action: "deadLetters.discard", ids: input.ids, filter: null },
+      { action: "deadLetters.discard", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
       () => backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids })),
       (result) => counts({ discarded: result.discarded, missing: result.missing }),
     );
@@ -133,19 +137,22 @@ export const deadLettersRouter = router({
    * now, at `ratePerSecond`; follow it with deadLetters.replays. Audited when it starts and when it ends.
    */
   retryMatching: operatorProcedure
-    .input(z.strictObject({ filter: filterSchema, ratePerSecond: z.number().int().min(1).max(10_000).default(100) }))
+    .input(z.strictObject({ filter: filterSchema, ratePerSecond: z.number().int().min(1).max(10_000).default(100), queue: queueInput }))
     .mutation(async ({ ctx, input }) => {
-      const queue = requireQueue(ctx.sources);
+      const queue = queueScope(requireQueue(ctx.sources), input.queue);
       const filter = input.filter ?? {};
       if (ctx.sources.replays.running() >= MAX_RUNNING_REPLAYS) throw busy();
       const replay = await auditedCall(
         ctx,
-        { action: "deadLetters.retryMatching", ids: [], filter: input.filter ? { ...input.filter } : null },
+        { action: "deadLetters.retryMatching", ids: [], filter: auditFilter(input) },
         async () => {
           const counted = await countMatching(ctx, queue, filter);
           try {
             return ctx.sources.replays.start({
-              queue: () => ctx.sources.queue(),
+              queue: () => {
+                const service = ctx.sources.queue();
+                return service && queueScope(service, input.queue);
+              },
               filter,
               shownFilter: input.filter ? { ...input.filter } : null,
               total: counted.total,
@@ -174,12 +181,12 @@ export const deadLettersRouter = router({
   /** Replays started in this process, newest first, at most 20. */
   replays: viewerProcedure.query(({ ctx }): ReplayView[] => ctx.sources.replays.recent()),
 
-  discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
+  discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
+    const queue = queueScope(requireQueue(ctx.sources), input.queue);
     const outcome = await auditedCall(
       ctx,
-      { action: "deadLetters.discardMatching", ids: [], filter: input.filter ? { ...input.filter } : null },
-      () => bulk(ctx, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded)),
+      { action: "deadLetters.discardMatching", ids: [], filter: auditFilter(input) },
+      () => bulk(ctx, queue, input.filter, (ids) => queue.backend.discardDead(ids ? { ids } : { all: true }).then((r) => r.discarded)),
       (done) => ({ discarded: done.count, budgetReached: done.budgetReached }),
       (done) => done.ids,
     );
@@ -190,8 +197,7 @@ export const deadLettersRouter = router({
 type Ctx = AdminContext & { principal: AdminPrincipal };
 
 /** Without a filter the backend acts on all dead letters in one call; with one, on the matches read within the budget. */
-async function bulk(ctx: Ctx, filter: DeadFilter | undefined, act: (ids: string[] | null) => Promise<string[]>) {
-  const queue = requireQueue(ctx.sources);
+async function bulk(ctx: Ctx, queue: QueueProvider, filter: DeadFilter | undefined, act: (ids: string[] | null) => Promise<string[]>) {
   if (!hasFilter(filter)) {
     const ids = await backendCall(queue, "bulk action", () => act(null));
     return { ids, count: ids.length, budgetReached: false };
@@ -204,6 +210,12 @@ async function bulk(ctx: Ctx, filter: DeadFilter | undefined, act: (ids: string[
     if (i + REPLAY_BATCH < ids.length) await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return { ids: done, count: done.length, budgetReached: scan.budgetReached || scan.nextOffset !== null };
+}
+
+/** What the audit trail records of a bulk action's selection: its filter and the named queue it acted on. */
+function auditFilter(input: { filter?: DeadFilter | undefined; queue?: string | undefined }): Record<string, unknown> | null {
+  if (!input.filter && !input.queue) return null;
+  return { ...input.filter, ...(input.queue ? { queue: input.queue } : {}) };
 }
 
 function counts(outcome: Record<string, string[]>): Record<string, unknown> {

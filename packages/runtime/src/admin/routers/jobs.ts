@@ -6,6 +6,7 @@ import type { CancelResult, DeadJob } from "../../core/queue-backend.js";
 import { auditedCall } from "../audit-call.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
 import { backendCall, requireQueue } from "../queue-access.js";
+import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
 import { jobListingProcedures } from "./job-listing.js";
@@ -69,7 +70,7 @@ export const jobsRouter = router({
     .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobView | null; notFoundReason: string | null }> => {
       const queue = ctx.sources.queue();
       if (!queue) return { enabled: false, job: null, notFoundReason: null };
-      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id })).catch((error: unknown) => {
+      const info = await backendCall(queue, "reading the job", () => findJob(queue, input.id)).catch((error: unknown) => {
         // A broker that cannot look a waiting job up by id (RabbitMQ) says so instead of failing the call.
         if (causeCode(error) === "NOT_SUPPORTED") return (error as { cause?: Error }).cause?.message ?? (error as Error).message;
         throw error;
@@ -88,7 +89,7 @@ export const jobsRouter = router({
     const redact = ctx.sources.redaction;
 
     if (input.id) {
-      const info = await backendCall(queue, "reading the job", () => queue.backend.getJob({ id: input.id! })).catch((error: unknown) => {
+      const info = await backendCall(queue, "reading the job", () => findJob(queue, input.id!)).catch((error: unknown) => {
         if (causeCode(error) === "NOT_SUPPORTED") return undefined;
         throw error;
       });

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import type { Depths } from "../../core/queue-backend.js";
 import { MINUTE_MS } from "../../core/throughput.js";
+import { DEFAULT_QUEUE } from "../../core/named-queue.js";
 import { THROUGHPUT_FLUSH_MS } from "../../queue/throughput-recorder.js";
 import { backendCall } from "../queue-access.js";
+import { queueInput, queueScope } from "../queue-scope.js";
 import type { ReadinessReport } from "../../http/readiness.js";
 import { router, viewerProcedure } from "../trpc.js";
 
@@ -14,8 +16,18 @@ export interface OverviewView {
   readiness: ReadinessReport;
   queue:
     | { enabled: false }
-    | { enabled: true; backend: string; name: string; depths: Depths | null; error: string | null };
-  tasks: { name: string; module: string | null; maxAttempts: number | null }[];
+    | {
+        enabled: true;
+        backend: string;
+        name: string;
+        /** Every named queue together. */
+        depths: Depths | null;
+        /** Each named queue's depths, `default` first (docs/queues.md#admin-api); null when counting failed. */
+        queues?: Array<{ name: string; depths: Depths }> | null;
+        error: string | null;
+      };
+  /** `queue`: the named queue the task's jobs go to. */
+  tasks: { name: string; module: string | null; maxAttempts: number | null; queue?: string }[];
   auditStore: "memory" | "sql";
 }
 
@@ -42,9 +54,14 @@ export const overviewRouter = router({
         // The readiness check has just counted them (shared for a second): counting a large backlog again per
         // call is what the dashboard's 2-second refresh must not cost. Counted here only when the check failed.
         const depths = depthsIn(readiness.checks.queue) ?? (await queue.depths());
-        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths, error: null };
+        // One queue: its depths are the ones just read; several are each counted (one call per queue).
+        const queues =
+          queue.queues.size === 1
+            ? [{ name: DEFAULT_QUEUE, depths }]
+            : Object.entries(await queue.depthsByQueue()).map(([name, d]) => ({ name, depths: d }));
+        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths, queues, error: null };
       } catch (error) {
-        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths: null, error: (error as Error).message };
+        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths: null, queues: null, error: (error as Error).message };
       }
     }
     return {
@@ -54,7 +71,7 @@ export const overviewRouter = router({
       you: principal,
       readiness,
       queue: queueView,
-      tasks: sources.registry.all().map((t) => ({ name: t.name, module: t.module, maxAttempts: t.options.maxAttempts ?? null })),
+      tasks: sources.registry.all().map((t) => ({ name: t.name, module: t.module, maxAttempts: t.options.maxAttempts ?? null, queue: t.options.queue ?? DEFAULT_QUEUE })),
       auditStore: sources.audit.kind,
     };
   }),
@@ -69,13 +86,15 @@ export const overviewRouter = router({
           minutes: z.number().int().min(1).max(1440).default(60),
           task: z.string().min(1).max(200).optional(),
           tenant: z.string().min(1).max(200).optional(),
+          queue: queueInput,
         })
         .prefault({}),
     )
     .query(async ({ ctx, input }): Promise<ThroughputView> => {
       const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
       const from = now - (input.minutes - 1) * MINUTE_MS;
-      const queue = ctx.sources.queue();
+      const service = ctx.sources.queue();
+      const queue = service && queueScope(service, input.queue);
       const recorder = queue?.throughput ?? null;
       const rows = queue && recorder ? await backendCall(queue, "reading throughput", () => recorder.store.read({ from, task: input.task })) : [];
       const byMinute = new Map(rows.map((r) => [r.minute, r]));

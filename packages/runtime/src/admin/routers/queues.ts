@@ -5,11 +5,16 @@ import type { PausedTask } from "../../core/pause.js";
 import { pauseUnsupportedReason } from "../../queue/queue-control.js";
 import { auditedCall } from "../audit-call.js";
 import { backendCall, requireQueue } from "../queue-access.js";
+import { queueInput, queueScope } from "../queue-scope.js";
+import { DEFAULT_QUEUE } from "../../core/named-queue.js";
+import type { QueueProvider } from "../../queue/queue-provider.js";
 import type { AdminSources } from "../sources.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 
 export interface QueueTaskView extends Depths {
   task: string;
+  /** The named queue its jobs go to (docs/queues.md). */
+  queue: string;
   /** The module that registers it; null for a task with jobs but no handler in this service. */
   module: string | null;
   paused: boolean;
@@ -17,8 +22,23 @@ export interface QueueTaskView extends Depths {
   pausedBy: string | null;
 }
 
+/** One named queue: its depths, slots per worker and whether workers run it (docs/queues.md#admin-api). */
+export interface NamedQueueView extends Depths {
+  name: string;
+  /** What the backend calls it (table rows, Redis hash tag, RabbitMQ queue). */
+  backendName: string;
+  concurrency: number;
+  maxAttempts: number;
+  /** `[queues.<name>] paused = true`: workers do not run it. */
+  pausedInConfig: boolean;
+  /** Tasks of this queue paused now. */
+  pausedTasks: number;
+}
+
 export interface QueuesView {
   enabled: boolean;
+  /** The named queues, `default` first (only the one asked for when `queue` is given). */
+  queues: NamedQueueView[];
   /** Every registered task (zeros when it has no job), then tasks that only have jobs; by name. */
   tasks: QueueTaskView[];
   /** "estimated": split by task from a bounded sample (PostgreSQL past 10 000 jobs per state, Redis past 1 000, one tenant's older dead letters). */
@@ -32,71 +52,138 @@ export interface QueuesView {
 }
 
 const taskInput = z.strictObject({ task: z.string().min(1).max(200) });
+/** Every task a named queue declares (docs/queues.md#admin-api). */
+const queueNameInput = z.strictObject({ queue: z.string().min(1).max(40) });
 
 export const queuesRouter = router({
-  /** Depths per task, paused or not, optionally of one tenant's jobs. */
+  /** Depths per named queue and per task, paused or not, optionally of one queue or one tenant's jobs. */
   list: viewerProcedure
-    .input(z.strictObject({ tenant: z.string().min(1).max(200).optional() }).optional())
+    .input(z.strictObject({ tenant: z.string().min(1).max(200).optional(), queue: queueInput }).optional())
     .query(async ({ ctx, input }): Promise<QueuesView> => {
-      const queue = ctx.sources.queue();
-      if (!queue) {
-        return { enabled: false, tasks: [], countsAre: "exact", countsUnavailableReason: null, pauseSupported: false, pauseUnsupportedReason: null, pauseStore: null };
+      const service = ctx.sources.queue();
+      if (!service) {
+        return { enabled: false, queues: [], tasks: [], countsAre: "exact", countsUnavailableReason: null, pauseSupported: false, pauseUnsupportedReason: null, pauseStore: null };
       }
-      const [counted, paused] = await Promise.all([
-        queue.backend.depthsByTask(input?.tenant ? { tenantId: input.tenant } : {}).then(
-          (byTask) => ({ byTask, unavailable: null as string | null }),
-          (error: unknown) => {
-            if ((error as { code?: unknown }).code === "NOT_SUPPORTED") {
-              return { byTask: { tasks: {}, exact: false } as TaskDepths, unavailable: (error as Error).message.split("\n")[0]! };
-            }
-            throw backendFailure(queue.backend.kind, error);
-          },
-        ),
-        queue.pauses ? backendCall(queue, "reading paused tasks", () => queue.pauses!.store.list()) : Promise.resolve([] as PausedTask[]),
-      ]);
-      const pausedByTask = new Map(paused.map((p) => [p.task, p]));
-      const modules = new Map(ctx.sources.registry.all().map((t) => [t.name, t.module]));
-      const names = [...new Set([...modules.keys(), ...Object.keys(counted.byTask.tasks), ...pausedByTask.keys()])].sort();
-      const reason = pauseUnsupportedReason({ backend: queue.backend, pauses: queue.pauses });
+      // queueScope refuses a queue the service does not have.
+      const names = input?.queue !== undefined ? [input.queue] : [...service.queues.keys()];
+      const views = await Promise.all(names.map((name) => queueView(ctx.sources, queueScope(service, name), name, input?.tenant)));
+      const unavailable = views.find((v) => v.unavailable !== null)?.unavailable ?? null;
+      const reason = pauseUnsupportedReason({ backend: service.backend, pauses: service.pauses });
       return {
         enabled: true,
-        tasks: names.map((task) => {
-          const depths = counted.byTask.tasks[task] ?? { ready: 0, scheduled: 0, running: 0, dead: 0 };
-          const pause = pausedByTask.get(task);
-          return { task, module: modules.get(task) ?? null, ...depths, paused: Boolean(pause), pausedAt: pause?.pausedAt ?? null, pausedBy: pause?.pausedBy ?? null };
-        }),
-        countsAre: counted.byTask.exact ? "exact" : "estimated",
-        countsUnavailableReason: counted.unavailable,
+        queues: views.map((v) => v.summary),
+        tasks: views.flatMap((v) => v.tasks),
+        countsAre: views.every((v) => v.exact) ? "exact" : "estimated",
+        countsUnavailableReason: unavailable,
         pauseSupported: reason === null,
         pauseUnsupportedReason: reason,
-        pauseStore: queue.pauses?.store.kind ?? null,
+        pauseStore: service.pauses?.store.kind ?? null,
       };
     }),
 
   /** Stops every worker of the service from starting the task's jobs (docs/worker.md#pausing-a-task). */
+  /** Pauses every task of a named queue, as `pause` does one task; the other queues keep running. */
+  pauseQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {
+    const targets = queueTasks(ctx.sources, input.queue);
+    const entries = await auditedCall(
+      ctx,
+      { action: "queues.pause", ids: [], filter: { queue: input.queue } },
+      () => storeCall(ctx.sources, "pausing the queue", () => Promise.all(targets.map((t) => t.pauses.pause({ task: t.task, by: ctx.principal.name })))),
+      (paused) => ({ paused: true, tasks: paused.map((p) => p.task) }),
+    );
+    return { queue: input.queue, paused: true, tasks: entries.map((e) => e.task) };
+  }),
+
   pause: operatorProcedure.input(taskInput).mutation(async ({ ctx, input }) => {
-    const pauses = requirePauses(ctx.sources, input.task);
+    const task = input.task;
+    const pauses = requirePauses(ctx.sources, task);
     const entry = await auditedCall(
       ctx,
-      { action: "queues.pause", ids: [], filter: { task: input.task } },
-      () => storeCall(ctx.sources, "pausing the task", () => pauses.pause({ task: input.task, by: ctx.principal.name })),
+      { action: "queues.pause", ids: [], filter: { task } },
+      () => storeCall(ctx.sources, "pausing the task", () => pauses.pause({ task, by: ctx.principal.name })),
       (paused) => ({ paused: true, pausedAt: paused.pausedAt, pausedBy: paused.pausedBy }),
     );
-    return { task: input.task, paused: true, pausedAt: entry.pausedAt, pausedBy: entry.pausedBy };
+    return { task, paused: true, pausedAt: entry.pausedAt, pausedBy: entry.pausedBy };
   }),
 
   /** Lets workers start the task's jobs again; the ones queued meanwhile run in their usual order. */
-  resume: operatorProcedure.input(taskInput).mutation(async ({ ctx, input }) => {
-    const pauses = requirePauses(ctx.sources, input.task);
+  /** Resumes every task of a named queue. */
+  resumeQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {
+    const targets = queueTasks(ctx.sources, input.queue);
     const was = await auditedCall(
       ctx,
-      { action: "queues.resume", ids: [], filter: { task: input.task } },
-      () => storeCall(ctx.sources, "resuming the task", () => pauses.resume({ task: input.task })),
+      { action: "queues.resume", ids: [], filter: { queue: input.queue } },
+      () => storeCall(ctx.sources, "resuming the queue", () => Promise.all(targets.map((t) => t.pauses.resume({ task: t.task })))),
+      (resumed) => ({ paused: false, resumed: resumed.filter(Boolean).length }),
+    );
+    return { queue: input.queue, paused: false, resumed: was.filter(Boolean).length };
+  }),
+
+  resume: operatorProcedure.input(taskInput).mutation(async ({ ctx, input }) => {
+    const task = input.task;
+    const pauses = requirePauses(ctx.sources, task);
+    const was = await auditedCall(
+      ctx,
+      { action: "queues.resume", ids: [], filter: { task } },
+      () => storeCall(ctx.sources, "resuming the task", () => pauses.resume({ task })),
       (wasPaused) => ({ paused: false, wasPaused }),
     );
-    return { task: input.task, paused: false, wasPaused: was };
+    return { task, paused: false, wasPaused: was };
   }),
 });
+
+/** One named queue's task depths and summary. */
+async function queueView(sources: AdminSources, queue: QueueProvider, name: string, tenant: string | undefined) {
+  const [counted, paused, depths] = await Promise.all([
+    queue.backend.depthsByTask(tenant ? { tenantId: tenant } : {}).then(
+      (byTask) => ({ byTask, unavailable: null as string | null }),
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code === "NOT_SUPPORTED") {
+          return { byTask: { tasks: {}, exact: false } as TaskDepths, unavailable: (error as Error).message.split("\n")[0]! };
+        }
+        throw backendFailure(queue.backend.kind, error);
+      },
+    ),
+    queue.pauses ? backendCall(queue, "reading paused tasks", () => queue.pauses!.store.list()) : Promise.resolve([] as PausedTask[]),
+    backendCall(queue, "counting depths", () => queue.depths()),
+  ]);
+  const pausedByTask = new Map(paused.map((p) => [p.task, p]));
+  const own = sources.registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name);
+  const modules = new Map(own.map((t) => [t.name, t.module]));
+  const names = [...new Set([...modules.keys(), ...Object.keys(counted.byTask.tasks), ...pausedByTask.keys()])].sort();
+  const config = sources.queueConfig?.queues.find((q) => q.name === name);
+  return {
+    unavailable: counted.unavailable,
+    exact: counted.byTask.exact,
+    summary: {
+      name,
+      backendName: queue.queues.get(name)?.backendName ?? queue.name,
+      ...depths,
+      concurrency: config?.concurrency ?? 0,
+      maxAttempts: config?.maxAttempts ?? 0,
+      pausedInConfig: config?.paused ?? false,
+      pausedTasks: paused.length,
+    } satisfies NamedQueueView,
+    tasks: names.map((task): QueueTaskView => {
+      const taskDepths = counted.byTask.tasks[task] ?? { ready: 0, scheduled: 0, running: 0, dead: 0 };
+      const pause = pausedByTask.get(task);
+      return { task, queue: name, module: modules.get(task) ?? null, ...taskDepths, paused: Boolean(pause), pausedAt: pause?.pausedAt ?? null, pausedBy: pause?.pausedBy ?? null };
+    }),
+  };
+}
+
+/** Every registered task of a named queue, with the paused-task store of that queue. */
+function queueTasks(sources: AdminSources, name: string) {
+  const queue = queueScope(requireQueue(sources), name);
+  if (!queue.pauses) {
+    throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: queue.backend, pauses: null })! });
+  }
+  const pauses = queue.pauses;
+  return sources.registry
+    .all()
+    .filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name)
+    .map((t) => ({ task: t.name, pauses }));
+}
 
 function requirePauses(sources: AdminSources, task: string) {
   const queue = requireQueue(sources);
@@ -107,10 +194,12 @@ function requirePauses(sources: AdminSources, task: string) {
       message: `no task named "${task}" is registered in the service "${sources.service.name}"; registered tasks: ${registered.sort().join(", ") || "(none)"}`,
     });
   }
-  if (!queue.pauses) {
-    throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: queue.backend, pauses: null })! });
+  // A task's pause lives with its own named queue.
+  const own = queue.queueOf(task);
+  if (!own.pauses) {
+    throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: own.backend, pauses: null })! });
   }
-  return queue.pauses;
+  return own.pauses;
 }
 
 function storeCall<T>(sources: AdminSources, what: string, fn: () => Promise<T>): Promise<T> {
