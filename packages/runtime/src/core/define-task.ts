@@ -1,6 +1,6 @@
 import type { TaskSession } from "../database/database-provider.js";
 import { recordDeclaration } from "./declarations.js";
-import { Job } from "./job.js";
+import { invalidPriority, Job, priorityProblem } from "./job.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
 
 /**
@@ -35,6 +35,9 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   if (options.maxAttempts !== undefined && (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1)) {
     throw new TypeError(`task("${name}"): maxAttempts must be a whole number of at least 1`);
   }
+  if (options.priority !== undefined && priorityProblem(options.priority) !== null) {
+    throw invalidPriority(`task("${name}")`, options.priority);
+  }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(
       `task("${name}"): idempotentOn needs session: true, because the inbox claim commits with the handler's work`,
@@ -47,6 +50,7 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
     handler,
     module: null,
     file: null,
-    job: (payload, jobOptions) => new Job<P>({ ...jobOptions, task: name, payload }),
+    job: (payload, jobOptions) =>
+      new Job<P>({ ...(options.priority === undefined ? {} : { priority: options.priority }), ...jobOptions, task: name, payload }),
   };
 }

@@ -1,6 +1,7 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeListing } from "./listing.js";
+import { describePriority } from "./priority.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 import { redisCluster } from "../redis/redis-cluster-env.js";
@@ -26,3 +27,4 @@ const factory: BackendFactory = {
 describeProtocol(factory);
 describeListing(factory);
 describeWorker(factory);
+describePriority(factory);

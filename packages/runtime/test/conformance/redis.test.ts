@@ -1,5 +1,6 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
@@ -25,5 +26,6 @@ const redis: BackendFactory = {
 describeProtocol(redis);
 describeListing(redis);
 describeWorker(redis);
+describePriority(redis);
 describeOutcomes(redis);
 describeCancellation(redis);
