@@ -45,7 +45,8 @@ export const jfastJobs = pgTable(
   (t) => [
     check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead', 'cancelled')`),
     check("jfast_jobs_priority_check", sql`${t.priority} BETWEEN 0 AND 9`),
-    index("jfast_jobs_open_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
+    index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
+    index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
   ],

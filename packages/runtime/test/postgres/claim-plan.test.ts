@@ -43,7 +43,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
     for (const paused of [[], ["bulk.paused", "bulk.other"]]) {
       // With tasks paused the claim reads the same index, the paused tasks a filter on what it reads.
       const text = await plan(SQL.claim, [QUEUE, 10, "w1", 30_000, jsonbText(workerLostError(0)), paused]);
-      expect(text).toMatch(/Index Scan using jfast_jobs_open_idx on jfast_jobs/);
+      expect(text).toMatch(/Index Scan using jfast_jobs_claim_idx on jfast_jobs/);
       expect(text).toMatch(/LockRows/);
       expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
     }
@@ -106,7 +106,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
       walk(row!["QUERY PLAN"][0].Plan, (node) => {
         if (node["Relation Name"] === "jfast_jobs" && node["Node Type"].endsWith("Scan") && node["Node Type"] !== "Tid Scan") scans.push(node);
       });
-      expect(scans.map((n) => n["Index Name"])).toEqual(["jfast_jobs_open_idx"]);
+      expect(scans.map((n) => n["Index Name"])).toEqual(["jfast_jobs_claim_idx"]);
       // Ten index descents (one per priority), the ten due rows of priority 7 read, no delayed row passed over.
       expect(scans[0]!["Actual Loops"]).toBeLessThanOrEqual(10);
       expect(scans[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
@@ -135,7 +135,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
         await tx.query("DEALLOCATE generic_claim");
       }
     });
-    expect(text).toMatch(/Index Scan using jfast_jobs_open_idx on jfast_jobs/);
+    expect(text).toMatch(/Index Scan using jfast_jobs_claim_idx on jfast_jobs/);
     expect(text).toMatch(/Tid Scan on jfast_jobs/);
     expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
     expect(text).not.toMatch(/Hash Join/);

@@ -3,7 +3,7 @@
 -- that one bad row never stops the queue. Only ever run after such a failure.
 -- params: $1 queue, $2 limit, $3 paused tasks text[]
 -- result: rows { id }, in the claim's order
--- index:  jfast_jobs_open_idx, one range read per priority as in claim.sql
+-- index:  jfast_jobs_claim_idx, one range read per priority as in claim.sql
 SELECT c.id
 FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
 CROSS JOIN LATERAL (

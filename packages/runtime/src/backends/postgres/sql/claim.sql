@@ -1,5 +1,5 @@
 -- Claims up to $2 jobs for worker $3, leasing them for $4 ms and counting the attempt before the handler
--- runs. Two kinds of rows are claimable, both read from jfast_jobs_open_idx (phase = 'open': ready and running
+-- runs. Two kinds of rows are claimable, both read from jfast_jobs_claim_idx (phase = 'open': ready and running
 -- jobs), priority 0 first, within a priority in order of availability then enqueueing, so finished and dead rows
 -- are never visited:
 --   * ready jobs whose time has come
@@ -22,7 +22,7 @@
 --         $6 paused tasks text[] (empty: none)
 -- result: the claimed rows (job columns, times in epoch ms, errors NULL when none), in claim order (priority,
 --         available_at, then enqueue order)
--- index:  jfast_jobs_open_idx (queue, priority, available_at, seq), one range read per priority; the updates
+-- index:  jfast_jobs_claim_idx (queue, priority, available_at, seq), one range read per priority; the updates
 --         find the locked rows by ctid (a TID scan, no index)
 -- Priorities (docs/tasks.md#priority): the index is read once per priority, 0 first, each read a range that ends
 -- at now(), so a delayed job is never passed over and a due one never sorted. The reads run lazily, one after

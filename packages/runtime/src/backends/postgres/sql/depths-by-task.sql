@@ -15,16 +15,14 @@
 --         more (boolean): as in depths.sql, the head read for running jobs ended on a running one
 -- index:  jfast_jobs_open_idx, jfast_task_counters_pkey, jfast_jobs_dead_idx (tenant), jfast_paused_tasks_pkey
 WITH head AS (
-  -- As in depths.sql: the running jobs are at the head of each priority's due entries, behind due jobs of paused
-  -- tasks only. Every running job is read here, so their split by task is exact. Each read of the open index
-  -- is one per priority (its second key), as in depths.sql.
-  SELECT first.state, first.task, first.tenant_id, row_number() OVER (PARTITION BY p.priority ORDER BY first.available_at, first.seq) AS pos
-  FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (
+  -- As in depths.sql: the running jobs are at the head of the due entries, behind due jobs of paused tasks only.
+  -- Every running job is read here, so their split by task is exact.
+  SELECT state, task, tenant_id, row_number() OVER (ORDER BY available_at, seq) AS pos
+  FROM (
     SELECT state, task, tenant_id, available_at, seq
     FROM jfast_jobs AS j
-    WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at <= now()
-      AND (state = 'running' OR NOT EXISTS (SELECT 1 FROM jfast_paused_tasks AS t WHERE t.queue = $1 AND t.task = j.task))
+    WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+      AND (state = 'running' OR NOT EXISTS (SELECT 1 FROM jfast_paused_tasks AS p WHERE p.queue = $1 AND p.task = j.task))
     ORDER BY available_at, seq
     LIMIT $4
   ) AS first
@@ -35,15 +33,10 @@ running AS (
   FROM head
 ),
 totals AS (
-  SELECT 'ready' AS state, sum(c.n) - (SELECT n FROM running) AS total
-  FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (SELECT count(*) AS n FROM jfast_jobs AS j
-                      WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at <= now()) AS c
+  SELECT 'ready' AS state, count(*) - (SELECT n FROM running) AS total
+  FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
   UNION ALL
-  SELECT 'scheduled', sum(c.n)
-  FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (SELECT count(*) AS n FROM jfast_jobs AS j
-                      WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at > now()) AS c
+  SELECT 'scheduled', count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now()
   UNION ALL
   SELECT 'running', n FROM running
 ),
@@ -53,20 +46,16 @@ sample AS (
   -- `state = 'ready'` in the scan: the planner takes the two conditions as independent, expects few rows, and
   -- then reads and sorts every due row rather than walking the index in order.)
   SELECT 'ready' AS state, task, tenant_id
-  FROM (SELECT f.state, f.task, f.tenant_id FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-        CROSS JOIN LATERAL (SELECT state, task, tenant_id FROM jfast_jobs AS j
-                            WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at <= now()
-                            ORDER BY available_at, seq LIMIT $3) AS f
-        LIMIT $3) AS due_first
+  FROM (SELECT state, task, tenant_id FROM jfast_jobs
+        WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+        ORDER BY available_at, seq LIMIT $3) AS due_first
   WHERE state = 'ready'
   UNION ALL
   SELECT 'running', task, tenant_id FROM head WHERE state = 'running'
   UNION ALL
-  (SELECT f.state, f.task, f.tenant_id FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-   CROSS JOIN LATERAL (SELECT 'scheduled' AS state, task, tenant_id FROM jfast_jobs AS j
-                       WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at > now()
-                       ORDER BY available_at, seq LIMIT $3) AS f
-   LIMIT $3)
+  (SELECT 'scheduled', task, tenant_id FROM jfast_jobs
+   WHERE queue = $1 AND phase = 'open' AND available_at > now()
+   ORDER BY available_at, seq LIMIT $3)
 ),
 sampled AS (
   SELECT state, count(*) AS n FROM sample GROUP BY state

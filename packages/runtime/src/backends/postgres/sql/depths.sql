@@ -4,11 +4,10 @@
 --   * scheduled: open entries not yet due. Only a ready job waits for a time to come; a running job was due
 --     when it was claimed. An index-only count.
 --   * running: a job's state is not in the open index (a claim must not change an indexed column, migration
---     0013), so telling running from ready reads rows. Claims take the oldest due jobs of a priority first, so
---     the running ones are at the head of each priority's due entries, behind nothing but due jobs of paused
---     tasks (which claims pass over): the rows read are the first $2 due ones of each priority that are running
---     or of a task not paused. `more` says the last of them was running too, so more may follow: the backend
---     reads again with a larger $2. A running job
+--     0013), so telling running from ready reads rows. Claims take the oldest due jobs first, so the running
+--     ones are at the head of the due entries, behind nothing but due jobs of paused tasks (which claims pass
+--     over): the rows read are the first $2 due ones that are running or of a task not paused. `more` says the
+--     last of them was running too, so more may follow: the backend reads again with a larger $2. A running job
 --     behind $2 ready ones is rare and passing: a claim of older jobs that failed and rolled back while another
 --     claimer took newer ones, or a job handed over in process to an idle worker while another instance's
 --     backlog waits ahead of it; it counts as ready meanwhile. A backlog of a million is not read through:
@@ -19,17 +18,14 @@
 -- walking the index in order.
 -- params: $1 queue, $2 due rows read at most to find the running ones (integer)
 -- result: one row { ready, scheduled, running, dead } (bigint), more (boolean)
--- Every read of the open index is one per priority (its second key, migration 0018): each a range up to or
--- from now(), read in order, as the index had no priority before.
 -- index:  jfast_jobs_open_idx, jfast_queue_counters_pkey, jfast_paused_tasks_pkey
 WITH head AS (
-  SELECT first.state, row_number() OVER (PARTITION BY p.priority ORDER BY first.available_at, first.seq) AS pos
-  FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (
+  SELECT state, row_number() OVER (ORDER BY available_at, seq) AS pos
+  FROM (
     SELECT state, available_at, seq
     FROM jfast_jobs AS j
-    WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at <= now()
-      AND (state = 'running' OR NOT EXISTS (SELECT 1 FROM jfast_paused_tasks AS t WHERE t.queue = $1 AND t.task = j.task))
+    WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+      AND (state = 'running' OR NOT EXISTS (SELECT 1 FROM jfast_paused_tasks AS p WHERE p.queue = $1 AND p.task = j.task))
     ORDER BY available_at, seq
     LIMIT $2
   ) AS first
@@ -40,19 +36,12 @@ running AS (
   FROM head
 ),
 due AS (
-  SELECT sum(c.n) AS n FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (SELECT count(*) AS n FROM jfast_jobs AS j
-                      WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at <= now()) AS c
-),
-later AS (
-  SELECT sum(c.n) AS n FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
-  CROSS JOIN LATERAL (SELECT count(*) AS n FROM jfast_jobs AS j
-                      WHERE queue = $1 AND phase = 'open' AND j.priority = p.priority AND available_at > now()) AS c
+  SELECT count(*) AS n FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
 )
 SELECT
   due.n - running.n AS ready,
-  later.n AS scheduled,
+  (SELECT count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now()) AS scheduled,
   running.n AS running,
   coalesce((SELECT dead FROM jfast_queue_counters WHERE queue = $1), 0) AS dead,
   running.more
-FROM due, later, running
+FROM due, running
