@@ -59,6 +59,20 @@ describe("jfast jobs cancel and jfast queue pause | resume on the Redis queue", 
     expect(JSON.parse(shown.stdout)).toMatchObject({ state: "cancelled" });
   });
 
+  it("enqueues with --priority and jobs show prints it", { timeout: 120_000 }, async () => {
+    const { root } = await service();
+    const enqueued = await runJfast(["jobs", "enqueue", "mail.send", "--priority", "1", "--delay", "600", ...root]);
+    expect(enqueued.code, enqueued.stderr).toBe(0);
+    const id = enqueued.stdout.trim();
+    const shown = await runJfast(["jobs", "show", id, ...root]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("priority  1 (0 runs first, 9 last)");
+    const json = await runJfast(["jobs", "show", id, "--json", ...root]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ job: { priority: 1 } });
+    const refused = await runJfast(["jobs", "enqueue", "mail.send", "--priority", "12", ...root]);
+    expect(refused.code).not.toBe(0);
+  });
+
   it("pauses and resumes a declared task, refuses an unknown one, and --help names the docs page", { timeout: 120_000 }, async () => {
     const { queue, root } = await service();
     const paused = await runJfast(["queue", "pause", "mail.send", ...root]);

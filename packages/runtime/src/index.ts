@@ -7,7 +7,7 @@ export { task } from "./core/define-task.js";
 export type { Task, TaskDefinition, TaskHandler, TaskOptions, TaskTools, AppContext } from "./core/task.js";
 export { TaskRegistry } from "./core/registry.js";
 export { Job } from "./core/job.js";
-export type { JobInit, JobOptions, JobJSON, AttemptError, TraceContext } from "./core/job.js";
+export type { JobInit, JobOptions, JobJSON, JobPriority, AttemptError, TraceContext } from "./core/job.js";
 export { JobState } from "./core/job-state.js";
 export { BackendKind, WORKER_LOST } from "./core/queue-backend.js";
 export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, ClaimParams, RetryDeadParams, SlotOffer, SnoozeParams, LeaseReport, CancelResult, ListJobsParams, JobListing, JobActionResult } from "./core/queue-backend.js";

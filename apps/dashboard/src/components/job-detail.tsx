@@ -32,6 +32,8 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         <dd><code>{job.task}</code></dd>
         <dt>State</dt>
         <dd><Badge tone={STATE_TONE[job.state]}>{job.state}</Badge></dd>
+        <dt>Priority</dt>
+        <dd data-priority={job.priority}>{job.priority} <span className="muted">(0 runs first, 9 last)</span></dd>
         <dt>Attempts</dt>
         <dd>{job.attempts} of {job.maxAttempts ?? "default"}</dd>
         <dt>Tenant</dt>

@@ -1,4 +1,4 @@
-import { Job, type QueueProvider } from "@jfast/runtime";
+import { Job, type JobPriority, type QueueProvider } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG } from "../command.js";
 import { CliError, UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
@@ -17,6 +17,7 @@ Enqueueing an id that already exists changes nothing (the command says so).`,
     delay: { type: "number", min: 0, placeholder: "SECONDS", description: "run no sooner than this many seconds from now" },
     id: { type: "string", placeholder: "ID", description: "the job id (default: a new UUID); reusing one makes the enqueue a no-op" },
     "max-attempts": { type: "integer", min: 1, placeholder: "N", description: "overrides the task's and [plugin.queue] max_attempts" },
+    priority: { type: "integer", min: 0, max: 9, placeholder: "0-9", description: "0 runs first, 9 last (default: the task's, else 5)" },
     json: { type: "boolean", description: "print the enqueued job as JSON" },
     root: ROOT_FLAG,
   },
@@ -47,6 +48,8 @@ Enqueueing an id that already exists changes nothing (the command says so).`,
         ...(flags.tenant ? { tenantId: flags.tenant } : {}),
         ...(flags.delay !== undefined ? { delayMs: Math.round(flags.delay * 1000) } : {}),
         ...(flags["max-attempts"] !== undefined ? { maxAttempts: flags["max-attempts"] } : {}),
+        // Checked by new Job (PRIORITY_INVALID) like any other caller's.
+        ...(flags.priority !== undefined ? { priority: flags.priority as JobPriority } : {}),
       });
       const { inserted } = await jfast.require<QueueProvider>("queue").enqueue(job);
       const existed = !inserted.includes(job.id);

@@ -7,9 +7,9 @@ import { resolveRoot } from "../service.js";
 
 export default defineCommand({
   name: "jobs show",
-  summary: "print one job: state, attempts, lease and every recorded error",
+  summary: "print one job: state, priority, attempts, lease and every recorded error",
   description: `
-Prints one job as the queue holds it: state, attempts, tenant, lease, time of death and the error of every
+Prints one job as the queue holds it: state, priority, attempts, tenant, lease, time of death and the error of every
 failed attempt (with --verbose, their stacks). Exit code 1 when no job has that id.`,
   flags: {
     json: { type: "boolean", description: "print the record as JSON" },
@@ -47,6 +47,7 @@ function formatJob(info: JobInfo, verbose: boolean): string {
     ["id", job.id],
     ["task", job.task],
     ["state", waiting ? `ready (waiting until ${job.availableAt})` : info.state],
+    ["priority", `${job.priority ?? 5} (0 runs first, 9 last)`],
     ["attempts", `${job.attempts} of ${job.maxAttempts ?? "?"}`],
     ["tenant", job.tenantId],
     ["request", job.requestId],

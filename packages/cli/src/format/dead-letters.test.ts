@@ -7,6 +7,7 @@ function dead(id: string, diedAt: string, message: string): DeadJob {
     job: {
       id,
       task: "invoice.send_email",
+      priority: 5,
       payload: {},
       attempts: 3,
       maxAttempts: 3,

@@ -9,6 +9,8 @@ import { traceIdOf } from "../observability/trace-id.js";
 export interface DeadLetterView {
   id: string;
   task: string;
+  /** 0 runs first, 9 last (docs/tasks.md#priority). */
+  priority: number;
   tenantId: string | null;
   requestId: string | null;
   attempts: number;
@@ -28,6 +30,8 @@ export interface JobView {
   id: string;
   task: string;
   state: JobState;
+  /** 0 runs first, 9 last (docs/tasks.md#priority). */
+  priority: number;
   tenantId: string | null;
   requestId: string | null;
   traceparent: string | null;
@@ -51,6 +55,7 @@ export function deadLetterView(dead: DeadJob, redaction: Redaction): DeadLetterV
   return {
     id: job.id,
     task: job.task,
+    priority: job.priority,
     tenantId: job.tenantId,
     requestId: job.requestId,
     attempts: job.attempts,
@@ -71,6 +76,7 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     id: job.id,
     task: job.task,
     state: info.state,
+    priority: job.priority,
     tenantId: job.tenantId,
     requestId: job.requestId,
     traceparent: job.trace?.traceparent ?? null,

@@ -1,7 +1,7 @@
 import type { TaskSession } from "../database/database-provider.js";
 import { recordDeclaration } from "./declarations.js";
-import { Job } from "./job.js";
 import { QUEUE_NAME_PATTERN } from "./named-queue.js";
+import { invalidPriority, Job, priorityProblem } from "./job.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
 
 /**
@@ -39,6 +39,9 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   if (options.queue !== undefined && (typeof options.queue !== "string" || !QUEUE_NAME_PATTERN.test(options.queue))) {
     throw new TypeError(`task("${name}"): queue must be a queue name such as "media" (lower-case letters, digits, "_" and "-", starting with a letter)`);
   }
+  if (options.priority !== undefined && priorityProblem(options.priority) !== null) {
+    throw invalidPriority(`task("${name}")`, options.priority);
+  }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(
       `task("${name}"): idempotentOn needs session: true, because the inbox claim commits with the handler's work`,
@@ -51,6 +54,7 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
     handler,
     module: null,
     file: null,
-    job: (payload, jobOptions) => new Job<P>({ ...jobOptions, task: name, payload }),
+    job: (payload, jobOptions) =>
+      new Job<P>({ ...(options.priority === undefined ? {} : { priority: options.priority }), ...jobOptions, task: name, payload }),
   };
 }

@@ -6,6 +6,7 @@ describe("Job.restore", () => {
   const fields = {
     id: "j-1",
     task: "billing.charge",
+    priority: 2,
     payload: { amount: 3 },
     attempts: 2,
     maxAttempts: 5,

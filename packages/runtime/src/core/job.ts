@@ -1,4 +1,5 @@
 import { currentContext } from "../context/context.js";
+import { JfastError } from "../errors/jfast-error.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";
 
@@ -25,6 +26,8 @@ export interface TraceContext {
 export interface JobJSON {
   id: string;
   task: string;
+  /** 0 (runs first) to 9; DEFAULT_PRIORITY unless chosen. */
+  priority: number;
   payload: unknown;
   attempts: number;
   maxAttempts: number | null;
@@ -52,9 +55,44 @@ export interface JobInit<P = unknown> {
   requestId?: string | null;
   trace?: TraceContext | null;
   timeoutMs?: number | null;
+  /**
+   * An integer from 0 to 9: among due jobs, a lower number is claimed first (as in Oban and graphile-worker).
+   * Defaults to the task's `priority` option, else 5. docs/tasks.md#priority
+   */
+  priority?: JobPriority;
 }
 
-/** What `task.job(payload, options)` takes besides the payload: everything of `new Job` but the task and payload. */
+/** A job's priority: 0 runs first, 9 last. */
+export type JobPriority = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+
+/** The priority of a job that chose none and whose task has none. */
+export const DEFAULT_PRIORITY: JobPriority = 5;
+export const MIN_PRIORITY = 0;
+export const MAX_PRIORITY = 9;
+
+/** Null when `value` is a valid priority, else why not (shared by `new Job` and `task(name, { priority })`). */
+export function priorityProblem(value: unknown): string | null {
+  if (typeof value === "number" && Number.isInteger(value) && value >= MIN_PRIORITY && value <= MAX_PRIORITY) return null;
+  return `priority must be a whole number from ${MIN_PRIORITY} (runs first) to ${MAX_PRIORITY}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`;
+}
+
+export function invalidPriority(where: string, value: unknown): JfastError {
+  return new JfastError(`${where}: ${priorityProblem(value)}`, {
+    code: "PRIORITY_INVALID",
+    hint: `pass an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}, lower runs first; leave it out for the task's priority (default ${DEFAULT_PRIORITY})`,
+    docs: "jfast docs tasks#priority",
+  });
+}
+
+/** Jobs made by `new Job` without a priority: enqueue gives them their task's `priority` option, if any. */
+const priorityDefaulted = new WeakSet<Job>();
+
+/** True for a job made without a priority (not one restored from a backend, which keeps its own). */
+export function isPriorityDefaulted(job: Job): boolean {
+  return priorityDefaulted.has(job);
+}
+
+/** What `task(payload, options)` takes besides the payload: everything of `new Job` but the task and payload. */
 export type JobOptions = Omit<JobInit, "task" | "payload">;
 
 /** A stored job's fields while Job.restore() runs the constructor for them, else null. */
@@ -105,6 +143,8 @@ export function claimedCopy(job: Job): Job {
 export class Job<P = unknown> {
   readonly id: string;
   readonly task: string;
+  /** 0 (runs first) to 9. */
+  priority: JobPriority;
   readonly payload: P;
   attempts: number;
   maxAttempts: number | null;
@@ -122,6 +162,7 @@ export class Job<P = unknown> {
       // The same fields in the same order as below, so that every Job has one shape.
       this.id = stored.id;
       this.task = stored.task;
+      this.priority = stored.priority as JobPriority;
       this.payload = (stored.payload ?? {}) as P;
       this.attempts = stored.attempts;
       this.maxAttempts = stored.maxAttempts;
@@ -141,6 +182,7 @@ export class Job<P = unknown> {
     const now = new Date();
     this.id = init.id ?? newJobId(now.getTime());
     this.task = init.task;
+    this.priority = init.priority ?? DEFAULT_PRIORITY;
     // No payload is an empty object on the wire, as every backend stores it.
     this.payload = init.payload ?? ({} as P);
     this.attempts = 0;
@@ -170,6 +212,8 @@ export class Job<P = unknown> {
     assertStorableText(this.tenantId, `the tenant id of a "${this.task}" job`);
     assertStorableText(this.requestId, `the request id of a "${this.task}" job`);
     assertStorable(this.payload, `the payload of a "${this.task}" job`);
+    if (init.priority === undefined) priorityDefaulted.add(this);
+    else if (priorityProblem(init.priority) !== null) throw invalidPriority(`new Job({ task: "${this.task}" })`, init.priority);
     if (init.id === undefined) neverHandedOff.add(this);
   }
 
@@ -177,6 +221,8 @@ export class Job<P = unknown> {
     const job = new Job({
       id: json.id,
       task: json.task,
+      // A job stored before priorities existed has none: the default.
+      priority: (json.priority ?? DEFAULT_PRIORITY) as JobPriority,
       payload: json.payload,
       availableAt: json.availableAt,
       tenantId: json.tenantId,
@@ -210,6 +256,8 @@ export class Job<P = unknown> {
     return {
       id: this.id,
       task: this.task,
+      // Right after the task: the Redis scripts read both from the stored JSON without decoding it (lib.lua).
+      priority: this.priority,
       payload: this.payload,
       attempts: this.attempts,
       maxAttempts: this.maxAttempts,

@@ -1,7 +1,7 @@
 import { CorruptJob } from "./corrupt-job.js";
 import type { Logger } from "../observability/logger.js";
 import type { TaskSession } from "../database/database-provider.js";
-import type { Job, JobOptions } from "./job.js";
+import type { Job, JobOptions, JobPriority } from "./job.js";
 import type { Providers } from "./providers.js";
 
 /** What a handler receives besides its payload. */
@@ -31,6 +31,10 @@ export interface TaskOptions<P = unknown> {
    * `"default"`. A queue the configuration does not declare stops start-up.
    */
   queue?: string;
+  /**
+   * The priority of this task's jobs that choose none: 0 (runs first) to 9, default 5. docs/tasks.md#priority
+   */
+  priority?: JobPriority;
   /** Overrides `[plugin.queue] max_attempts` for this task. */
   maxAttempts?: number;
   /** An attempt running longer than this fails with JobTimeoutError (and is retried). */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp } from "drizzle-orm/pg-core";
 
 /**
  * jfast's tables as drizzle sees them, for services that want to query them with drizzle (a report of
@@ -30,6 +30,8 @@ export const jfastJobs = pgTable(
     trace: jsonb("trace"),
     errors: jsonb("errors").notNull().default(sql`'[]'::jsonb`),
     timeoutMs: bigint("timeout_ms", { mode: "number" }),
+    /** 0 runs first, 9 last (docs/tasks.md#priority). */
+    priority: smallint("priority").notNull().default(5),
     lockedBy: text("locked_by"),
     lockedUntil: timestamptz("locked_until"),
     claimedAt: timestamptz("claimed_at"),
@@ -42,7 +44,9 @@ export const jfastJobs = pgTable(
   },
   (t) => [
     check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead', 'cancelled')`),
+    check("jfast_jobs_priority_check", sql`${t.priority} BETWEEN 0 AND 9`),
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
+    index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
   ],

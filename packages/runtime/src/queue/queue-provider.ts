@@ -1,4 +1,4 @@
-import { Job } from "../core/job.js";
+import { isPriorityDefaulted, Job } from "../core/job.js";
 import type { CancelResult, Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
@@ -42,7 +42,7 @@ export interface QueueProvider {
    * RabbitMQ: recorded in the database and applied at delivery; without a database NotSupportedError.
    */
   cancel(id: string): Promise<CancelResult>;
-  /** Fills in what the caller left to configuration (max attempts). */
+  /** Fills in what the caller left to configuration (max attempts) or to its task (max attempts, priority). */
   prepare(job: Job): Job;
   /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
   readonly pauses: PausedTasks | null;
@@ -83,7 +83,9 @@ export function createQueueProvider(params: {
     // Refused now rather than dead-lettered on its first claim, far from the typo that made it.
     if (!registry.get(job.task) && !foreign.has(job.task)) throw unknownTask(job.task, registry);
     if (maxPayloadBytes !== undefined) checkPayloadSize(job, maxPayloadBytes);
-    job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? (queues.size === 1 ? defaultMaxAttempts : queueOf(job.task).maxAttempts);
+    const options = registry.get(job.task)?.options;
+    job.maxAttempts ??= options?.maxAttempts ?? (queues.size === 1 ? defaultMaxAttempts : queueOf(job.task).maxAttempts);
+    if (options?.priority !== undefined && isPriorityDefaulted(job)) job.priority = options.priority;
     return job;
   };
   return {

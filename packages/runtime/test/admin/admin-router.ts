@@ -193,7 +193,7 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
     it("shows a job's detail with redacted payload fields", async () => {
       const [id] = await app.killCharges(1, () => ({ invoice: "inv-9", card: { card_number: "4242424242424242", brand: "visa" } }));
       const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
-      expect(data.job).toMatchObject({ id, task: "billing.charge", state: "dead", attempts: 2, maxAttempts: 2 });
+      expect(data.job).toMatchObject({ id, task: "billing.charge", state: "dead", priority: 5, attempts: 2, maxAttempts: 2 });
       expect(data.job.payload).toEqual({ invoice: "inv-9", card: { card_number: "[redacted]", brand: "visa" } });
       const list = await call(app.jfast, "deadLetters.list", { token: VIEWER });
       expect(JSON.stringify(list.data)).not.toContain("4242424242424242");

@@ -19,8 +19,10 @@ describe("admin jobs.cancel", () => {
       }),
     });
     apps.push(app);
-    const job = new Job({ task: "billing.charge", payload: { invoice: "in_1" }, delayMs: 60_000 });
+    const job = new Job({ task: "billing.charge", payload: { invoice: "in_1" }, delayMs: 60_000, priority: 2 });
     await app.jfast.require<{ enqueue(job: Job): Promise<unknown> }>("queue").enqueue(job);
+    // The job view shows its priority (docs/tasks.md#priority).
+    expect((await call(app.jfast, "jobs.get", { token: VIEWER, input: { id: job.id } })).data.job.priority).toBe(2);
 
     const refused = await call(app.jfast, "jobs.cancel", { token: VIEWER, input: { id: job.id }, mutation: true });
     expect(refused.status).toBe(403);

@@ -1,6 +1,7 @@
 import { createMemoryBackend } from "../../src/backends/memory/memory-backend.js";
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
@@ -25,6 +26,7 @@ const memory: BackendFactory = {
 describeProtocol(memory);
 describeListing(memory);
 describeWorker(memory);
+describePriority(memory);
 describeOutcomes(memory);
 describeCancellation(memory);
 describeQueues(memory);

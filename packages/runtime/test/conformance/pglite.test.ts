@@ -5,6 +5,7 @@ import { migrate } from "../../src/database/migrate.js";
 import { createPgliteDatabase, wrapPglite } from "../../src/database/pglite-database.js";
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -82,6 +83,7 @@ const pglite: BackendFactory = {
 describeProtocol(pglite);
 describeListing(pglite);
 describeWorker(pglite);
+describePriority(pglite);
 describeOutcomes(pglite);
 describeCancellation(pglite);
 describeQueues(pglite);

@@ -1,5 +1,6 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
@@ -41,6 +42,7 @@ const postgres: BackendFactory = {
 describeProtocol(postgres);
 describeListing(postgres);
 describeWorker(postgres);
+describePriority(postgres);
 describeOutcomes(postgres);
 describeCancellation(postgres);
 describeQueues(postgres);

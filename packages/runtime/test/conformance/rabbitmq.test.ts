@@ -1,5 +1,6 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
@@ -46,6 +47,7 @@ const rabbitmq: BackendFactory = {
 describeProtocol(rabbitmq);
 describeListing(rabbitmq);
 describeWorker(rabbitmq);
+describePriority(rabbitmq);
 describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);
 describeQueues(rabbitmq);

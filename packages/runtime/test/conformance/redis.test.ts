@@ -1,5 +1,6 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
+import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
@@ -40,6 +41,7 @@ const redis: BackendFactory = {
 describeProtocol(redis);
 describeListing(redis);
 describeWorker(redis);
+describePriority(redis);
 describeOutcomes(redis);
 describeCancellation(redis);
 describeQueues(redis);

@@ -43,7 +43,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
     for (const paused of [[], ["bulk.paused", "bulk.other"]]) {
       // With tasks paused the claim reads the same index, the paused tasks a filter on what it reads.
       const text = await plan(SQL.claim, [QUEUE, 10, "w1", 30_000, jsonbText(workerLostError(0)), paused]);
-      expect(text).toMatch(/Index Scan using jfast_jobs_open_idx on jfast_jobs/);
+      expect(text).toMatch(/Index Scan using jfast_jobs_claim_idx on jfast_jobs/);
       expect(text).toMatch(/LockRows/);
       expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
     }
@@ -90,6 +90,36 @@ describe("postgres: query plans on a table full of finished rows", () => {
     }
   });
 
+  it("reads each priority as a range ending now: a backlog of delayed urgent jobs is never walked", async () => {
+    const delayed = await openTestBackend({ queue: QUEUE });
+    try {
+      await delayed.database.sql.query(`
+        INSERT INTO jfast_jobs (id, queue, task, payload, priority, available_at)
+        SELECT 'later-' || g, '${QUEUE}', 'bulk.later', '{}', g % 5, now() + interval '1 hour' FROM generate_series(1, 50000) g;
+        INSERT INTO jfast_jobs (id, queue, task, payload, priority) SELECT 'due-' || g, '${QUEUE}', 'bulk.due', '{}', 7 FROM generate_series(1, 30) g;
+        ANALYZE jfast_jobs;
+      `);
+      const [row] = await delayed.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.claim}`, [
+        QUEUE, 10, "w1", 30_000, jsonbText(workerLostError(0)), [],
+      ]);
+      const scans: PlanNode[] = [];
+      walk(row!["QUERY PLAN"][0].Plan, (node) => {
+        if (node["Relation Name"] === "jfast_jobs" && node["Node Type"].endsWith("Scan") && node["Node Type"] !== "Tid Scan") scans.push(node);
+      });
+      expect(scans.map((n) => n["Index Name"])).toEqual(["jfast_jobs_claim_idx"]);
+      // Ten index descents (one per priority), the ten due rows of priority 7 read, no delayed row passed over.
+      expect(scans[0]!["Actual Loops"]).toBeLessThanOrEqual(10);
+      expect(scans[0]!["Rows Removed by Filter"] ?? 0).toBe(0);
+      expect(scans[0]!["Actual Rows"]! * scans[0]!["Actual Loops"]!).toBeLessThanOrEqual(20);
+      // EXPLAIN ANALYZE ran the claim: the first ten are taken, the next ten come now.
+      const claimed = await delayed.backend.claim({ workerId: "w1", limit: 10, leaseMs: 30_000 });
+      expect(claimed.map((j) => j.id)).toEqual(Array.from({ length: 10 }, (_, i) => `due-${i + 11}`));
+      expect(claimed.every((j) => j.priority === 7)).toBe(true);
+    } finally {
+      await delayed.cleanup();
+    }
+  });
+
   it("keeps that shape in the generic plan of the prepared claim", async () => {
     // The backend prepares the claim per connection; PostgreSQL may then reuse a generic plan, made without
     // knowing the queue or the limit. Forced here, it must read the same indexes as the custom plan.
@@ -105,7 +135,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
         await tx.query("DEALLOCATE generic_claim");
       }
     });
-    expect(text).toMatch(/Index Scan using jfast_jobs_open_idx on jfast_jobs/);
+    expect(text).toMatch(/Index Scan using jfast_jobs_claim_idx on jfast_jobs/);
     expect(text).toMatch(/Tid Scan on jfast_jobs/);
     expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
     expect(text).not.toMatch(/Hash Join/);
@@ -177,3 +207,18 @@ describe("postgres: query plans on a table full of finished rows", () => {
     expect(listDead).not.toMatch(/Sort/);
   });
 });
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  Plans?: PlanNode[];
+}
+
+function walk(node: PlanNode, visit: (node: PlanNode) => void): void {
+  visit(node);
+  for (const child of node.Plans ?? []) walk(child, visit);
+}

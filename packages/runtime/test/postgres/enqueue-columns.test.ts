@@ -33,6 +33,7 @@ describe("postgres: the enqueue's columns", () => {
       new Job({ task: "mix.plain", requestId: "req-1" }),
       new Job({ task: "mix.plain", trace: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" } }),
       new Job({ task: "mix.plain", timeoutMs: 1234 }),
+      new Job({ task: "mix.plain", priority: 0 }),
       retried,
       plain(),
     ];
@@ -41,15 +42,16 @@ describe("postgres: the enqueue's columns", () => {
   it("sends the columns every row shares as NULL, and the shared task once", () => {
     const jobs = Array.from({ length: 3 }, () => new Job({ task: "same.task", payload: { a: 1 } }));
     for (const job of jobs) job.maxAttempts = 5;
-    const [ids, tasks, payloads, attempts, maxAttempts, availableAt, createdAt, tenants, requests, traces, errors, timeouts, oneTask, oneMax] =
+    const [ids, tasks, payloads, attempts, maxAttempts, availableAt, createdAt, tenants, requests, traces, errors, timeouts, oneTask, oneMax, priorities] =
       jobsToColumns(jobs);
     expect([ids, payloads, availableAt].every((c) => typeof c === "string" && c.startsWith("{"))).toBe(true);
-    expect([tasks, attempts, maxAttempts, createdAt, tenants, requests, traces, errors, timeouts]).toEqual(Array(9).fill(null));
+    expect([tasks, attempts, maxAttempts, createdAt, tenants, requests, traces, errors, timeouts, priorities]).toEqual(Array(10).fill(null));
     expect([oneTask, oneMax]).toEqual(["same.task", "5"]);
     // One job that differs is enough to send the column.
     const mixed = jobsToColumns(mixedBatch());
     expect(mixed.slice(0, 12).every((c) => typeof c === "string")).toBe(true);
-    expect(mixed.slice(12)).toEqual([null, null]);
+    expect(mixed.slice(12, 14)).toEqual([null, null]);
+    expect(mixed[14]).toBe("{5,5,5,5,5,5,5,5,0,5,5}");
   });
 
   it("stores a batch of new jobs whose columns are all shared exactly as enqueued", async () => {

@@ -39,7 +39,9 @@ describe("rabbitmq: topology", () => {
     const queues = new Map((await listQueues(queue)).map((q) => [q.name, q]));
     expect([...queues.keys()].sort()).toEqual([queue, `${queue}.dead`, ...Array.from({ length: 25 }, (_, n) => level(n))].sort());
     for (const q of queues.values()) expect(q.durable).toBe(true);
-    expect(argumentsOf(queues.get(queue)!)).toEqual({});
+    // The work queue is a priority queue (docs/tasks.md#priority).
+    expect(argumentsOf(queues.get(queue)!)).toEqual({ "x-max-priority": 9 });
+    expect(argumentsOf(queues.get(`${queue}.dead`)!)).toEqual({});
     for (let n = 0; n < 25; n++) {
       const args = argumentsOf(queues.get(level(n))!);
       expect(args["x-message-ttl"]).toBe(100 * 2 ** n);
@@ -113,5 +115,22 @@ describe("rabbitmq: topology", () => {
     expect(levelFour).toBe("missing");
     // The original shape still declares fine.
     await track(queue, { delay: { levels: 4, unitMs: 100 } });
+  });
+
+  it("refuses a work queue declared without priorities, naming the fix", async () => {
+    const queue = uniqueQueue("unprioritised");
+    // As a version before job priorities left it: a plain durable queue.
+    await withRawChannel((channel) => channel.assertQueue(queue, { durable: true }));
+    try {
+      const error = (await openBackend(queue).catch((e: unknown) => e)) as JfastError;
+      expect(error).toBeInstanceOf(JfastError);
+      expect(error.code).toBe("RABBITMQ_TOPOLOGY_MISMATCH");
+      expect(error.message).toContain("x-max-priority");
+      expect(error.hint).toMatch(/priority queue/);
+      expect(error.hint).toContain(`rabbitmqctl delete_queue ${queue}`);
+      expect(error.docs).toBe("jfast docs rabbitmq#priority-queue");
+    } finally {
+      await dropQueue(queue);
+    }
   });
 });

@@ -66,6 +66,18 @@ export async function routes(jfast: Jfast): Promise<void> {
   // @ts-expect-error the task and payload come from the task, not the options
   sendEmail.job({ invoice_id: "inv_1" }, { task: "types.other" });
 
+  // Priorities: 0 (first) to 9, on a job, through a task's job(...), and as a task's default.
+  await queue.enqueue([sendEmail.job({ invoice_id: "inv_1" }, { priority: 0 }), new Job({ task: "types.send_email", priority: 9 })]);
+  const urgent = task("types.urgent", { priority: 1 }, async () => undefined);
+  const level: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 = urgent.job(undefined).priority;
+  void level;
+  // @ts-expect-error a priority is a whole number from 0 to 9
+  sendEmail.job({ invoice_id: "inv_1" }, { priority: 10 });
+  // @ts-expect-error not a name: lower numbers run first
+  new Job({ task: "types.send_email", priority: "high" });
+  // @ts-expect-error a task's default priority is 0 to 9 as well
+  task("types.too_low", { priority: -1 }, async () => undefined);
+
   // Untyped jobs stay possible.
   await queue.enqueue(new Job({ task: "types.send_email", payload: { anything: [1, 2] } }));
 }

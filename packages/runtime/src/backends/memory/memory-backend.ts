@@ -85,7 +85,11 @@ export class MemoryBackend implements QueueBackend {
           ((e.state === JobState.ready && Date.parse(e.json.availableAt) <= now) ||
             (e.state === JobState.running && (e.lockedUntil ?? 0) < now)),
       )
-      .sort((a, b) => Date.parse(a.json.availableAt) - Date.parse(b.json.availableAt) || a.seq - b.seq);
+      // Priority first (0 before 9), then availability, then enqueue order: the order every backend claims in.
+      .sort(
+        (a, b) =>
+          a.json.priority - b.json.priority || Date.parse(a.json.availableAt) - Date.parse(b.json.availableAt) || a.seq - b.seq,
+      );
     const claimed: Job[] = [];
     for (const entry of candidates) {
       if (claimed.length >= limit) break;

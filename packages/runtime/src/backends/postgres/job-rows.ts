@@ -1,10 +1,12 @@
-import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
+import { DEFAULT_PRIORITY, Job, type AttemptError, type JobJSON } from "../../core/job.js";
 
 /** A jfast_jobs row as the drivers hand it back (pg: int8 as string, timestamps as Date; PGlite: numbers). */
 export interface JobRow {
   id: string;
   seq: string | number;
   task: string;
+  /** Absent from statements that do not select it (the job then shows the default). */
+  priority?: number | undefined;
   payload: unknown;
   attempts: number;
   max_attempts: number | null;
@@ -22,6 +24,7 @@ export function rowToJson(row: JobRow): JobJSON {
   return {
     id: row.id,
     task: row.task,
+    priority: row.priority ?? DEFAULT_PRIORITY,
     payload: row.payload,
     attempts: Number(row.attempts),
     maxAttempts: row.max_attempts === null ? null : Number(row.max_attempts),
@@ -40,6 +43,7 @@ export function rowToJob(row: JobRow): Job {
   return Job.restore({
     id: row.id,
     task: row.task,
+    priority: row.priority ?? DEFAULT_PRIORITY,
     payload: row.payload,
     attempts: Number(row.attempts),
     maxAttempts: row.max_attempts === null ? null : Number(row.max_attempts),
@@ -74,7 +78,7 @@ export function toIsoOrNull(value: Date | string | number | null | undefined): s
 }
 
 /**
- * The enqueue statement's parameters ($3 to $16 of enqueue.sql): one array per column, read from the jobs'
+ * The enqueue statement's parameters ($3 to $17 of enqueue.sql): one array per column, read from the jobs'
  * fields directly. JSON columns travel as text so both drivers send them the same way (node-postgres would turn
  * a JS array into a PostgreSQL array); times as epoch milliseconds; no errors as null (see enqueue.sql). Each
  * column is sent as a PostgreSQL array literal built here: node-postgres's own conversion runs two regular
@@ -82,7 +86,7 @@ export function toIsoOrNull(value: Date | string | number | null | undefined): s
  *
  * A column that says nothing row by row is sent as NULL instead of an array, which the statement reads as
  * "the same for every row": all null (tenant, request, trace, errors, timeout), all zero (attempts), every
- * `createdAt` equal to its `availableAt` (a job due at once), every task or every max attempts the same (then
+ * `createdAt` equal to its `availableAt` (a job due at once), every priority the default, every task or every max attempts the same (then
  * that value follows the columns, else NULL). Parsing those arrays was a fifth of the database's time
  * per row in a bulk enqueue of new jobs, and building them a part of this process's.
  */
@@ -100,6 +104,7 @@ export function jobsToColumns(jobs: readonly Job[]): Array<string | null> {
   const traces = new Array<string | null>(n);
   const errors = new Array<string | null>(n);
   const timeouts = new Array<number | null>(n);
+  const priorities = new Array<number>(n);
   const oneTask = n > 0 ? jobs[0]!.task : null;
   const oneMaxAttempts = n > 0 ? jobs[0]!.maxAttempts : null;
   // Which columns vary from the "same for every row" value the statement fills in.
@@ -112,6 +117,7 @@ export function jobsToColumns(jobs: readonly Job[]): Array<string | null> {
   let tracesVary = false;
   let errorsVary = false;
   let timeoutsVary = false;
+  let prioritiesVary = false;
   for (let i = 0; i < n; i++) {
     const job = jobs[i]!;
     ids[i] = job.id;
@@ -126,6 +132,7 @@ export function jobsToColumns(jobs: readonly Job[]): Array<string | null> {
     traces[i] = job.trace === null ? null : JSON.stringify(job.trace);
     errors[i] = job.errors.length === 0 ? null : jsonbText(job.errors);
     timeouts[i] = job.timeoutMs;
+    priorities[i] = job.priority;
     if (job.task !== oneTask) taskVaries = true;
     if (job.attempts !== 0) attemptsVary = true;
     if (job.maxAttempts !== oneMaxAttempts) maxAttemptsVary = true;
@@ -135,6 +142,7 @@ export function jobsToColumns(jobs: readonly Job[]): Array<string | null> {
     if (job.trace !== null) tracesVary = true;
     if (job.errors.length !== 0) errorsVary = true;
     if (job.timeoutMs !== null) timeoutsVary = true;
+    if (job.priority !== DEFAULT_PRIORITY) prioritiesVary = true;
   }
   return [
     textArray(ids),
@@ -151,6 +159,7 @@ export function jobsToColumns(jobs: readonly Job[]): Array<string | null> {
     timeoutsVary ? numberArray(timeouts) : null,
     taskVaries ? null : oneTask,
     maxAttemptsVary || oneMaxAttempts === null ? null : String(oneMaxAttempts),
+    prioritiesVary ? numberArray(priorities) : null,
   ];
 }
 

@@ -99,6 +99,27 @@ export function topologyMismatch(error: unknown, params: { queue: string; unitMs
   );
 }
 
+/**
+ * The broker refused to redeclare the work queue as a priority queue (x-max-priority): it was declared without
+ * one, by a version of jfast before job priorities or by hand. RabbitMQ never changes a declared queue's
+ * arguments, so the queue must be recreated or another name used.
+ */
+export function workQueueMismatch(error: unknown, params: { queue: string }): JfastError {
+  const text = error instanceof Error ? error.message : String(error);
+  return new BackendError(
+    `the RabbitMQ broker already holds the work queue "${params.queue}" declared without the priority this version needs (x-max-priority 9): ${text}`,
+    {
+      code: "RABBITMQ_TOPOLOGY_MISMATCH",
+      hint:
+        `job priorities need "${params.queue}" to be a priority queue, which RabbitMQ cannot change on an existing queue; ` +
+        `stop the workers, let "${params.queue}" drain, delete it (\`rabbitmqctl delete_queue ${params.queue}\`) and start again, ` +
+        `or give the queue another name ([plugin.queue] name)`,
+      docs: `${DOCS}#priority-queue`,
+      cause: error,
+    },
+  );
+}
+
 /** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   try {

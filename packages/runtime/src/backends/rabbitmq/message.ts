@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Options } from "amqplib";
 import { CorruptJob } from "../../core/corrupt-job.js";
-import { Job, type AttemptError, type JobJSON } from "../../core/job.js";
+import { DEFAULT_PRIORITY, Job, priorityProblem, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
@@ -44,6 +44,10 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
   };
   if (fitsProperty(json.id)) options.messageId = json.id;
   if (fitsProperty(json.task)) options.type = json.task;
+  // The work queue is a priority queue (x-max-priority, topology.ts) where a higher number is delivered first;
+  // a job's priority is the other way round (0 first). Every message carries one: the broker takes a message
+  // without the property as its lowest priority, behind every default job.
+  options.priority = messagePriority(json.priority);
   // A job's first publish (nothing spent, no long delay) carries no headers: the task is in `type` and the
   // attempts are 0. A header table costs the broker about as much as the rest of the message, and a bulk
   // enqueue is made of first publishes; headers are for the messages an operator inspects.
@@ -77,6 +81,7 @@ export function encodeJob(json: JobJSON | Job, extras: EncodeExtras = {}): Outgo
  */
 export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   const body: Record<string, unknown> = { payload: json.payload };
+  if (json.priority !== DEFAULT_PRIORITY) body.priority = json.priority;
   if (!fitsProperty(json.id)) body.id = json.id;
   if (!fitsProperty(json.task)) body.task = json.task;
   if (json.attempts !== 0) body.attempts = json.attempts;
@@ -96,6 +101,14 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.errors.length > 0) body.errors = json.errors;
   if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
   return body;
+}
+
+/** The highest AMQP priority a job's message carries: `x-max-priority` of the work queue (topology.ts). */
+export const MAX_MESSAGE_PRIORITY = 9;
+
+/** A job's priority (0 first … 9 last) as the AMQP `priority` property (9 delivered first … 0 last). */
+export function messagePriority(priority: number): number {
+  return MAX_MESSAGE_PRIORITY - priority;
 }
 
 /**
@@ -169,6 +182,9 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   const id = str("id", true);
   const task = str("task", true);
   const attempts = num("attempts", 0);
+  const priority = v.priority === undefined || v.priority === null ? DEFAULT_PRIORITY : v.priority;
+  const badPriority = priorityProblem(priority);
+  if (badPriority !== null) problems.push(`"priority": ${badPriority}`);
   const maxAttempts = num("maxAttempts", 1);
   const timeoutMs = num("timeoutMs", 1);
   const availableAt = date("availableAt");
@@ -190,6 +206,7 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
     json: {
       id,
       task,
+      priority: priority as number,
       payload: v.payload === undefined ? {} : v.payload,
       attempts: attempts ?? 0,
       maxAttempts,
@@ -272,6 +289,7 @@ export function unreadableJob(params: {
   return {
     id: params.messageId && params.messageId.length > 0 ? params.messageId : (params.fallbackId ?? `unreadable-${randomUUID()}`),
     task: CorruptJob.task,
+    priority: DEFAULT_PRIORITY,
     payload: {
       body: isUtf8 ? utf8 : params.content.toString("base64"),
       encoding: isUtf8 ? "utf8" : "base64",

@@ -1,13 +1,15 @@
 import type { Channel } from "amqplib";
 import { holdPattern, levelTtlMs, passPattern, routingKey, type CascadeShape } from "./delay-key.js";
-import { ReplyCode, replyCode, topologyMismatch } from "./errors.js";
+import { ReplyCode, replyCode, topologyMismatch, workQueueMismatch } from "./errors.js";
+import { MAX_MESSAGE_PRIORITY } from "./message.js";
 import type { QueueNames } from "./names.js";
 
 /**
  * Declares everything one queue needs. Idempotent: every declaration is an assert, safe from several processes
  * at once and again after each reconnect.
  *
- *   work queue        durable classic queue, consumed by workers
+ *   work queue        durable classic priority queue (x-max-priority 9: job priority 0 is message priority 9,
+ *                     docs/tasks.md#priority), consumed by workers
  *   dead queue        durable classic queue, never consumed by workers (listed and requeued by operators)
  *   level n (0..L-1)  topic exchange + durable queue, x-message-ttl = 2^n × unit, expired messages
  *                     dead-lettered to level n-1's exchange with their key (level 0: see below)
@@ -26,9 +28,13 @@ export async function declareTopology(channels: readonly Channel[], names: Queue
     throw error;
   };
   await declareLevelQueue(channels[0]!, names, shape, 0).catch(mismatch);
+  // A work queue declared before priorities (or by hand) without x-max-priority is refused the same way.
+  await channels[0]!.assertQueue(names.work, { durable: true, arguments: workQueueArguments() }).catch((error: unknown) => {
+    if (replyCode(error) === ReplyCode.preconditionFailed) throw workQueueMismatch(error, { queue: names.queue });
+    throw error;
+  });
   const levels = Array.from({ length: shape.levels }, (_, level) => level);
   await spread(channels, [
-    (channel) => channel.assertQueue(names.work, { durable: true }),
     (channel) => channel.assertQueue(names.dead, { durable: true }),
     ...levels.slice(1).map((level) => (channel: Channel) => declareLevelQueue(channel, names, shape, level).catch(mismatch)),
     ...levels.map((level) => (channel: Channel) => channel.assertExchange(names.delayLevel(level), "topic", { durable: true })),
@@ -53,6 +59,14 @@ async function spread(channels: readonly Channel[], work: Array<(channel: Channe
       for (let i = index; i < work.length; i += channels.length) await work[i]!(channel);
     }),
   );
+}
+
+/**
+ * The work queue's arguments. A priority queue: the broker delivers a higher message priority first, and a job's
+ * priority is mapped onto it the other way round (message.ts messagePriority). Ten levels, one per job priority.
+ */
+export function workQueueArguments(): Record<string, number> {
+  return { "x-max-priority": MAX_MESSAGE_PRIORITY };
 }
 
 /** The arguments level n's queue is declared with; tests compare the broker's view against these. */

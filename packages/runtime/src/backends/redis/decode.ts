@@ -1,5 +1,5 @@
 import { CorruptJob } from "../../core/corrupt-job.js";
-import type { AttemptError, JobJSON } from "../../core/job.js";
+import { DEFAULT_PRIORITY, type AttemptError, type JobJSON } from "../../core/job.js";
 
 /**
  * Turns what the scripts return into our types. A job hash keeps the JSON exactly as enqueued; the fields a
@@ -24,6 +24,8 @@ export function decodeJob(id: string, fields: StoredFields): { job: JobJSON } | 
   return {
     job: {
       ...base,
+      // A job stored before priorities existed has none: the default, as it was claimed.
+      priority: typeof base.priority === "number" ? base.priority : DEFAULT_PRIORITY,
       attempts: attempts === null ? base.attempts : Number(attempts),
       errors: errors === null ? base.errors : parseErrors(errors),
       availableAt: availableAt === null || !Number.isFinite(at) ? base.availableAt : new Date(at).toISOString(),
@@ -38,6 +40,7 @@ export function decodeJobForDisplay(id: string, fields: StoredFields): JobJSON {
   return {
     id,
     task: CorruptJob.task,
+    priority: DEFAULT_PRIORITY,
     payload: { raw: fields[0], problem: decoded.problem },
     attempts: Number(fields[1] ?? 0),
     maxAttempts: 1,

@@ -1,3 +1,5 @@
+import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
+
 /**
  * Every Redis key of one queue, built here and nowhere else (the Lua scripts receive these names, or the
  * prefixes below, as arguments and never spell a key themselves).
@@ -5,13 +7,17 @@
  * All keys carry the hash tag `{<queue>}`: Redis Cluster hashes only the part inside the braces, so every key
  * of a queue lives in one slot and each script, which touches several of them at once, runs on one node.
  *
- *   <p>{q}:ready                 LIST  job ids claimable now; pushed on the left, claimed from the right (FIFO)
+ *   <p>{q}:ready                 LIST  ids of priority-5 jobs (the default) claimable now; pushed on the left,
+ *                                      claimed from the right (FIFO); idle workers block on it
+ *   <p>{q}:ready:<n>             LIST  the same for priority n (0..9 but 5); claims take priority 0's first
+ *                                      (docs/tasks.md#priority)
  *   <p>{q}:scheduled             ZSET  job id → due time (ms): delayed jobs and retries backing off
  *   <p>{q}:running               ZSET  job id → lease deadline (ms)
  *   <p>{q}:dead                  ZSET  job id → time of death (ms); listed newest first
  *   <p>{q}:completed             ZSET  job id → completion time (ms); pruned after the retention period
  *   <p>{q}:workers               ZSET  worker id → last heartbeat (ms): the workers that may own a processing list
- *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at,
+ *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at, priority
+ *                                      (absent: 5),
  *                                      max_attempts, state, owner, lease, died_at, done_at, snoozes (times it
  *                                      returned snooze(ms)), cancelled_at (a cancelled job's hash expires)
  *   <p>{q}:processing:<worker>   LIST  ids the worker claimed and has not settled yet
@@ -26,6 +32,7 @@
 export interface QueueKeys {
   /** The common stem `<prefix>{<queue>}`; every key below starts with it. */
   readonly stem: string;
+  /** The ready list of priority-5 jobs, the default; `readyAt(p)` for every priority. */
   readonly ready: string;
   readonly scheduled: string;
   readonly running: string;
@@ -41,6 +48,10 @@ export interface QueueKeys {
   readonly workerPrefix: string;
   readonly parkedPrefix: string;
   job(id: string): string;
+  /** The ready list of priority `priority` (0..9); lib.lua builds the same names. */
+  readyAt(priority: number): string;
+  /** Every ready list, priority 0 first. */
+  readonly readyLists: readonly string[];
   processing(workerId: string): string;
   worker(workerId: string): string;
   parked(task: string): string;
@@ -73,6 +84,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     workerPrefix: `${stem}:worker:`,
     parkedPrefix: `${stem}:parked:`,
     job: (id: string) => `${stem}:job:${id}`,
+    readyAt: (priority: number) => (priority === DEFAULT_PRIORITY ? `${stem}:ready` : `${stem}:ready:${priority}`),
     processing: (workerId: string) => `${stem}:processing:${workerId}`,
     worker: (workerId: string) => `${stem}:worker:${workerId}`,
     parked: (task: string) => `${stem}:parked:${task}`,
@@ -81,7 +93,9 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
   };
   return {
     ...keys,
-    scriptKeys: [keys.ready, keys.scheduled, keys.running, keys.dead, keys.completed, keys.workers],
+    readyLists: Array.from({ length: MAX_PRIORITY + 1 }, (_, priority) => keys.readyAt(priority)),
+    // The wake channel is not a key; scripts publish on it (lib.lua), and it shares the hash tag.
+    scriptKeys: [keys.ready, keys.scheduled, keys.running, keys.dead, keys.completed, keys.workers, keys.wakeChannel],
   };
 }
 

@@ -58,14 +58,31 @@ export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params:
   return { rows: page.map((m) => m.info), next, exact: true };
 }
 
-/** The ready list by position from its claiming end (oldest) or its pushing end (newest). */
+/**
+ * The ready lists by position, as one sequence in claim order: priority 0's list from its claiming end first
+ * (oldest), or priority 9's from its pushing end first (newest). docs/tasks.md#priority
+ */
 async function listReady(redis: RedisClient, keys: QueueKeys, params: ListJobsParams): Promise<JobListing> {
   const after = decodeCursor(params, 1) as [number] | null;
   const offset = after?.[0] ?? 0;
-  const ids =
-    params.order === ListOrder.oldest
-      ? (await redis.lrange(keys.ready, -(offset + LIST_WINDOW), -(offset + 1))).reverse()
-      : await redis.lrange(keys.ready, offset, offset + LIST_WINDOW - 1);
+  const oldest = params.order === ListOrder.oldest;
+  const lists = oldest ? keys.readyLists : [...keys.readyLists].reverse();
+  const lengths = await Promise.all(lists.map((list) => redis.llen(list)));
+  const ids: string[] = [];
+  let skip = offset;
+  for (let i = 0; i < lists.length && ids.length < LIST_WINDOW; i++) {
+    const length = lengths[i]!;
+    if (skip >= length) {
+      skip -= length;
+      continue;
+    }
+    const want = Math.min(LIST_WINDOW - ids.length, length - skip);
+    const part = oldest
+      ? (await redis.lrange(lists[i]!, -(skip + want), -(skip + 1))).reverse()
+      : await redis.lrange(lists[i]!, skip, skip + want - 1);
+    ids.push(...part);
+    skip = 0;
+  }
   const infos = await readJobs(redis, keys, ids);
   const page: JobInfo[] = [];
   let consumed = 0;

@@ -421,9 +421,8 @@ export class RedisBackend implements QueueBackend {
     const now = Date.now();
     const { keys } = this;
     const results = await this.guard("read depths", () =>
-      this.redis
-        .multi()
-        .llen(keys.ready)
+      keys.readyLists
+        .reduce((multi, list) => multi.llen(list), this.redis.multi())
         .zcount(keys.scheduled, "-inf", now)
         .zcount(keys.scheduled, `(${now}`, "+inf")
         .zcard(keys.running)
@@ -431,14 +430,16 @@ export class RedisBackend implements QueueBackend {
         .hkeys(keys.paused)
         .exec(),
     );
-    const pausedTasks = (results?.[5]?.[1] as string[] | undefined) ?? [];
+    const pausedTasks = (results?.[keys.readyLists.length + 4]?.[1] as string[] | undefined) ?? [];
     // A paused task's jobs set aside by the claim are still waiting: ready.
     const parked = pausedTasks.length === 0 ? [] : await this.guard("read depths", () => Promise.all(pausedTasks.map((task) => this.redis.llen(keys.parked(task)))));
-    const values = (results ?? []).slice(0, 5).map(([error, value]) => {
+    const lists = keys.readyLists.length;
+    const values = (results ?? []).slice(0, lists + 4).map(([error, value]) => {
       if (error) throw translateRedisError(error, { operation: "read depths", url: this.options.url, queue: this.options.queue });
       return Number(value);
     });
-    const [ready = 0, dueScheduled = 0, scheduled = 0, running = 0, dead = 0] = values;
+    const ready = values.slice(0, lists).reduce((sum, n) => sum + n, 0);
+    const [dueScheduled = 0, scheduled = 0, running = 0, dead = 0] = values.slice(lists);
     // A delayed job whose time has come counts as ready even before a claim promotes it.
     return { ready: ready + dueScheduled + parked.reduce((sum, n) => sum + n, 0), scheduled, running, dead };
   }

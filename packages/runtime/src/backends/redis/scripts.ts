@@ -31,8 +31,8 @@ export const SCRIPT_NAMES = [
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
-/** Every script declares the same six keys (see keys.ts `scriptKeys` and the header of lib.lua). */
-const NUMBER_OF_KEYS = 6;
+/** Every script declares the same seven keys (see keys.ts `scriptKeys` and the header of lib.lua). */
+const NUMBER_OF_KEYS = 7;
 
 let sources: Map<ScriptName, string> | null = null;
 

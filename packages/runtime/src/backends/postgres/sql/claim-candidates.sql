@@ -3,10 +3,15 @@
 -- that one bad row never stops the queue. Only ever run after such a failure.
 -- params: $1 queue, $2 limit, $3 paused tasks text[]
 -- result: rows { id }, in the claim's order
--- index:  jfast_jobs_open_idx
-SELECT id
-FROM jfast_jobs
-WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-  AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($3::text[])
-ORDER BY available_at, seq
+-- index:  jfast_jobs_claim_idx, one range read per priority as in claim.sql
+SELECT c.id
+FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
+CROSS JOIN LATERAL (
+  SELECT id
+  FROM jfast_jobs
+  WHERE queue = $1 AND phase = 'open' AND priority = p.priority AND available_at <= now()
+    AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($3::text[])
+  ORDER BY available_at, seq
+  LIMIT $2
+) AS c
 LIMIT $2

@@ -1,6 +1,7 @@
 -- Claims up to $2 jobs for worker $3, leasing them for $4 ms and counting the attempt before the handler
--- runs. Two kinds of rows are claimable, both read in one scan of jfast_jobs_open_idx (phase = 'open': ready
--- and running jobs), in order of availability then enqueueing, so finished and dead rows are never visited:
+-- runs. Two kinds of rows are claimable, both read from jfast_jobs_claim_idx (phase = 'open': ready and running
+-- jobs), priority 0 first, within a priority in order of availability then enqueueing, so finished and dead rows
+-- are never visited:
 --   * ready jobs whose time has come
 --   * running jobs whose lease expired (or that have none: a row no claim of ours wrote)
 -- The rows the scan passes over are the jobs running now under a live lease (and those of paused tasks).
@@ -19,17 +20,28 @@
 -- flushes the WAL up to and past the claim. It takes the disk flush off the path from enqueue to handler.
 -- params: $1 queue, $2 limit, $3 worker id, $4 lease in ms, $5 worker-lost error (jsonb, attempt overwritten),
 --         $6 paused tasks text[] (empty: none)
--- result: the claimed rows (job columns, times in epoch ms, errors NULL when none), oldest first (available_at, then enqueue order)
--- index:  jfast_jobs_open_idx; the updates find the locked rows by ctid (a TID scan, no index)
+-- result: the claimed rows (job columns, times in epoch ms, errors NULL when none), in claim order (priority,
+--         available_at, then enqueue order)
+-- index:  jfast_jobs_claim_idx (queue, priority, available_at, seq), one range read per priority; the updates
+--         find the locked rows by ctid (a TID scan, no index)
+-- Priorities (docs/tasks.md#priority): the index is read once per priority, 0 first, each read a range that ends
+-- at now(), so a delayed job is never passed over and a due one never sorted. The reads run lazily, one after
+-- another, under the outer LIMIT (a nested loop keeps its outer order): once $2 rows are locked no further read
+-- starts and no row beyond them is locked. An empty priority costs one index descent.
 WITH candidates AS (
-  SELECT ctid, state, attempts, max_attempts
-  FROM jfast_jobs
-  WHERE queue = $1 AND phase = 'open' AND available_at <= now()
-    AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($6::text[])
-    AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
-  ORDER BY available_at, seq
+  SELECT c.ctid, c.state, c.attempts, c.max_attempts
+  FROM unnest('{0,1,2,3,4,5,6,7,8,9}'::smallint[]) AS p(priority)
+  CROSS JOIN LATERAL (
+    SELECT ctid, state, attempts, max_attempts
+    FROM jfast_jobs
+    WHERE queue = $1 AND phase = 'open' AND priority = p.priority AND available_at <= now()
+      AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($6::text[])
+      AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'
+    ORDER BY available_at, seq
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED
+  ) AS c
   LIMIT $2
-  FOR UPDATE SKIP LOCKED
 ),
 lost_for_good AS (
   UPDATE jfast_jobs AS j
@@ -59,9 +71,9 @@ claimed AS (
   -- Times as epoch milliseconds (double precision): parsing timestamptz text was the driver's largest cost per
   -- claimed row. No errors yet (a first attempt, nearly every claim) comes back as NULL: nothing to print as
   -- jsonb here and parse as JSON in the driver.
-  RETURNING j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts,
+  RETURNING j.id, j.seq, j.task, j.priority, j.payload, j.attempts, j.max_attempts,
             date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
             j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms
 )
-SELECT id, task, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms
-FROM claimed ORDER BY available_at, seq
+SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms
+FROM claimed ORDER BY priority, available_at, seq

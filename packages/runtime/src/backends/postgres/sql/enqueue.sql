@@ -10,22 +10,23 @@
 --         $5 payloads json[], $6 attempts int[] (NULL: 0), $7 max_attempts int[] (NULL: every row's is $16),
 --         $8 available_at epoch ms float8[], $9 created_at epoch ms float8[] (NULL: available_at), $10 tenant
 --         ids text[], $11 request ids text[], $12 traces jsonb[], $13 errors jsonb[] (NULL: none), $14 timeouts
---         bigint[], $15 the task of every row when $4 is NULL, $16 the max_attempts of every row when $7 is NULL
+--         bigint[], $15 the task of every row when $4 is NULL, $16 the max_attempts of every row when $7 is NULL,
+--         $17 priorities smallint[] (NULL: every row's is 5, the default)
 -- result: one row { id } per job actually inserted
 -- index:  jfast_jobs_pkey (ON CONFLICT; a first hand-off of generated ids runs this without it, see load-sql.ts)
 WITH inserted AS (
   INSERT INTO jfast_jobs (
     id, queue, task, payload, attempts, max_attempts, available_at, created_at,
-    tenant_id, request_id, trace, errors, timeout_ms
+    tenant_id, request_id, trace, errors, timeout_ms, priority
   )
   SELECT j.id, $1, coalesce(j.task, $15), j.payload, coalesce(j.attempts, 0), coalesce(j.max_attempts, $16::integer),
          to_timestamp(j.available_at / 1000), to_timestamp(coalesce(j.created_at, j.available_at) / 1000),
-         j.tenant_id, j.request_id, j.trace, coalesce(j.errors, '[]'::jsonb), j.timeout_ms
+         j.tenant_id, j.request_id, j.trace, coalesce(j.errors, '[]'::jsonb), j.timeout_ms, coalesce(j.priority, 5)
   FROM unnest(
     $3::text[], $4::text[], $5::json[], $6::integer[], $7::integer[], $8::float8[], $9::float8[],
-    $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::bigint[]
+    $10::text[], $11::text[], $12::jsonb[], $13::jsonb[], $14::bigint[], $17::smallint[]
   ) AS j(id, task, payload, attempts, max_attempts, available_at, created_at,
-         tenant_id, request_id, trace, errors, timeout_ms)
+         tenant_id, request_id, trace, errors, timeout_ms, priority)
   ON CONFLICT (id) DO NOTHING
   RETURNING id
 )

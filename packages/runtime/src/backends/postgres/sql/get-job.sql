@@ -2,7 +2,7 @@
 -- params: $1 queue, $2 job id
 -- result: zero or one row: job columns + state, locked_by, locked_until, died_at
 -- index:  jfast_jobs_pkey
-SELECT id, seq, task, payload, attempts, max_attempts, available_at, created_at,
+SELECT id, seq, task, priority, payload, attempts, max_attempts, available_at, created_at,
        tenant_id, request_id, trace, errors, timeout_ms,
        state, locked_by, locked_until, died_at
 FROM jfast_jobs

@@ -17,7 +17,7 @@ if state ~= 'ready' and state ~= 'running' then
 end
 if state == 'ready' then
   -- Rare, so a scan of the ready list is acceptable; the claim would otherwise only drop the reference.
-  redis.call('LREM', READY, 0, id)
+  redis.call('LREM', ready_key(priority_of(jkey)), 0, id)
   redis.call('ZREM', SCHEDULED, id)
   local task = task_of(f[2])
   if task then

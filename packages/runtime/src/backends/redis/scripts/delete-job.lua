@@ -13,7 +13,7 @@ end
 if state ~= 'ready' then
   return { 0, state }
 end
-redis.call('LREM', READY, 0, id)
+redis.call('LREM', ready_key(priority_of(jkey)), 0, id)
 redis.call('ZREM', SCHEDULED, id)
 local task = task_of(f[2])
 if task then

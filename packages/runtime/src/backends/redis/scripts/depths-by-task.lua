@@ -4,7 +4,7 @@
 -- size; a structure no larger than the sample is counted exactly.
 -- ARGV 6 sample size per structure, 7 tenant id ('' for all tenants), 8 paused HASH, 9 parked LIST prefix
 -- Returns one entry per structure: { state, size, ids read, jobs read, { task, count, task, count, ... } }.
--- "ready" appears several times: the ready list, due delayed jobs, and each paused task's parked jobs.
+-- "ready" appears several times: each priority's ready list, due delayed jobs, and each paused task's parked jobs.
 local sample, tenant = tonumber(ARGV[6]), ARGV[7]
 local paused, parked_prefix = ARGV[8], ARGV[9]
 local out = {}
@@ -36,7 +36,9 @@ local function count(state, size, ids)
   out[#out + 1] = { state, size, #ids, jobs, flat }
 end
 
-count('ready', redis.call('LLEN', READY), redis.call('LRANGE', READY, -sample, -1))
+for _, list in ipairs(READY_LISTS) do
+  count('ready', redis.call('LLEN', list), redis.call('LRANGE', list, -sample, -1))
+end
 count('ready', redis.call('ZCOUNT', SCHEDULED, '-inf', NOW), redis.call('ZRANGEBYSCORE', SCHEDULED, '-inf', NOW, 'LIMIT', 0, sample))
 count('scheduled', redis.call('ZCOUNT', SCHEDULED, '(' .. NOW, '+inf'), redis.call('ZRANGEBYSCORE', SCHEDULED, '(' .. NOW, '+inf', 'LIMIT', 0, sample))
 count('running', redis.call('ZCARD', RUNNING), redis.call('ZRANGE', RUNNING, 0, sample - 1))

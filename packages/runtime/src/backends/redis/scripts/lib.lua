@@ -2,13 +2,15 @@
 -- Every script is one atomic step: Redis runs it to the end before any other command, so a crash of the
 -- calling process between two commands can never leave a job half-moved.
 --
--- KEYS (the same six for every script, in this order; see ../keys.ts):
---   1 ready LIST, 2 scheduled ZSET, 3 running ZSET, 4 dead ZSET, 5 completed ZSET, 6 workers ZSET
+-- KEYS (the same seven for every script, in this order; see ../keys.ts):
+--   1 ready LIST (priority 5), 2 scheduled ZSET, 3 running ZSET, 4 dead ZSET, 5 completed ZSET, 6 workers ZSET,
+--   7 wake channel (pub/sub, not a key: declared for its name, in the queue's hash tag like the rest)
 -- ARGV 1..5 (the same for every script):
 --   1 job hash prefix, 2 processing list prefix, 3 worker heartbeat prefix, 4 now (ms), 5 now (ISO-8601)
 -- Per-job and per-worker keys are the prefixes above plus an id. They share the queue's hash tag, so they
 -- live in the same Cluster slot as the declared KEYS.
 local READY, SCHEDULED, RUNNING, DEAD, COMPLETED, WORKERS = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local WAKE = KEYS[7]
 local JOB_PREFIX, PROCESSING_PREFIX, WORKER_PREFIX = ARGV[1], ARGV[2], ARGV[3]
 local NOW, NOW_ISO = tonumber(ARGV[4]), ARGV[5]
 
@@ -38,6 +40,57 @@ local function task_of(json)
   return string.match(json, '"task":"([^"]*)"')
 end
 
+-- Priorities (docs/tasks.md#priority): one ready list per priority, claimed 0 first. Priority 5, the default,
+-- is READY itself, so plain jobs take the same path as before there were priorities; priority p is
+-- READY .. ':' .. p (keys.ts readyAt), in the queue's hash tag like every key. A job of another priority keeps
+-- it in its hash's `priority` field; no field is priority 5.
+local DEFAULT_PRIORITY = 5
+local READY_LISTS = {}
+for p = 0, 9 do
+  READY_LISTS[p + 1] = p == DEFAULT_PRIORITY and READY or (READY .. ':' .. p)
+end
+
+local function ready_key(priority)
+  return READY_LISTS[priority + 1] or READY
+end
+
+local function priority_of(jkey)
+  return tonumber(redis.call('HGET', jkey, 'priority')) or DEFAULT_PRIORITY
+end
+
+-- The priority in a job's JSON, read without decoding it: JSON.stringify(job.toJSON()) writes it right after
+-- the id and the task (whose quotes are escaped), ahead of the payload. No priority: the default.
+local function priority_in(json)
+  return tonumber(string.match(json, '"priority":(%d)[,}]')) or DEFAULT_PRIORITY
+end
+
+local function remember_priority(jkey, priority)
+  if priority ~= DEFAULT_PRIORITY then
+    redis.call('HSET', jkey, 'priority', priority)
+  end
+end
+
+-- True when any ready list holds a job (an empty list does not exist). One command for all ten.
+local function any_ready()
+  return redis.call('EXISTS', unpack(READY_LISTS)) > 0
+end
+
+-- Idle workers block on READY alone (ready-waiter.ts): a job pushed onto another priority's list is announced
+-- on the wake channel instead, as a job due now, once per script.
+local announced = false
+local function push_ready(id, priority, front)
+  local list = ready_key(priority)
+  if front then
+    redis.call('RPUSH', list, id)
+  else
+    redis.call('LPUSH', list, id)
+  end
+  if list ~= READY and not announced then
+    redis.call('PUBLISH', WAKE, NOW)
+    announced = true
+  end
+end
+
 local function owned_by(jkey, worker)
   local f = redis.call('HMGET', jkey, 'state', 'owner')
   return f[1] == 'running' and f[2] == worker
@@ -57,16 +110,13 @@ local function detach(jkey, id)
   redis.call('HDEL', jkey, 'owner', 'lease')
 end
 
--- Claimable at avail_ms: on the ready list when due, else in the scheduled set until promote_due moves it.
--- front = true puts it on the claiming end (a reclaimed job has waited longest).
-local function make_ready(jkey, id, avail_ms, front)
+-- Claimable at avail_ms: on its priority's ready list when due, else in the scheduled set until promote_due moves
+-- it. front = true puts it on the claiming end (a reclaimed job has waited longest). priority: read from the
+-- hash when not given.
+local function make_ready(jkey, id, avail_ms, front, priority)
   redis.call('HSET', jkey, 'state', 'ready', 'available_at', avail_ms)
   if avail_ms <= NOW then
-    if front then
-      redis.call('RPUSH', READY, id)
-    else
-      redis.call('LPUSH', READY, id)
-    end
+    push_ready(id, priority or priority_of(jkey), front)
   else
     redis.call('ZADD', SCHEDULED, avail_ms, id)
   end
@@ -96,12 +146,12 @@ local function lose(jkey, id, lost_tail)
   end
 end
 
--- Due delayed jobs and retries move to the ready list in one step: ZREM and LPUSH happen together or not at all.
+-- Due delayed jobs and retries move to their ready list in one step: ZREM and LPUSH happen together or not at all.
 local function promote_due(max)
   local ids = redis.call('ZRANGEBYSCORE', SCHEDULED, '-inf', NOW, 'LIMIT', 0, max)
   for _, id in ipairs(ids) do
     redis.call('ZREM', SCHEDULED, id)
-    redis.call('LPUSH', READY, id)
+    push_ready(id, priority_of(job_key(id)), false)
   end
   return #ids
 end
