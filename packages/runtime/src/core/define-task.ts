@@ -2,6 +2,7 @@ import type { TaskSession } from "../database/database-provider.js";
 import { recordDeclaration } from "./declarations.js";
 import { Job } from "./job.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
+import { normalizeUnique } from "./unique.js";
 
 /**
  * Declares a task in its module's tasks file:
@@ -34,6 +35,12 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   }
   if (options.maxAttempts !== undefined && (!Number.isInteger(options.maxAttempts) || options.maxAttempts < 1)) {
     throw new TypeError(`task("${name}"): maxAttempts must be a whole number of at least 1`);
+  }
+  if (options.unique !== undefined) {
+    if (options.unique.key !== undefined && typeof options.unique.key !== "function") {
+      throw new TypeError(`task("${name}"): unique.key is a function of the payload that returns the key`);
+    }
+    normalizeUnique({ ...options.unique, key: undefined } as Parameters<typeof normalizeUnique>[0], `task("${name}")`, false);
   }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(

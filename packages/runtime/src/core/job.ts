@@ -1,6 +1,7 @@
 import { currentContext } from "../context/context.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";
+import { normalizeUnique, type JobUnique, type UniqueInit } from "./unique.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
 export interface AttemptError {
@@ -35,6 +36,8 @@ export interface JobJSON {
   trace: TraceContext | null;
   errors: AttemptError[];
   timeoutMs: number | null;
+  /** Present on a unique job only (docs/tasks.md#unique-jobs). */
+  unique?: JobUnique;
 }
 
 export interface JobInit<P = unknown> {
@@ -52,6 +55,8 @@ export interface JobInit<P = unknown> {
   requestId?: string | null;
   trace?: TraceContext | null;
   timeoutMs?: number | null;
+  /** Not added while another job of its task and tenant holds `key` (docs/tasks.md#unique-jobs). */
+  unique?: UniqueInit;
 }
 
 /** What `task.job(payload, options)` takes besides the payload: everything of `new Job` but the task and payload. */
@@ -115,6 +120,8 @@ export class Job<P = unknown> {
   readonly trace: TraceContext | null;
   errors: AttemptError[];
   timeoutMs: number | null;
+  /** Filled in from the task's `unique` option when enqueued (QueueProvider.prepare). */
+  unique: JobUnique | null;
 
   constructor(init: JobInit<P>) {
     const stored = restoring;
@@ -132,6 +139,7 @@ export class Job<P = unknown> {
       this.trace = stored.trace;
       this.errors = stored.errors;
       this.timeoutMs = stored.timeoutMs;
+      this.unique = stored.unique ?? null;
       return;
     }
     if (!init.task || typeof init.task !== "string") {
@@ -160,6 +168,7 @@ export class Job<P = unknown> {
           : null;
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
+    this.unique = init.unique === undefined ? null : normalizeUnique(init.unique, `new Job({ task: "${this.task}" })`, true);
     if (Number.isNaN(this.availableAt.getTime())) {
       throw new TypeError(
         `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
@@ -187,6 +196,7 @@ export class Job<P = unknown> {
     });
     job.attempts = json.attempts;
     job.errors = [...json.errors];
+    if (json.unique) job.unique = json.unique;
     (job as { createdAt: Date }).createdAt = new Date(json.createdAt);
     return job;
   }
@@ -207,7 +217,7 @@ export class Job<P = unknown> {
   }
 
   toJSON(): JobJSON {
-    return {
+    const json: JobJSON = {
       id: this.id,
       task: this.task,
       payload: this.payload,
@@ -221,6 +231,8 @@ export class Job<P = unknown> {
       errors: this.errors,
       timeoutMs: this.timeoutMs,
     };
+    if (this.unique) json.unique = this.unique;
+    return json;
   }
 }
 

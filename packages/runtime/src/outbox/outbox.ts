@@ -1,6 +1,6 @@
 import type { Event } from "../core/event.js";
 import type { Job } from "../core/job.js";
-import type { RetryDeadParams } from "../core/queue-backend.js";
+import type { EnqueueResult, QueueEnqueueResult, RetryDeadParams } from "../core/queue-backend.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
@@ -8,7 +8,7 @@ import type { DatabaseProvider } from "../database/database-provider.js";
 import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
+import { perJob, type QueueProvider } from "../queue/queue-provider.js";
 import { outboxChannel } from "./channel.js";
 import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
@@ -17,7 +17,7 @@ import type { RelayStatus } from "./relay.js";
 
 /** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
 export interface TransactionalEnqueue {
-  enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<{ inserted: string[] }>;
+  enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult>;
 }
 
 export function supportsTransactionalEnqueue(backend: unknown): backend is TransactionalEnqueue {
@@ -28,9 +28,11 @@ export function supportsTransactionalEnqueue(backend: unknown): backend is Trans
 export interface Outbox {
   /**
    * Ids of the jobs written now; an id already written (pending, or relayed within `[plugin.outbox]
-   * retention`; on the PostgreSQL queue, any job still in the table) is left out and not written again.
+   * retention`; on the PostgreSQL queue, any job still in the table) is left out and not written again. A unique
+   * job is deduplicated in the caller's transaction on the PostgreSQL queue, else when the relay enqueues it
+   * (it is reported written here, not a duplicate: docs/tasks.md#unique-jobs).
    */
-  enqueue(session: unknown, job: Job | Job[]): Promise<{ inserted: string[] }>;
+  enqueue(session: unknown, job: Job | Job[]): Promise<QueueEnqueueResult>;
   /** One job per local subscriber of the event's type (and the bus, when on), in the caller's transaction. */
   publish(session: unknown, topic: string, event: Event): Promise<PublishResult>;
   health(): Promise<OutboxHealth>;
@@ -68,7 +70,7 @@ export function createOutbox(params: {
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
         // Same database: the job row itself is written in the caller's transaction.
-        return queue.backend.enqueueWithin({ executor, jobs });
+        return perJob(await queue.backend.enqueueWithin({ executor, jobs }), jobs);
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({
@@ -78,7 +80,7 @@ export function createOutbox(params: {
         channel,
       });
       const ids = [...new Set(jobs.map((j) => j.id))];
-      return { inserted: ids.filter((id) => inserted.has(outboxRowId(OutboxKind.job, queue.name, id))) };
+      return perJob({ inserted: ids.filter((id) => inserted.has(outboxRowId(OutboxKind.job, queue.name, id))) }, jobs);
     },
     publish(session, topic, event) {
       return publishLocal({

@@ -1,6 +1,7 @@
 import type { JfastConfig } from "../config/load-config.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
+import type { TaskRegistry } from "../core/registry.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { Plugin, Running } from "./plugin.js";
@@ -50,6 +51,7 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       const foreignTasks = new Set(Object.values(contracts?.services ?? {}).flatMap((s) => s.tasks));
       const database = get("database");
+      if (queueConfig.backend === "rabbitmq" && !given && !database) refuseUniqueTasks(registry);
       const backend = given ?? (await buildBackend(config, database, logger));
       await backend.setup();
       const control = await openQueueControl({ backend, database, queue: queueConfig.name, logger });
@@ -74,6 +76,17 @@ export function queuePlugin(): Plugin<"queue"> {
       running = null;
     },
   };
+}
+
+/** RabbitMQ holds no unique key itself: a task that needs one needs the database to hold it (docs/rabbitmq.md#unique-jobs). */
+function refuseUniqueTasks(registry: TaskRegistry): void {
+  const unique = registry.all().find((definition) => definition.options.unique !== undefined);
+  if (!unique) return;
+  throw new ConfigError(`task "${unique.name}" is unique, which the RabbitMQ queue enforces through the database, and the database plugin is not enabled`, {
+    code: "CONFIG_PLUGIN_MISSING",
+    hint: `add "database" to [plugins] enabled in jfast.toml (unique keys are held in jfast_unique_keys), or drop the task's unique option`,
+    docs: "jfast docs rabbitmq#unique-jobs",
+  });
 }
 
 async function buildBackend(config: JfastConfig, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
@@ -108,8 +121,12 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil(queue.visibilityTimeoutMs / 2000)));
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
-      const cancellations = database ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }) } : {};
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...cancellations });
+      const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
+      // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
+      const stores = database
+        ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }), uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }) }
+        : {};
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...stores });
     }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {

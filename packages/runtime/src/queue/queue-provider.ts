@@ -1,6 +1,7 @@
 import { Job } from "../core/job.js";
-import type { CancelResult, Depths, EnqueueResult, QueueBackend } from "../core/queue-backend.js";
+import type { CancelResult, Depths, EnqueueResult, QueueBackend, QueueEnqueueResult } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
+import { taskUniqueFiller } from "./unique-fill.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { PausedTasks } from "./paused-tasks.js";
 import type { ThroughputRecorder } from "./throughput-recorder.js";
@@ -9,7 +10,8 @@ import type { ThroughputRecorder } from "./throughput-recorder.js";
 export interface QueueProvider {
   readonly backend: QueueBackend;
   readonly name: string;
-  enqueue(job: Job | Job[]): Promise<EnqueueResult>;
+  /** Per job, in the order given, its id and whether it was a duplicate of a unique job (docs/tasks.md#unique-jobs). */
+  enqueue(job: Job | Job[]): Promise<QueueEnqueueResult>;
   depths(): Promise<Depths>;
   /**
    * Cancels a job (docs/tasks.md#cancelling-a-job): a waiting one never runs; a running one's handler sees its
@@ -17,7 +19,7 @@ export interface QueueProvider {
    * RabbitMQ: recorded in the database and applied at delivery; without a database NotSupportedError.
    */
   cancel(id: string): Promise<CancelResult>;
-  /** Fills in what the caller left to configuration (max attempts). */
+  /** Fills in what the caller left to configuration (max attempts) or to its task (unique). */
   prepare(job: Job): Job;
   /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
   readonly pauses: PausedTasks | null;
@@ -39,6 +41,7 @@ export function createQueueProvider(params: {
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const foreign = params.foreignTasks ?? new Set<string>();
+  const fillUnique = taskUniqueFiller();
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {
       throw new TypeError("enqueue(job) takes a Job: enqueue(new Job({ task: \"invoice.send_email\", payload }))");
@@ -46,7 +49,9 @@ export function createQueueProvider(params: {
     // Refused now rather than dead-lettered on its first claim, far from the typo that made it.
     if (!registry.get(job.task) && !foreign.has(job.task)) throw unknownTask(job.task, registry);
     if (maxPayloadBytes !== undefined) checkPayloadSize(job, maxPayloadBytes);
-    job.maxAttempts ??= registry.get(job.task)?.options.maxAttempts ?? defaultMaxAttempts;
+    const options = registry.get(job.task)?.options;
+    job.maxAttempts ??= options?.maxAttempts ?? defaultMaxAttempts;
+    if (job.unique !== null || options?.unique !== undefined) fillUnique(job, options?.unique);
     return job;
   };
   return {
@@ -58,11 +63,23 @@ export function createQueueProvider(params: {
     // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
     async enqueue(job) {
       const jobs = (Array.isArray(job) ? job : [job]).map(prepare);
-      return backend.enqueue({ jobs });
+      return perJob(await backend.enqueue({ jobs }), jobs);
     },
     depths: () => backend.depths(),
     cancel: (id) => backend.cancel({ id }),
   };
+}
+
+/** A backend's result with each job's outcome, in the order given: its own id, or its holder's when a duplicate. */
+export function perJob(result: EnqueueResult, jobs: readonly Job[]): QueueEnqueueResult {
+  const duplicates = result.duplicates;
+  const perJob = duplicates
+    ? jobs.map((job) => {
+        const holder = duplicates.get(job.id);
+        return holder === undefined ? { id: job.id, duplicate: false } : { id: holder, duplicate: true };
+      })
+    : jobs.map((job) => ({ id: job.id, duplicate: false }));
+  return { ...result, jobs: perJob };
 }
 
 /** The same refusal as `jfast jobs enqueue`: this service declares no such task, nor contracts.toml another's. */

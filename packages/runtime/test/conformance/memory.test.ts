@@ -4,6 +4,7 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeUnique } from "./unique.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -20,3 +21,4 @@ describeListing(memory);
 describeWorker(memory);
 describeOutcomes(memory);
 describeCancellation(memory);
+describeUnique(memory);
