@@ -201,11 +201,15 @@ export class PostgresBackend implements QueueBackend {
     return this.insert(executor, jobs, firstHandOff(jobs));
   }
 
-  /** A batch with a unique job: its own statements, in one transaction (the caller's, or one opened here). */
+  /**
+   * A batch with a unique job: its own statements. A period-held key and its job's row are written in one
+   * transaction (the caller's, or one opened here); a state-held key is its row, one statement, no transaction.
+   */
   private enqueueUniqueJobs(executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
     firstHandOff(jobs);
     const write = (tx: SqlExecutor) => enqueueUnique({ executor: tx, queue: this.queue, channel: this.channel, jobs });
-    return this.run("enqueue", () => (executor === this.db ? this.db.transaction(write) : write(executor)));
+    const own = executor === this.db && jobs.some((job) => job.unique?.periodMs != null);
+    return this.run("enqueue", () => (own ? this.db.transaction(write) : write(executor)));
   }
 
   /** `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. */

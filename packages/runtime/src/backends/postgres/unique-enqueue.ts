@@ -10,7 +10,7 @@ import { SQL } from "./load-sql.js";
 const ROUNDS = 3;
 
 /**
- * A batch with unique jobs (docs/tasks.md#unique-jobs), in the transaction of `executor`: later jobs of a key
+ * A batch with unique jobs (docs/tasks.md#unique-jobs) through `executor`: later jobs of a key
  * in the batch are duplicates of its first;  period-held keys are taken
  * in jfast_unique_keys (unique-periods.sql) before the insert; state-held keys are taken by the insert itself through
  * jfast_jobs_unique_idx (enqueue-unique.sql), and a row it skipped is a duplicate of the key's holder
@@ -40,8 +40,8 @@ export async function enqueueUnique(params: { executor: SqlExecutor; queue: stri
   const inserted = new Set<string>();
   let pending = params.jobs.filter((job) => !laterOf.has(job.id) && !duplicates.has(job.id));
   for (let round = 0; round < ROUNDS && pending.length > 0; round++) {
-    const rows = await executor.query<{ id: string }>(SQL.enqueueUnique, [queue, channel, ...jobsToColumns(pending), ...uniqueColumns(pending)]);
-    for (const row of rows) inserted.add(row.id);
+    const [row] = await executor.query<{ ids: string[] }>(SQL.enqueueUnique, [queue, channel, ...jobsToColumns(pending), ...uniqueColumns(pending)]);
+    for (const id of row?.ids ?? []) inserted.add(id);
     const skipped = pending.filter((job) => !inserted.has(job.id) && job.unique?.states);
     if (skipped.length === 0) break;
     const held = await executor.query<{ key: string; id: string }>(SQL.uniqueHolders, [queue, textArray(skipped.map((job) => scopedUniqueKey(job)))]);
