@@ -17,3 +17,4 @@ export type { ReadinessReport, CheckStatus } from "./http/readiness.js";
 export type { AttemptError } from "./core/job.js";
 export type { Depths, ListState, ListOrder, JobActionResult } from "./core/queue-backend.js";
 export type { JobListView, JobAction } from "./admin/routers/job-listing.js";
+export type { JobUnique } from "./core/unique.js";

@@ -44,6 +44,17 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         <dd><TraceLink traceId={job.traceId} /></dd>
         <dt>Created</dt>
         <dd><RelativeTime iso={job.createdAt} /></dd>
+        {job.unique ? (
+          <>
+            <dt>Unique key</dt>
+            <dd data-unique-key>
+              <code>{job.unique.key}</code>{" "}
+              <span className="muted">
+                {job.unique.periodMs !== null ? `held for ${job.unique.periodMs} ms from its enqueue` : `held while ${(job.unique.states ?? []).join(", ")}`}
+              </span>
+            </dd>
+          </>
+        ) : null}
         <dt>{job.state === "dead" ? "Died" : "Available"}</dt>
         <dd><RelativeTime iso={job.state === "dead" ? job.diedAt : job.availableAt} /></dd>
         {job.lockedBy ? (

@@ -51,9 +51,12 @@ Enqueueing an id that already exists changes nothing (the command says so).`,
         // Checked by new Job (PRIORITY_INVALID) like any other caller's.
         ...(flags.priority !== undefined ? { priority: flags.priority as JobPriority } : {}),
       });
-      const { inserted } = await jfast.require<QueueProvider>("queue").enqueue(job);
-      const existed = !inserted.includes(job.id);
-      if (flags.json) io.out(`${JSON.stringify({ ...job.toJSON(), existed }, null, 2)}\n`);
+      const { inserted, jobs } = await jfast.require<QueueProvider>("queue").enqueue(job);
+      // A unique task's job whose key another job holds: that job's id (docs/tasks.md#unique-jobs).
+      const duplicateOf = jobs[0]?.duplicate ? jobs[0].id : null;
+      const existed = !inserted.includes(job.id) && duplicateOf === null;
+      if (flags.json) io.out(`${JSON.stringify({ ...job.toJSON(), existed, duplicateOf }, null, 2)}\n`);
+      else if (duplicateOf !== null) io.out(`${duplicateOf} holds the unique key ${JSON.stringify(job.unique?.key)}; nothing enqueued\n`);
       else io.out(existed ? `${job.id} already exists; nothing enqueued\n` : `${job.id}\n`);
       return 0;
     });

@@ -40,6 +40,12 @@ failed attempt (with --verbose, their stacks). Exit code 1 when no job has that 
   },
 });
 
+/** `report:42 (held while ready, running)` or `report:42 (held for 60000 ms from its enqueue)`. */
+function describeUnique(unique: NonNullable<JobInfo["job"]["unique"]>): string {
+  const how = unique.periodMs !== null ? `held for ${unique.periodMs} ms from its enqueue` : `held while ${(unique.states ?? []).join(", ")}`;
+  return `${unique.key} (${how})`;
+}
+
 function formatJob(info: JobInfo, verbose: boolean): string {
   const { job } = info;
   const waiting = info.state === "ready" && Date.parse(job.availableAt) > Date.now();
@@ -52,6 +58,7 @@ function formatJob(info: JobInfo, verbose: boolean): string {
     ["tenant", job.tenantId],
     ["request", job.requestId],
     ["created", job.createdAt],
+    ["unique", job.unique ? describeUnique(job.unique) : null],
     ["locked by", info.lockedBy ? `${info.lockedBy} until ${info.lockedUntil}` : null],
     ["died", info.diedAt],
     ["payload", JSON.stringify(job.payload)],

@@ -104,7 +104,10 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
       const values = hiddenValues(job.payload);
       // A row written by hand may hold anything in its errors: shown as it is rather than failing the view.
       const errors = Array.isArray(job.errors) ? job.errors.map((e) => error(e, values)!) : job.errors;
-      return { ...job, payload: walk(job.payload, null), errors };
+      const redacted: JobJSON = { ...job, payload: walk(job.payload, null), errors };
+      // A key derived from the payload (the default: its JSON) carries the payload's values.
+      if (job.unique) redacted.unique = { ...job.unique, key: scrub(String(job.unique.key), values) };
+      return redacted;
     },
     error: (attempt, job) => error(attempt, hiddenValues(job.payload)),
   };

@@ -1,6 +1,7 @@
 import type { AttemptError } from "../core/job.js";
 import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
+import type { JobUnique } from "../core/unique.js";
 import { errorGroup } from "./dead-scan.js";
 import type { Redaction } from "./redact.js";
 import { traceIdOf } from "../observability/trace-id.js";
@@ -45,6 +46,8 @@ export interface JobView {
   lockedBy: string | null;
   lockedUntil: string | null;
   timeoutMs: number | null;
+  /** A unique job's key (values of redacted payload fields scrubbed) and how it holds it; null for a plain job. */
+  unique: JobUnique | null;
   errors: AttemptError[];
   payload: unknown;
 }
@@ -89,6 +92,7 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     lockedBy: info.lockedBy,
     lockedUntil: info.lockedUntil,
     timeoutMs: job.timeoutMs,
+    unique: job.unique ?? null,
     errors: job.errors,
     payload: job.payload,
   };

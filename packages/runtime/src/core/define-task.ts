@@ -3,6 +3,7 @@ import { recordDeclaration } from "./declarations.js";
 import { QUEUE_NAME_PATTERN } from "./named-queue.js";
 import { invalidPriority, Job, priorityProblem } from "./job.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
+import { normalizeUnique } from "./unique.js";
 
 /**
  * Declares a task in its module's tasks file:
@@ -41,6 +42,12 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   }
   if (options.priority !== undefined && priorityProblem(options.priority) !== null) {
     throw invalidPriority(`task("${name}")`, options.priority);
+  }
+  if (options.unique !== undefined) {
+    if (options.unique.key !== undefined && typeof options.unique.key !== "function") {
+      throw new TypeError(`task("${name}"): unique.key is a function of the payload that returns the key`);
+    }
+    normalizeUnique({ ...options.unique, key: undefined } as Parameters<typeof normalizeUnique>[0], `task("${name}")`, false);
   }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(

@@ -2,6 +2,7 @@ import { currentContext } from "../context/context.js";
 import { JfastError } from "../errors/jfast-error.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";
+import { normalizeUnique, type JobUnique, type UniqueInit } from "./unique.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
 export interface AttemptError {
@@ -38,6 +39,8 @@ export interface JobJSON {
   trace: TraceContext | null;
   errors: AttemptError[];
   timeoutMs: number | null;
+  /** Present on a unique job only (docs/tasks.md#unique-jobs). */
+  unique?: JobUnique;
 }
 
 export interface JobInit<P = unknown> {
@@ -60,6 +63,8 @@ export interface JobInit<P = unknown> {
    * Defaults to the task's `priority` option, else 5. docs/tasks.md#priority
    */
   priority?: JobPriority;
+  /** Not added while another job of its task and tenant holds `key` (docs/tasks.md#unique-jobs). */
+  unique?: UniqueInit;
 }
 
 /** A job's priority: 0 runs first, 9 last. */
@@ -155,6 +160,8 @@ export class Job<P = unknown> {
   readonly trace: TraceContext | null;
   errors: AttemptError[];
   timeoutMs: number | null;
+  /** Filled in from the task's `unique` option when enqueued (QueueProvider.prepare). */
+  unique: JobUnique | null;
 
   constructor(init: JobInit<P>) {
     const stored = restoring;
@@ -173,6 +180,7 @@ export class Job<P = unknown> {
       this.trace = stored.trace;
       this.errors = stored.errors;
       this.timeoutMs = stored.timeoutMs;
+      this.unique = stored.unique ?? null;
       return;
     }
     if (!init.task || typeof init.task !== "string") {
@@ -202,6 +210,7 @@ export class Job<P = unknown> {
           : null;
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
+    this.unique = init.unique === undefined ? null : normalizeUnique(init.unique, `new Job({ task: "${this.task}" })`, true);
     if (Number.isNaN(this.availableAt.getTime())) {
       throw new TypeError(
         `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
@@ -233,6 +242,7 @@ export class Job<P = unknown> {
     });
     job.attempts = json.attempts;
     job.errors = [...json.errors];
+    if (json.unique) job.unique = json.unique;
     (job as { createdAt: Date }).createdAt = new Date(json.createdAt);
     return job;
   }
@@ -253,7 +263,7 @@ export class Job<P = unknown> {
   }
 
   toJSON(): JobJSON {
-    return {
+    const json: JobJSON = {
       id: this.id,
       task: this.task,
       // Right after the task: the Redis scripts read both from the stored JSON without decoding it (lib.lua).
@@ -269,6 +279,8 @@ export class Job<P = unknown> {
       errors: this.errors,
       timeoutMs: this.timeoutMs,
     };
+    if (this.unique) json.unique = this.unique;
+    return json;
   }
 }
 

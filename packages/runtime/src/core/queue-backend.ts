@@ -184,8 +184,21 @@ export interface CancelResult {
 }
 
 export interface EnqueueResult {
-  /** Ids written now; an id that already existed is left out. */
+  /** Ids written now; an id that already existed is left out, and so is a duplicate. */
   inserted: string[];
+  /** Unique jobs not added because another job holds their key: their id → the holder's id. Absent when none. */
+  duplicates?: ReadonlyMap<string, string>;
+}
+
+/** What `queue.enqueue` and `outbox.enqueue` return: the backend's result and each job's outcome, in order. */
+export interface QueueEnqueueResult extends EnqueueResult {
+  jobs: EnqueuedJob[];
+}
+
+export interface EnqueuedJob {
+  /** The job's id, or the id of the job holding its unique key when it is a duplicate. */
+  id: string;
+  duplicate: boolean;
 }
 
 export type RetryDeadParams = { ids: string[] } | { all: true };

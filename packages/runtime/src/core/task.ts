@@ -3,6 +3,7 @@ import type { Logger } from "../observability/logger.js";
 import type { TaskSession } from "../database/database-provider.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
 import type { Providers } from "./providers.js";
+import type { UniqueState } from "./unique.js";
 
 /** What a handler receives besides its payload. */
 export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
@@ -55,6 +56,20 @@ export interface TaskOptions<P = unknown> {
   catchUp?: boolean;
   /** The payload of every scheduled job; `scheduled_for` (the tick, ISO-8601 UTC) is added to it. */
   payload?: Record<string, unknown>;
+  /**
+   * Every job of this task is unique (docs/tasks.md#unique-jobs): not added while another of its task and tenant
+   * holds its key. `key` derives the key from the payload (default: the payload's JSON, keys sorted).
+   */
+  unique?: TaskUnique<P>;
+}
+
+/** A task's `unique` option; a job's own `unique` overrides the key, and its periodMs or states if it gives them. */
+export interface TaskUnique<P = unknown> {
+  key?(payload: P): string;
+  /** Holds the key this long after the first job's enqueue, whatever becomes of that job. */
+  periodMs?: number;
+  /** Holds the key while the job is in one of these (default ready or running); not with periodMs. */
+  states?: readonly UniqueState[];
 }
 
 /** A duration for `every`: the units add up (`{ hours: 1, minutes: 30 }`). */

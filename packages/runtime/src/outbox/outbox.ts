@@ -1,6 +1,6 @@
 import type { Event } from "../core/event.js";
 import type { Job } from "../core/job.js";
-import type { RetryDeadParams } from "../core/queue-backend.js";
+import type { EnqueueResult, QueueEnqueueResult, RetryDeadParams } from "../core/queue-backend.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
@@ -8,7 +8,7 @@ import type { DatabaseProvider } from "../database/database-provider.js";
 import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import { groupByQueue, type QueueProvider } from "../queue/queue-provider.js";
+import { groupByQueue, perJob, type QueueProvider } from "../queue/queue-provider.js";
 import { outboxChannel } from "./channel.js";
 import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
@@ -17,7 +17,7 @@ import type { RelayStatus } from "./relay.js";
 
 /** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
 export interface TransactionalEnqueue {
-  enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<{ inserted: string[] }>;
+  enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult>;
 }
 
 /**
@@ -25,14 +25,18 @@ export interface TransactionalEnqueue {
  * queue whose backend supports it (`supportsTransactionalEnqueue(queue.backend)`). One statement at a time:
  * one transaction, one connection.
  */
-export async function enqueueWithinQueues(queue: QueueProvider, executor: SqlExecutor, jobs: Job[]): Promise<{ inserted: string[] }> {
+export async function enqueueWithinQueues(queue: QueueProvider, executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
   if (queue.queues.size === 1 && supportsTransactionalEnqueue(queue.backend)) return queue.backend.enqueueWithin({ executor, jobs });
   const inserted: string[] = [];
+  const duplicates = new Map<string, string>();
   for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
     // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
-    if (supportsTransactionalEnqueue(named.backend)) inserted.push(...(await named.backend.enqueueWithin({ executor, jobs: group })).inserted);
+    if (!supportsTransactionalEnqueue(named.backend)) continue;
+    const result = await named.backend.enqueueWithin({ executor, jobs: group });
+    inserted.push(...result.inserted);
+    for (const [id, holder] of result.duplicates ?? []) duplicates.set(id, holder);
   }
-  return { inserted };
+  return duplicates.size ? { inserted, duplicates } : { inserted };
 }
 
 export function supportsTransactionalEnqueue(backend: unknown): backend is TransactionalEnqueue {
@@ -43,9 +47,11 @@ export function supportsTransactionalEnqueue(backend: unknown): backend is Trans
 export interface Outbox {
   /**
    * Ids of the jobs written now; an id already written (pending, or relayed within `[plugin.outbox]
-   * retention`; on the PostgreSQL queue, any job still in the table) is left out and not written again.
+   * retention`; on the PostgreSQL queue, any job still in the table) is left out and not written again. A unique
+   * job is deduplicated in the caller's transaction on the PostgreSQL queue, else when the relay enqueues it
+   * (it is reported written here, not a duplicate: docs/tasks.md#unique-jobs).
    */
-  enqueue(session: unknown, job: Job | Job[]): Promise<{ inserted: string[] }>;
+  enqueue(session: unknown, job: Job | Job[]): Promise<QueueEnqueueResult>;
   /** One job per local subscriber of the event's type (and the bus, when on), in the caller's transaction. */
   publish(session: unknown, topic: string, event: Event): Promise<PublishResult>;
   health(): Promise<OutboxHealth>;
@@ -83,7 +89,7 @@ export function createOutbox(params: {
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
         // Same database: the job row itself is written in the caller's transaction.
-        return enqueueWithinQueues(queue, executor, jobs);
+        return perJob(await enqueueWithinQueues(queue, executor, jobs), jobs);
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({
@@ -93,7 +99,7 @@ export function createOutbox(params: {
         channel,
       });
       const ids = [...new Set(jobs.map((j) => j.id))];
-      return { inserted: ids.filter((id) => inserted.has(outboxRowId(OutboxKind.job, queue.name, id))) };
+      return perJob({ inserted: ids.filter((id) => inserted.has(outboxRowId(OutboxKind.job, queue.name, id))) }, jobs);
     },
     publish(session, topic, event) {
       return publishLocal({

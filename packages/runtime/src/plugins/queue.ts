@@ -53,6 +53,7 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       const foreignTasks = new Set(Object.values(contracts?.services ?? {}).flatMap((s) => s.tasks));
       const database = get("database");
+      if (queueConfig.backend === "rabbitmq" && !given && !database) refuseUniqueTasks(registry);
       // One backend instance per named queue, over the same store (core/named-queue.ts); `default` first.
       const opened: { config: NamedQueueConfig; backend: QueueBackend; control: QueueControl }[] = [];
       try {
@@ -106,6 +107,17 @@ export function queuePlugin(): Plugin<"queue"> {
   };
 }
 
+/** RabbitMQ holds no unique key itself: a task that needs one needs the database to hold it (docs/rabbitmq.md#unique-jobs). */
+function refuseUniqueTasks(registry: TaskRegistry): void {
+  const unique = registry.all().find((definition) => definition.options.unique !== undefined);
+  if (!unique) return;
+  throw new ConfigError(`task "${unique.name}" is unique, which the RabbitMQ queue enforces through the database, and the database plugin is not enabled`, {
+    code: "CONFIG_PLUGIN_MISSING",
+    hint: `add "database" to [plugins] enabled in jfast.toml (unique keys are held in jfast_unique_keys), or drop the task's unique option`,
+    docs: "jfast docs rabbitmq#unique-jobs",
+  });
+}
+
 /**
  * Every task names a declared queue: a typo in `queue: "meda"` would otherwise put jobs where no worker runs
  * them. Caught at start-up, in the API and the worker alike.
@@ -156,8 +168,12 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
       const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil(queue.visibilityTimeoutMs / 2000)));
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
-      const cancellations = database ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }) } : {};
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...cancellations });
+      const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
+      // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
+      const stores = database
+        ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }), uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }) }
+        : {};
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...stores });
     }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {

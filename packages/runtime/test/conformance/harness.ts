@@ -14,7 +14,7 @@ export interface BackendFactory {
    * `pauses`: where the service would keep paused tasks for this backend (the database, the backend's own
    * store); absent means the backend's own store, else memory.
    */
-  create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void>; pauses?: PauseStore }>;
+  create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void>; pauses?: PauseStore; peer?: () => Promise<QueueBackend> }>;
   /**
    * One service's named queues (docs/queues.md): a backend per name, as plugins/queue.ts opens them (the
    * backend name from `backendQueueName`), all over one store. `pauses` as in `create`, per queue.
@@ -39,6 +39,12 @@ export interface BackendFactory {
   cancellation?: boolean | "recorded";
   /** The states listJobs can list (all when absent); the others answer NOT_SUPPORTED (docs/admin-api.md#listing-jobs). */
   listableStates?: readonly ListState[];
+  /**
+   * False where a unique job is refused with NOT_SUPPORTED (RabbitMQ without a database to hold its key); the
+   * suite then checks that answer. `peer` of `create`: another backend on the same queue with connections of its
+   * own, as another process would open it (closed by the cleanup); absent for the in-process memory queue.
+   */
+  unique?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

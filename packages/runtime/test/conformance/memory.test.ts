@@ -6,6 +6,7 @@ import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
+import { describeUnique } from "./unique.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -30,3 +31,4 @@ describePriority(memory);
 describeOutcomes(memory);
 describeCancellation(memory);
 describeQueues(memory);
+describeUnique(memory);

@@ -9,6 +9,9 @@ import { backendQueueName } from "../../src/core/named-queue.js";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
+import { describeUnique } from "./unique.js";
+import { openTestDatabase } from "../postgres/pg-test-env.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 
 /** The shared suite on the real PostgreSQL server, in a fresh schema per test. */
@@ -46,6 +49,30 @@ describePriority(postgres);
 describeOutcomes(postgres);
 describeCancellation(postgres);
 describeQueues(postgres);
+
+/** Unique jobs, with peers: backends on the same schema, each with a pool of its own. */
+describeUnique({
+  ...postgres,
+  async create() {
+    const { backend, cleanup, database, schema } = await openTestBackend();
+    const opened: Array<{ close(): Promise<void> }> = [];
+    return {
+      backend,
+      async peer(): Promise<QueueBackend> {
+        const db = await openTestDatabase({ schema, poolSize: 1 });
+        const other = createPostgresBackend({ db: db.sql, schema, queue: "jfast.jobs", logger: silentLogger });
+        await other.setup();
+        opened.push(other, db);
+        return other;
+      },
+      pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }),
+      async cleanup() {
+        for (const resource of opened) await resource.close();
+        await cleanup();
+      },
+    };
+  },
+});
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

@@ -6,6 +6,9 @@ import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
+import { describeUnique } from "./unique.js";
+import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
@@ -18,6 +21,7 @@ const rabbitmq: BackendFactory = {
   perTaskDepths: false,
   cancellation: false,
   listableStates: ["dead"],
+  unique: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -51,6 +55,7 @@ describePriority(rabbitmq);
 describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);
 describeQueues(rabbitmq);
+describeUnique(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({
@@ -65,6 +70,39 @@ describeCancellation({
     return {
       backend,
       async cleanup() {
+        await backend.close();
+        await dropQueue(queue);
+        await database.close();
+        await dropSchema(schema);
+      },
+    };
+  },
+});
+
+/** Unique jobs with the service's database, where RabbitMQ holds unique keys (jfast_unique_keys); peers as other processes. */
+describeUnique({
+  ...rabbitmq,
+  name: "rabbitmq with the database",
+  cancellation: "recorded",
+  unique: true,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const schema = uniqueSchema("rmqunique");
+    const database = await openTestDatabase({ schema });
+    const open = async (db: typeof database) =>
+      openBackend(queue, { cancellations: createSqlCancelStore({ db: db.sql, queue }), uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }) });
+    const backend = await open(database);
+    const opened: Array<{ close(): Promise<void> }> = [];
+    return {
+      backend,
+      async peer(): Promise<QueueBackend> {
+        const db = await openTestDatabase({ schema, poolSize: 1 });
+        const other = await open(db);
+        opened.push(other, db);
+        return other;
+      },
+      async cleanup() {
+        for (const resource of opened) await resource.close();
         await backend.close();
         await dropQueue(queue);
         await database.close();

@@ -4,6 +4,8 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describePriority } from "./priority.js";
+import { describeUnique } from "./unique.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 import { redisCluster } from "../redis/redis-cluster-env.js";
@@ -44,3 +46,26 @@ describeListing(factory);
 describeWorker(factory);
 describeQueues(factory);
 describePriority(factory);
+
+/** Unique jobs on the cluster: the key lives in the queue's slot; peers with connections of their own. */
+describeUnique({
+  ...factory,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue, {}, cluster);
+    const opened: QueueBackend[] = [];
+    return {
+      backend,
+      async peer() {
+        const other = await openBackend(queue, {}, cluster);
+        opened.push(other);
+        return other;
+      },
+      async cleanup() {
+        for (const other of opened) await other.close();
+        await backend.close();
+        await dropQueue(queue, undefined, cluster);
+      },
+    };
+  },
+});

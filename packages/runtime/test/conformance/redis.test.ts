@@ -6,6 +6,8 @@ import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
+import { describeUnique } from "./unique.js";
+import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 
@@ -45,3 +47,26 @@ describePriority(redis);
 describeOutcomes(redis);
 describeCancellation(redis);
 describeQueues(redis);
+
+/** Unique jobs, with peers: backends on the same queue, each with connections of its own. */
+describeUnique({
+  ...redis,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue);
+    const opened: QueueBackend[] = [];
+    return {
+      backend,
+      async peer() {
+        const other = await openBackend(queue);
+        opened.push(other);
+        return other;
+      },
+      async cleanup() {
+        for (const other of opened) await other.close();
+        await backend.close();
+        await dropQueue(queue);
+      },
+    };
+  },
+});

@@ -99,3 +99,42 @@ export async function listing(backend: QueueBackend): Promise<JobListing> {
   await backend.listJobs({ state: "ready", order: "asc", limit: 10 });
   return backend.listJobs({ state: "dead", order: "newest", limit: 10, after: page.next ?? undefined });
 }
+
+// Unique jobs: the key function takes the task's payload; a job's own key is a string; the enqueue tells duplicates.
+export const rebuildReport = task(
+  "types.rebuild_report",
+  { unique: { key: (payload) => payload.report, states: ["ready", "running", "completed"] } },
+  async (payload: { report: string }) => {
+    void payload.report;
+  },
+);
+
+export const uniqueByTenant = task(
+  "types.unique_by_tenant",
+  {
+    unique: {
+      // @ts-expect-error the key function takes the task's payload, which has no such field
+      key: (payload) => payload.report_id,
+    },
+  },
+  async (_payload: { invoice_id: string }) => undefined,
+);
+
+export const uniqueWrongState = task(
+  "types.unique_wrong_state",
+  {
+    unique: {
+      // @ts-expect-error states are job states
+      states: ["ready", "running", "waiting"],
+    },
+  },
+  async (_payload: SendEmail) => undefined,
+);
+
+export async function enqueueUnique(queue: QueueProvider): Promise<string> {
+  const result = await queue.enqueue(rebuildReport.job({ report: "q3" }, { unique: { key: "q3", periodMs: 60_000 } }));
+  const first: { id: string; duplicate: boolean } | undefined = result.jobs[0];
+  // @ts-expect-error a job's key is a string, not a function
+  rebuildReport.job({ report: "q3" }, { unique: { key: (p: { report: string }) => p.report } });
+  return first?.duplicate ? first.id : "";
+}

@@ -19,6 +19,7 @@ import {
   type SnoozeParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
+import { holdsKey, scopedUniqueKey } from "../../core/unique.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
 import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 
@@ -43,6 +44,8 @@ export class MemoryBackend implements QueueBackend {
   readonly kind = BackendKind.memory;
   private readonly entries = new Map<string, Entry>();
   private readonly waiters = new Set<() => void>();
+  /** Unique keys (scoped) → the job holding it, and until when for a key held for a period. Checked lazily. */
+  private readonly uniqueKeys = new Map<string, { id: string; until: number | null }>();
   private seq = 0;
   private closed = false;
 
@@ -55,8 +58,16 @@ export class MemoryBackend implements QueueBackend {
 
   async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
     const inserted: string[] = [];
+    let duplicates: Map<string, string> | undefined;
     for (const job of jobs) {
       if (this.entries.has(job.id)) continue;
+      if (job.unique) {
+        const holder = this.takeUniqueKey(job);
+        if (holder !== null) {
+          (duplicates ??= new Map()).set(job.id, holder);
+          continue;
+        }
+      }
       this.entries.set(job.id, {
         // Through JSON, as every other backend stores it: a Date becomes its string, -0 becomes 0, a property
         // that is undefined or a function is left out (structuredClone would keep them, or throw on a function).
@@ -72,7 +83,22 @@ export class MemoryBackend implements QueueBackend {
       inserted.push(job.id);
     }
     if (inserted.length > 0) this.wake();
-    return { inserted };
+    return duplicates ? { inserted, duplicates } : { inserted };
+  }
+
+  /** The id of the job holding `job`'s unique key; else null, and the key is now `job`'s. */
+  private takeUniqueKey(job: Job): string | null {
+    const key = scopedUniqueKey(job);
+    const now = Date.now();
+    const held = this.uniqueKeys.get(key);
+    if (held) {
+      const holder = this.entries.get(held.id);
+      const holds = held.until !== null ? now < held.until : holder?.json.unique !== undefined && holdsKey(holder.json.unique, holder.state);
+      if (holds) return held.id;
+    }
+    const periodMs = job.unique!.periodMs;
+    this.uniqueKeys.set(key, { id: job.id, until: periodMs === null ? null : now + periodMs });
+    return null;
   }
 
   async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {

@@ -1,4 +1,5 @@
 import { DEFAULT_PRIORITY, Job, type AttemptError, type JobJSON } from "../../core/job.js";
+import type { JobUnique } from "../../core/unique.js";
 
 /** A jfast_jobs row as the drivers hand it back (pg: int8 as string, timestamps as Date; PGlite: numbers). */
 export interface JobRow {
@@ -18,10 +19,12 @@ export interface JobRow {
   trace: JobJSON["trace"];
   errors: AttemptError[] | null;
   timeout_ms: string | number | null;
+  /** Read by get-job.sql only (a unique job's option; null for the others). */
+  unique_spec?: JobUnique | null;
 }
 
 export function rowToJson(row: JobRow): JobJSON {
-  return {
+  const json: JobJSON = {
     id: row.id,
     task: row.task,
     priority: row.priority ?? DEFAULT_PRIORITY,
@@ -36,6 +39,8 @@ export function rowToJson(row: JobRow): JobJSON {
     errors: row.errors ?? [],
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
   };
+  if (row.unique_spec) json.unique = row.unique_spec;
+  return json;
 }
 
 /** A claimed row as a Job, straight from the driver's values (no JSON round trip: claims return hundreds). */

@@ -29,6 +29,8 @@ import { notificationChannel } from "./channel.js";
 import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
 import { SQL, type ListingSql } from "./load-sql.js";
 import { decodeCursor, encodeCursor, LIST_WINDOW, listById } from "../../core/job-listing.js";
+import { enqueueUnique } from "./unique-enqueue.js";
+import { hasUnique } from "../../core/unique.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -149,6 +151,7 @@ export class PostgresBackend implements QueueBackend {
   }
 
   enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
+    if (hasUnique(jobs)) return this.enqueueUniqueJobs(this.db, jobs);
     // A bulk enqueue goes through the table (pipelined): a worker's few free slots are not worth one huge statement.
     if (this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS) return this.enqueueHandingOff(jobs);
     return this.enqueueWithin({ executor: this.db, jobs });
@@ -194,7 +197,19 @@ export class PostgresBackend implements QueueBackend {
    * wake-up) exist iff that transaction commits.
    */
   enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
+    if (hasUnique(jobs)) return this.enqueueUniqueJobs(executor, jobs);
     return this.insert(executor, jobs, firstHandOff(jobs));
+  }
+
+  /**
+   * A batch with a unique job: its own statements. A period-held key and its job's row are written in one
+   * transaction (the caller's, or one opened here); a state-held key is its row, one statement, no transaction.
+   */
+  private enqueueUniqueJobs(executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
+    firstHandOff(jobs);
+    const write = (tx: SqlExecutor) => enqueueUnique({ executor: tx, queue: this.queue, channel: this.channel, jobs });
+    const own = executor === this.db && jobs.some((job) => job.unique?.periodMs != null);
+    return this.run("enqueue", () => (own ? this.db.transaction(write) : write(executor)));
   }
 
   /** `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. */

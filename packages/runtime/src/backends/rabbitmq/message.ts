@@ -3,6 +3,7 @@ import type { Options } from "amqplib";
 import { CorruptJob } from "../../core/corrupt-job.js";
 import { DEFAULT_PRIORITY, Job, priorityProblem, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
+import type { JobUnique } from "../../core/unique.js";
 import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
 
@@ -100,6 +101,7 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.trace !== null) body.trace = json.trace;
   if (json.errors.length > 0) body.errors = json.errors;
   if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
+  if (json.unique) body.unique = json.unique;
   return body;
 }
 
@@ -201,24 +203,25 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   const now = new Date().toISOString();
   const idTime = createdAt === null ? jobIdTime(id) : null;
   const created = createdAt ?? (idTime !== null ? new Date(idTime).toISOString() : null) ?? availableAt ?? now;
-  return {
-    ok: true,
-    json: {
-      id,
-      task,
-      priority: priority as number,
-      payload: v.payload === undefined ? {} : v.payload,
-      attempts: attempts ?? 0,
-      maxAttempts,
-      availableAt: availableAt ?? created,
-      createdAt: created,
-      tenantId,
-      requestId,
-      trace,
-      errors,
-      timeoutMs,
-    },
+  const json: JobJSON = {
+    id,
+    task,
+    priority: priority as number,
+    payload: v.payload === undefined ? {} : v.payload,
+    attempts: attempts ?? 0,
+    maxAttempts,
+    availableAt: availableAt ?? created,
+    createdAt: created,
+    tenantId,
+    requestId,
+    trace,
+    errors,
+    timeoutMs,
   };
+  // Its key is released when it ends (unique-stores.ts): a body written by hand without a well-formed one has none.
+  const unique = v.unique as JobUnique | undefined;
+  if (typeof unique === "object" && unique !== null && typeof unique.key === "string") json.unique = unique;
+  return { ok: true, json };
 }
 
 function storableProblem(fields: { id: string; task: string; tenantId: string | null; requestId: string | null; payload: unknown }): string | null {

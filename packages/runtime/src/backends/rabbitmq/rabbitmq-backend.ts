@@ -21,6 +21,8 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import type { CancelStore } from "../../core/cancel-store.js";
+import { hasUnique } from "../../core/unique.js";
+import { takeUniqueKeys, type UniqueStore } from "../../core/unique-store.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
@@ -67,6 +69,8 @@ export interface RabbitMqBackendOptions {
    */
   cancellations?: CancelStore;
   cancelReadMs?: number;
+  /** Where unique keys are held (the service's database): without one, a unique job is refused (NOT_SUPPORTED). */
+  uniqueKeys?: UniqueStore;
   logger?: BackendLogger;
 }
 
@@ -193,16 +197,47 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
-    const fresh: Job[] = [];
+    let fresh: Job[] = [];
     const seen = new Set<string>();
     for (const job of jobs) {
       if (this.recent.has(job.id) || seen.has(job.id)) continue;
       seen.add(job.id);
       fresh.push(job);
     }
+    if (hasUnique(fresh)) return this.enqueueUnique(fresh);
     await this.publishPatiently("enqueue jobs", () => fresh.map((job) => this.route(job, job.availableAt.getTime())));
     for (const job of fresh) this.recent.add(job.id);
     return { inserted: fresh.map((job) => job.id) };
+  }
+
+  /**
+   * A broker cannot tell whether a message with a key waits somewhere in a queue: the keys are held in the
+   * service's database (UniqueStore), taken before the publish and released when the job ends.
+   */
+  private async enqueueUnique(fresh: Job[]): Promise<EnqueueResult> {
+    const store = this.options.uniqueKeys;
+    if (!store) {
+      throw new NotSupportedError(`a unique "${fresh.find((job) => job.unique)!.task}" job cannot be enqueued: RabbitMQ cannot tell whether a message with its key waits in a queue, and this service has no database to hold the key in`, {
+        hint: `enable the "database" plugin: unique keys are then held in jfast_unique_keys`,
+        docs: `${DOCS}#unique-jobs`,
+      });
+    }
+    const { publish, duplicates, taken } = await takeUniqueKeys(store, fresh);
+    try {
+      await this.publishPatiently("enqueue jobs", () => publish.map((job) => this.route(job, job.availableAt.getTime())));
+    } catch (error) {
+      await store.release({ jobIds: taken.jobIds, state: null }).catch(() => undefined);
+      throw error;
+    }
+    await store.confirm(taken);
+    for (const job of publish) this.recent.add(job.id);
+    const inserted = publish.map((job) => job.id);
+    return duplicates.size > 0 ? { inserted, duplicates } : { inserted };
+  }
+
+  /** A unique job that reached `state` gives its key back unless it holds it there (docs/tasks.md#unique-jobs). */
+  private async releaseKey(job: Job, state: JobState): Promise<void> {
+    if (job.unique?.states && !job.unique.states.includes(state)) await this.options.uniqueKeys?.release({ jobIds: [job.id], state });
   }
 
   claim(params: ClaimParams): Promise<Job[]> {
@@ -227,7 +262,9 @@ export class RabbitMqBackend implements QueueBackend {
 
   async complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
     const delivery = this.consumer.take(workerId, job);
-    if (delivery) this.consumer.ack(delivery);
+    if (!delivery) return;
+    this.consumer.ack(delivery);
+    if (job.unique) await this.releaseKey(job, JobState.completed);
   }
 
   async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
@@ -242,6 +279,7 @@ export class RabbitMqBackend implements QueueBackend {
     const delivery = this.consumer.take(params.workerId, params.job);
     if (!delivery) return;
     await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
+    if (params.job.unique) await this.releaseKey(params.job, JobState.dead);
   }
 
   /**
@@ -276,6 +314,8 @@ export class RabbitMqBackend implements QueueBackend {
     }
     const fresh = await store.record({ id });
     this.cancelledIds.add(id);
+    // Whatever the job is: a key it holds by state and not when cancelled is free now.
+    await this.options.uniqueKeys?.release({ jobIds: [id], state: JobState.cancelled });
     return { cancelled: fresh, state: JobState.cancelled };
   }
 

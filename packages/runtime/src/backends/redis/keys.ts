@@ -26,6 +26,8 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:paused                HASH  task → JSON { at, by }: tasks no worker may start (docs/worker.md#pausing-a-task)
  *   <p>{q}:parked:<task>         LIST  ids of a paused task's jobs the claim set aside, oldest on the right; back
  *                                      on the ready list when the task resumes
+ *   <p>{q}:unique:<key>          STRING "<how>|<job id>": the job holding a unique key scoped by task and tenant
+ *                                      (enqueue-unique.lua); expires with its period when held for one
  *   <p>{q}:throughput:<minute>   HASH  "p|f|d:<task>" → jobs processed, failed, dead in the minute starting at
  *                                      <minute> (epoch ms); expires after 7 days
  */
@@ -47,6 +49,7 @@ export interface QueueKeys {
   readonly processingPrefix: string;
   readonly workerPrefix: string;
   readonly parkedPrefix: string;
+  readonly uniquePrefix: string;
   job(id: string): string;
   /** The ready list of priority `priority` (0..9); lib.lua builds the same names. */
   readyAt(priority: number): string;
@@ -83,6 +86,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     processingPrefix: `${stem}:processing:`,
     workerPrefix: `${stem}:worker:`,
     parkedPrefix: `${stem}:parked:`,
+    uniquePrefix: `${stem}:unique:`,
     job: (id: string) => `${stem}:job:${id}`,
     readyAt: (priority: number) => (priority === DEFAULT_PRIORITY ? `${stem}:ready` : `${stem}:ready:${priority}`),
     processing: (workerId: string) => `${stem}:processing:${workerId}`,

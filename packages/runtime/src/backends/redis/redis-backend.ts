@@ -22,6 +22,7 @@ import {
 import { CorruptJob } from "../../core/corrupt-job.js";
 import { JobState } from "../../core/job-state.js";
 import { reserveSlots } from "../../core/slot-offers.js";
+import { hasUnique, scopedUniqueKey } from "../../core/unique.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
@@ -193,6 +194,7 @@ export class RedisBackend implements QueueBackend {
 
   async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
+    if (hasUnique(jobs)) return this.enqueueUnique(jobs);
     if (this.offers.size > 0 && jobs.length <= HAND_OFF_MAX_BATCH) {
       const handedOff = await this.enqueueHandingOff(jobs);
       if (handedOff) return handedOff;
@@ -207,6 +209,24 @@ export class RedisBackend implements QueueBackend {
     const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
     if (inserted.length > 0 && earliest > now) await this.announce(earliest);
     return { inserted };
+  }
+
+  /** A batch with a unique job (enqueue-unique.lua): never handed over in process, so a duplicate never runs. */
+  private async enqueueUnique(jobs: Job[]): Promise<EnqueueResult> {
+    const args: Array<string | number> = [this.keys.uniquePrefix];
+    for (const job of jobs) {
+      const json = job.toJSON();
+      const unique = job.unique;
+      args.push(json.id, JSON.stringify(json), json.attempts, JSON.stringify(json.errors), job.availableAt.getTime(), json.maxAttempts ?? 0);
+      args.push(unique ? scopedUniqueKey(job) : "", unique?.periodMs ?? 0, unique?.states?.join(",") ?? "");
+    }
+    const [inserted, pairs] = (await this.script("enqueue-unique", "enqueue", args, this.replicaWait)) as [string[], string[]];
+    const earliest = Math.min(...jobs.map((j) => j.availableAt.getTime()));
+    if (inserted.length > 0 && earliest > Date.now()) await this.announce(earliest);
+    if (pairs.length === 0) return { inserted };
+    const duplicates = new Map<string, string>();
+    for (let i = 0; i < pairs.length; i += 2) duplicates.set(pairs[i]!, pairs[i + 1]!);
+    return { inserted, duplicates };
   }
 
   offerSlots(offer: SlotOffer): () => void {

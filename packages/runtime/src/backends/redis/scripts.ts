@@ -10,6 +10,7 @@ import type { RedisClient } from "./connection.js";
 export const SCRIPT_NAMES = [
   "enqueue",
   "enqueue-hand-off",
+  "enqueue-unique",
   "claim",
   "extend",
   "complete",

@@ -4,7 +4,9 @@
 -- index:  jfast_jobs_dead_idx
 WITH retried AS (
   UPDATE jfast_jobs
-  SET state = 'ready', attempts = 0, available_at = now(), died_at = NULL
+  SET state = 'ready', attempts = 0, available_at = now(), died_at = NULL,
+      -- A unique job that did not hold its key while dead does not take it back (another job may hold it now).
+      unique_phases = CASE WHEN 'dead' = ANY (unique_phases) THEN unique_phases END
   WHERE queue = $1 AND phase = 'dead'
   RETURNING id
 )
