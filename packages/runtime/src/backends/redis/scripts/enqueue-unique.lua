@@ -52,8 +52,10 @@ while i + 8 <= #ARGV do
       duplicates[#duplicates + 1] = id
       duplicates[#duplicates + 1] = holder
     else
+      local priority = priority_in(ARGV[i + 1])
       redis.call('HSET', jkey, 'json', ARGV[i + 1], 'attempts', ARGV[i + 2], 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5])
-      make_ready(jkey, id, tonumber(ARGV[i + 4]), false)
+      remember_priority(jkey, priority)
+      make_ready(jkey, id, tonumber(ARGV[i + 4]), false, priority)
       inserted[#inserted + 1] = id
     end
   end
