@@ -109,7 +109,7 @@ async function buildBackend(config: JfastConfig, database: DatabaseProvider | nu
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
       const cancellations = database ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }) } : {};
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...cancellations });
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, queueType: queue.queueType, heartbeatSeconds, logger, ...cancellations });
     }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {

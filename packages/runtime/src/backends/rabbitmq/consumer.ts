@@ -7,11 +7,13 @@ import { PrefetchLevel } from "./prefetch-level.js";
 import { AckWindow } from "./ack-window.js";
 
 /**
- * Prefetch is set for the whole channel (basic.qos global), which holds exactly one consumer. A per-consumer
- * limit is fixed when the consumer starts: RabbitMQ ignores a later change, so a claim asking for more could
- * never raise it. The channel-wide limit takes effect at once.
+ * Prefetch is per consumer (basic.qos with global = false): quorum queues refuse a consumer on a channel with a
+ * channel-wide limit (NOT_IMPLEMENTED, which closes the connection). A per-consumer limit is fixed when the
+ * consumer starts and RabbitMQ ignores a later basic.qos, so a new level takes effect by starting a new
+ * consumer on the same channel with it and then cancelling the old one (retune()). Its unacked deliveries
+ * stay on the channel: delivery tags are the channel's, so they are acked as before.
  */
-const CHANNEL_WIDE = true;
+const CHANNEL_WIDE = false;
 
 /** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
 export interface Subscription {
@@ -19,6 +21,10 @@ export interface Subscription {
   readonly channel: Channel;
   tag: string | null;
   alive: boolean;
+  /** The prefetch its current consumer was started with. */
+  prefetch: number;
+  /** The last retune (new consumer, old one cancelled); they run one after another. */
+  retuning: Promise<void>;
   /** Its acks, sent together at the end of each turn of the event loop (ack-window.ts). */
   readonly acks: AckWindow;
 }
@@ -248,6 +254,7 @@ export class Consumer {
     for (const waiter of [...this.waiters]) waiter();
     const sub = this.sub;
     sub?.acks.flush();
+    await sub?.retuning;
     if (sub?.alive && sub.tag) await sub.channel.cancel(sub.tag).catch(() => undefined);
     await Promise.allSettled([...this.repairs]);
     for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
@@ -264,11 +271,34 @@ export class Consumer {
     // Raised at once; lowered only once well below for a while (prefetch-level.ts).
     const change = this.level.want(this.slots + ahead, performance.now());
     if (this.sub?.alive) {
-      if (change) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
+      if (change) await this.retune(this.sub);
       return;
     }
     const session = await this.options.connection.session("consume the work queue");
     await this.subscribeOn(session);
+  }
+
+  /**
+   * Brings the subscription's consumer to the current prefetch: a new consumer with the new limit, then the old
+   * one cancelled (see CHANNEL_WIDE). For the moment both exist the broker may push up to both limits; the
+   * messages of either arrive in the same buffer. Runs after any retune in flight, so tags never cross.
+   */
+  private retune(sub: Subscription): Promise<void> {
+    sub.retuning = sub.retuning.then(async () => {
+      const prefetch = this.prefetch;
+      if (!sub.alive || this.closing || sub.prefetch === prefetch) return;
+      try {
+        await sub.channel.prefetch(prefetch, CHANNEL_WIDE);
+        const { consumerTag } = await sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
+        const old = sub.tag;
+        sub.tag = consumerTag;
+        sub.prefetch = prefetch;
+        if (old) await sub.channel.cancel(old);
+      } catch {
+        // The channel closed meanwhile: subscriptionEnded() starts over on the next claim.
+      }
+    });
+    return sub.retuning;
   }
 
   private subscribeOn(session: Session): Promise<void> {
@@ -288,6 +318,8 @@ export class Consumer {
       channel,
       tag: null,
       alive: true,
+      prefetch: this.prefetch,
+      retuning: Promise.resolve(),
       acks: new AckWindow((tag, multiple) => {
         if (!sub.alive) return;
         try {
@@ -299,10 +331,12 @@ export class Consumer {
     };
     channel.on("error", (error: Error) => this.options.logger?.warn("the RabbitMQ consuming channel failed", { error: error.message }));
     channel.on("close", () => this.subscriptionEnded(sub));
-    await channel.prefetch(this.prefetch, CHANNEL_WIDE);
+    await channel.prefetch(sub.prefetch, CHANNEL_WIDE);
     this.sub = sub;
     const { consumerTag } = await channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
     sub.tag = consumerTag;
+    // A claim may have raised the level while this consumer was starting.
+    if (sub.prefetch !== this.prefetch) await this.retune(sub);
   }
 
   private arrive(sub: Subscription, message: ConsumeMessage | null): void {

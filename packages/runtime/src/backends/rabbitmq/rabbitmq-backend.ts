@@ -19,7 +19,7 @@ import {
 import type { CancelStore } from "../../core/cancel-store.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
-import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
+import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
 import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
 import { assertCascadeShape, DEFAULT_CASCADE, planDelay, type CascadeShape } from "./delay-key.js";
@@ -27,11 +27,20 @@ import { DOCS } from "./errors.js";
 import { encodeJob, numberHeader, unreadableJob } from "./message.js";
 import { Header, queueNames, type QueueNames } from "./names.js";
 import { RecentIds } from "./recent-ids.js";
-import { declareTopology } from "./topology.js";
+import { declareTopology, QueueType } from "./topology.js";
 
 export interface RabbitMqBackendOptions {
-  /** amqp://user:password@host:5672/vhost (amqps:// for TLS). */
+  /**
+   * amqp://user:password@host:5672/vhost (amqps:// for TLS). Several, separated by commas, are nodes of one
+   * cluster: the connection uses the first that answers and moves to the next when its node goes away.
+   */
   url: string;
+  /**
+   * The broker queue type of the work queue, the delay cascade and the dead queue; default classic. Quorum
+   * queues are replicated over the cluster's nodes (docs/rabbitmq.md#queue-types). Part of the broker topology:
+   * a queue declared as one type refuses the other (RABBITMQ_TOPOLOGY_MISMATCH).
+   */
+  queueType?: QueueType;
   /** The work queue's name; every other name derives from it (see names.ts). */
   queue: string;
   /**
@@ -78,6 +87,7 @@ export class RabbitMqBackend implements QueueBackend {
   readonly pushesAhead = true;
   readonly names: QueueNames;
   readonly shape: CascadeShape;
+  readonly queueType: QueueType;
   private readonly options: RabbitMqBackendOptions;
   private readonly connection: BrokerConnection;
   private readonly consumer: Consumer;
@@ -105,8 +115,9 @@ export class RabbitMqBackend implements QueueBackend {
       });
     }
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.queueType = options.queueType ?? QueueType.classic;
     this.connection = new BrokerConnection({
-      url: withHeartbeat(options.url, options.heartbeatSeconds ?? 30),
+      urls: nodeUrls(options.url).map((url) => withHeartbeat(url, options.heartbeatSeconds ?? 30)),
       queue: options.queue,
       connectTimeoutMs: this.connectTimeoutMs,
       logger: options.logger,
@@ -115,7 +126,7 @@ export class RabbitMqBackend implements QueueBackend {
           const channels = await Promise.all(Array.from({ length: TOPOLOGY_CHANNELS }, () => session.model.createChannel()));
           for (const channel of channels) channel.on("error", () => undefined);
           try {
-            await declareTopology(channels, this.names, this.shape);
+            await declareTopology(channels, this.names, this.shape, this.queueType);
           } finally {
             await Promise.all(channels.map((channel) => channel.close().catch(() => undefined)));
           }
@@ -137,7 +148,7 @@ export class RabbitMqBackend implements QueueBackend {
 
   async setup(): Promise<void> {
     await this.connection.withChannels(TOPOLOGY_CHANNELS, "declare its queues and exchanges", (channels) =>
-      declareTopology(channels, this.names, this.shape),
+      declareTopology(channels, this.names, this.shape, this.queueType),
     );
     this.declared = true;
     if (this.options.cancellations && !this.cancelTimer) {
