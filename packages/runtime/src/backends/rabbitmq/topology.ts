@@ -41,7 +41,10 @@ export async function declareTopology(
 ): Promise<void> {
   const mismatch = (error: unknown): never => {
     if (replyCode(error) !== ReplyCode.preconditionFailed) throw error;
-    if (/x-queue-type/.test(error instanceof Error ? error.message : String(error))) throw queueTypeMismatch(error, { queue: names.queue, type });
+    // x-queue-type, or an argument only quorum levels carry (RabbitMQ may compare those first).
+    if (/x-queue-type|x-dead-letter-strategy|x-overflow/.test(error instanceof Error ? error.message : String(error))) {
+      throw queueTypeMismatch(error, { queue: names.queue, type });
+    }
     throw topologyMismatch(error, { queue: names.queue, ...shape });
   };
   await declareLevelQueue(channels[0]!, names, shape, 0, type).catch(mismatch);
