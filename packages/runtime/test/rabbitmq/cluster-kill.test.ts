@@ -146,11 +146,12 @@ describe("rabbitmq cluster: a node killed with -9 mid-drain (quorum queues)", ()
       console.log(`rabbitmq cluster, ${scenario} killed: ${JSON.stringify(figures)}`);
       expect(figures.lost).toBe(0);
       expect(figures.dead).toBe(0);
-      // Only jobs pushed to the lost connection can run twice (or a publish retried after its confirm was lost).
+      // Jobs that finished on the lost connection before their ack reached the broker run again, and an enqueue
+      // batch whose confirm was lost is published again whole (50 jobs): a bound, counted and reported.
       expect(figures.duplicated).toBeLessThanOrEqual(figures.heldAtKill + 100);
       expect(figures.recoveryMs).toBeLessThan(60_000);
       if (scenario === "connected node") expect(figures.movedTo).not.toBeNull();
       else expect(figures.movedTo).toBeNull();
-    });
+    }, 600_000);
   }
 });

@@ -267,7 +267,8 @@ export class BrokerConnection {
         const session = await this.open();
         this.connecting = null;
         this.refusal = null;
-        if (failures > 0) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.url), attempts: failures + 1 });
+        // After a lost connection or failed attempts: says which node took over.
+        if (failures > 0 || session.generation > 1) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.url), attempts: failures + 1 });
         return session;
       } catch (error) {
         failures++;
