@@ -10,6 +10,12 @@ source "$here/env.sh"
 n="${1:?usage: node.sh <1|2|3>}"
 timeout="${JFAST_RABBITMQ_CLUSTER_START_TIMEOUT:-120}"
 dir="$state/$n"
+pid_file="$dir/rabbitmq.pid"
+if [[ -f "$pid_file" ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null \
+  && grep -qa "RABBITMQ_NODENAME=$(node_name "$n")" "/proc/$(cat "$pid_file")/environ" 2>/dev/null; then
+  # Already running: a second start of the same node would fail, and its exit would delete the pid file.
+  exit 0
+fi
 mkdir -p "$dir/mnesia" "$dir/log" "$state/home"
 if [[ ! -f "$state/home/.erlang.cookie" ]]; then
   # The cluster's own cookie: nodes of one cluster must share it, and the machine's node must not accept ours.

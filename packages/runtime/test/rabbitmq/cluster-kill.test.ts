@@ -56,7 +56,13 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
     url: startingAt(connected),
     queueType: QueueType.quorum,
     connectTimeoutMs: 30_000,
-    logger: { warn: (message, fields) => warnings.push({ message, ...(fields ? { fields } : {}) }), error: () => undefined },
+    logger: {
+      warn: (message, fields) => {
+        warnings.push({ message, ...(fields ? { fields } : {}) });
+        console.log(`${Date.now()} warn ${message} ${JSON.stringify(fields ?? {})}`);
+      },
+      error: (message, fields) => console.log(`${Date.now()} error ${message} ${JSON.stringify(fields ?? {})}`),
+    },
   });
   const runs = new Map<string, number>();
   const completions: number[] = [];

@@ -43,6 +43,15 @@ export interface BrokerConnectionOptions {
   logger?: BackendLogger | undefined;
 }
 
+/**
+ * A node that accepts the TCP connection but does not answer the AMQP handshake (seen on a cluster node while
+ * another node had just died) would hold the connection attempt forever: after this long without a byte the
+ * attempt fails and the next node is tried.
+ */
+const HANDSHAKE_IDLE_MS = 5000;
+/** The same for the set-up on a new connection (declaring the topology, subscribing the consumer). */
+const SESSION_SETUP_MS = 30_000;
+
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
 
@@ -297,20 +306,28 @@ export class BrokerConnection {
     // writableHighWaterMark: a corked batch of publishes (see publish) stays in the socket's buffer until the
     // uncork; at the default 16 KiB amqplib's writer would stop at the mark and send the rest message by message.
     // amqplib hands its socket options to net.connect, whose socket is a Duplex stream: the mark reaches it.
-    const socketOptions: SocketOptions & Pick<DuplexOptions, "writableHighWaterMark"> = {
+    const socketOptions: SocketOptions & Pick<DuplexOptions, "writableHighWaterMark"> & { timeout: number } = {
       noDelay: true,
       writableHighWaterMark: SOCKET_BUFFER_BYTES,
+      timeout: HANDSHAKE_IDLE_MS,
     };
     const node = this.node;
     const model = await amqp.connect(this.options.urls[node]!, socketOptions);
     const session: Session = { generation: ++this.generation, model, alive: true, node };
     model.on("error", () => undefined);
     model.on("close", () => this.lost(session));
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.options.onSession?.(session);
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Connection closed: the node did not finish setting up within ${SESSION_SETUP_MS} ms`)), SESSION_SETUP_MS);
+      });
+      await Promise.race([this.options.onSession?.(session), stalled]);
+      clearTimeout(timer);
     } catch (error) {
+      clearTimeout(timer);
       session.alive = false;
-      await model.close().catch(() => undefined);
+      // A stalled node may not answer the close either.
+      await Promise.race([model.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       throw error;
     }
     if (this.closed) {
