@@ -89,7 +89,11 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
     killedAt = Date.now();
     await killNode(victim);
     await producing;
-    await until(() => runs.size >= JOBS, 180_000, `all ${JOBS} jobs to run (${runs.size} so far)`);
+    await until(() => runs.size >= JOBS, 180_000, `all ${JOBS} jobs to run`).catch(async (error: Error) => {
+      const depths = await backend.depths().catch((e: Error) => e.message);
+      const last = completions.at(-1) ?? 0;
+      throw new Error(`${error.message}: ${runs.size} ran, the last ${Date.now() - last} ms ago (${last - killedAt} ms after the kill); depths ${JSON.stringify(depths)}`);
+    });
     counted.stop();
     const after = completions.filter((t) => t > killedAt);
     const depths = await backend.depths();
