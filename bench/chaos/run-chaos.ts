@@ -17,7 +17,9 @@ import { renderReliability, type BackendOutcome } from "./reliability.js";
 import { runBackend } from "./run-backend.js";
 import type { ChaosBackend } from "./service.js";
 
-const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq,rabbitmq-cluster").split(",").filter(Boolean) as ChaosBackend[];
+// rabbitmq-cluster is opt-in (CHAOS_BACKENDS=rabbitmq-cluster) until the stall after a connected node's loss
+// (docs/rabbitmq.md#what-survives-a-node-loss) is fixed.
+const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq").split(",").filter(Boolean) as ChaosBackend[];
 const jobs = Number(process.env.CHAOS_JOBS ?? 5000);
 const kills = Number(process.env.CHAOS_KILLS ?? 4);
 
