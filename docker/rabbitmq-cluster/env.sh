@@ -32,5 +32,6 @@ node_env() {
 ctl() {
   local n="$1" tool="$2"
   shift 2
-  (node_env "$n" && "$bin/$tool" -n "$(node_name "$n")" "$@")
+  # From the state directory: an Erlang VM that fails writes erl_crash.dump into its working directory.
+  (node_env "$n" && cd "$state" && "$bin/$tool" -n "$(node_name "$n")" "$@")
 }

@@ -23,6 +23,8 @@ if [[ ! -f "$state/home/.erlang.cookie" ]]; then
   chmod 400 "$state/home/.erlang.cookie"
 fi
 node_env "$n"
+# The VMs' working directory (an erl_crash.dump lands there, not in the caller's checkout).
+cd "$state"
 cat >"$RABBITMQ_CONFIG_FILE" <<CONF
 listeners.tcp.local = 127.0.0.1:$RABBITMQ_NODE_PORT
 CONF
