@@ -140,6 +140,7 @@ export class RabbitMqBackend implements QueueBackend {
       names: this.names,
       logger: options.logger,
       repair: (arrival, message) => this.repair(arrival, message),
+      neverCancel: this.queueType === QueueType.quorum,
       isCancelled: options.cancellations ? (id) => this.cancelledIds.has(id) : undefined,
     });
     this.dead = new DeadLetters(this.connection, this.names);
