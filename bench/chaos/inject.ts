@@ -8,6 +8,7 @@ import amqp from "amqplib";
 import { Redis } from "ioredis";
 import { services } from "../lib/subject.js";
 import type { ChaosBackend } from "./service.js";
+import { rabbitmqClusterFirstUrl } from "./rabbitmq-cluster.js";
 
 export interface Injected {
   /** What was written, as it appears in RELIABILITY.md. */
@@ -37,8 +38,8 @@ export async function injectMalformed(backend: ChaosBackend, queue: string): Pro
       redis.disconnect();
     }
   }
-  if (backend === "rabbitmq") {
-    const connection = await amqp.connect(services.amqp);
+  if (backend === "rabbitmq" || backend === "rabbitmq-cluster") {
+    const connection = await amqp.connect(backend === "rabbitmq" ? services.amqp : rabbitmqClusterFirstUrl());
     try {
       const channel = await connection.createConfirmChannel();
       channel.sendToQueue(queue, Buffer.from("{not json"), { persistent: true });

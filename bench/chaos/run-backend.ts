@@ -6,6 +6,7 @@ import { createJfast, Job, type Jfast, type QueueProvider } from "@jfast/runtime
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { services, sleep } from "../lib/subject.js";
 import { restartRabbitMq, restartRedis } from "./brokers.js";
+import { killRabbitMqNode, rabbitmqClusterFirstUrl } from "./rabbitmq-cluster.js";
 import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres.js";
 import { injectMalformed } from "./inject.js";
 import type { BackendOutcome, FaultOutcome } from "./reliability.js";
@@ -163,6 +164,7 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
     await privatePg?.destroy();
     if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`).catch(() => undefined);
     if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName).catch(() => undefined);
+    if (backend === "rabbitmq-cluster") await dropJfastAmqpQueue(queueName, undefined, rabbitmqClusterFirstUrl()).catch(() => undefined);
     await rm(root, { recursive: true, force: true });
   }
 }
@@ -171,6 +173,7 @@ const BROKER_RESTART: Record<ChaosBackend, string> = {
   postgres: "PostgreSQL server stopped in immediate mode (crash recovery at start) + started",
   redis: "redis-server SHUTDOWN SAVE + start",
   rabbitmq: "rabbitmqctl stop_app + start_app",
+  "rabbitmq-cluster": "kill -9 of the node every process is connected to (and the queues' leader) + started again",
 };
 
 async function restartBroker(params: {
@@ -188,6 +191,7 @@ async function restartBroker(params: {
   const at = Date.now();
   if (backend === "redis") await restartRedis(500);
   else if (backend === "rabbitmq") await restartRabbitMq(500);
+  else if (backend === "rabbitmq-cluster") await killRabbitMqNode(500);
   else await privatePg!.restart(500);
   const upAt = Date.now();
   // Counted from the broker being back: effects committed meanwhile were jobs already in hand.

@@ -6,6 +6,9 @@
  *
  *   CHAOS_JOBS=500 CHAOS_KILLS=6 CHAOS_BACKENDS=redis,rabbitmq npm run chaos
  *
+ * rabbitmq-cluster runs on quorum queues on the loopback three-node cluster (docker/rabbitmq-cluster, started
+ * when needed); its "broker restart" is a kill -9 of the node every process is connected to, started again.
+ *
  * Exits 1 if any job was lost, ran its effect twice, got stuck, died unexpectedly, or a worker crashed.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -14,6 +17,8 @@ import { renderReliability, type BackendOutcome } from "./reliability.js";
 import { runBackend } from "./run-backend.js";
 import type { ChaosBackend } from "./service.js";
 
+// rabbitmq-cluster is opt-in (CHAOS_BACKENDS=rabbitmq-cluster) until the stall after a connected node's loss
+// (docs/rabbitmq.md#what-survives-a-node-loss) is fixed.
 const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq").split(",").filter(Boolean) as ChaosBackend[];
 const jobs = Number(process.env.CHAOS_JOBS ?? 5000);
 const kills = Number(process.env.CHAOS_KILLS ?? 4);

@@ -7,8 +7,10 @@ import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { services } from "../lib/subject.js";
+import { rabbitmqClusterUrl } from "./rabbitmq-cluster.js";
 
-export type ChaosBackend = "postgres" | "redis" | "rabbitmq";
+/** rabbitmq-cluster: quorum queues on the loopback three-node cluster (docker/rabbitmq-cluster). */
+export type ChaosBackend = "postgres" | "redis" | "rabbitmq" | "rabbitmq-cluster";
 
 export const MAX_PAYLOAD_BYTES = 64 * 1024;
 /** The workers' lease (visibility_timeout) and poll interval, in seconds: how soon an unsettled job comes back. */
@@ -17,7 +19,15 @@ export const POLL_INTERVAL_S = 1;
 
 export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string; postgresUrl: string }): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), `jfast-chaos-${params.backend}-`));
-  const url = params.backend === "redis" ? services.redis : params.backend === "rabbitmq" ? services.amqp : null;
+  const url =
+    params.backend === "redis"
+      ? services.redis
+      : params.backend === "rabbitmq"
+        ? services.amqp
+        : params.backend === "rabbitmq-cluster"
+          ? rabbitmqClusterUrl()
+          : null;
+  const kind = params.backend === "rabbitmq-cluster" ? `rabbitmq"\nqueue_type = "quorum` : params.backend;
   await writeFile(
     path.join(root, "jfast.toml"),
     [
@@ -27,7 +37,7 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
       `[plugin.database]\nurl = "${params.postgresUrl}"\nschema = "${params.schema}"\npool_size = 6`,
       // A short visibility timeout so a killed worker's jobs come back within seconds; attempts enough for
       // several kills of the same job (each kill -9 mid-attempt spends one).
-      `[plugin.queue]\nbackend = "${params.backend}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +
+      `[plugin.queue]\nbackend = "${kind}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +
         `visibility_timeout = ${VISIBILITY_TIMEOUT_S}\npoll_interval = ${POLL_INTERVAL_S}\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}` +
         (url ? `\nurl = "${url}"` : ""),
     ].join("\n"),

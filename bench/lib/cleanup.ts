@@ -29,8 +29,8 @@ export async function dropAmqpQueues(names: string[]): Promise<void> {
 }
 
 /** A jfast RabbitMQ queue: its work and dead queues and every level of its delay cascade (queue and exchange). */
-export async function dropJfastAmqpQueue(queue: string, levels = 64): Promise<void> {
-  const connection = await amqp.connect(services.amqp);
+export async function dropJfastAmqpQueue(queue: string, levels = 64, url = services.amqp): Promise<void> {
+  const connection = await amqp.connect(url);
   try {
     const channel = await connection.createChannel();
     for (const name of [queue, `${queue}.dead`]) await channel.deleteQueue(name);

@@ -35,6 +35,8 @@ export interface QueueConfig {
   maxSnoozes: number;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
+  /** RabbitMQ: classic or quorum queues (docs/rabbitmq.md#queue-types). */
+  queueType: "classic" | "quorum";
   /** Redis: `url` lists seed nodes of a Redis Cluster. */
   cluster: boolean;
   /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT), and for how long to wait. */
@@ -215,6 +217,14 @@ export function resolveConfig(params: {
     });
   }
 
+  if (queueRaw && queueRaw.backend !== "rabbitmq" && queueRaw.queue_type !== "classic") {
+    throw new ConfigError(`${params.file}: [plugin.queue] queue_type applies to the RabbitMQ queue only, not backend = "${queueRaw.backend}"`, {
+      code: "CONFIG_INVALID",
+      hint: `remove queue_type, or set backend = "rabbitmq"`,
+      docs: DOCS,
+    });
+  }
+
   const baseQueueName = queueRaw ? queueName(queueRaw.name, env) : "";
   const environment =
     raw.service.environment ??
@@ -264,6 +274,7 @@ export function resolveConfig(params: {
       keepCompleted: queueRaw.keep_completed,
       maxSnoozes: queueRaw.max_snoozes,
       prefetch: queueRaw.prefetch ?? null,
+      queueType: queueRaw.queue_type,
       cluster: queueRaw.cluster,
       waitReplicas: queueRaw.wait_replicas,
       waitTimeoutMs: Math.round(queueRaw.wait_timeout * 1000),

@@ -37,6 +37,8 @@ export const queueSchema = z
           prefetch: z.number().int().min(0).max(10_000).optional(),
           /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
           keep_completed: z.boolean().default(true),
+          /** RabbitMQ: the broker queue type of the work queue, the delay cascade and the dead queue. */
+          queue_type: z.enum(["classic", "quorum"]).default("classic"),
           /** Redis: `url` names seed nodes of a Redis Cluster (comma-separated); connect through the Cluster client. */
           cluster: z.boolean().default(false),
           /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT) before it returns; 0: none. */

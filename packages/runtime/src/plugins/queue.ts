@@ -173,7 +173,7 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
       const stores = database
         ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }), uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }) }
         : {};
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, heartbeatSeconds, logger, ...stores });
+      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, queueType: queue.queueType, heartbeatSeconds, logger, ...stores });
     }
     default:
       throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {

@@ -16,6 +16,7 @@ export function uniqueQueue(label: string): string {
   return `jfast-test.${label}.${randomUUID().slice(0, 8)}`;
 }
 
+/** Opens a backend on the shared broker, or on `options.url` (the loopback cluster: rabbitmq-cluster-env.ts). */
 export async function openBackend(queue: string, options: Partial<RabbitMqBackendOptions> = {}): Promise<RabbitMqBackend> {
   const backend = createRabbitMqBackend({ url: AMQP_URL, queue, connectTimeoutMs: 5000, ...options });
   try {
@@ -28,8 +29,8 @@ export async function openBackend(queue: string, options: Partial<RabbitMqBacken
 }
 
 /** Runs `use` on a plain amqplib channel (for inspecting the broker or publishing by hand). */
-export async function withRawChannel<T>(use: (channel: amqp.Channel) => Promise<T>): Promise<T> {
-  const connection = await amqp.connect(AMQP_URL);
+export async function withRawChannel<T>(use: (channel: amqp.Channel) => Promise<T>, url = AMQP_URL): Promise<T> {
+  const connection = await amqp.connect(firstNode(url));
   connection.on("error", () => undefined);
   try {
     const channel = await connection.createChannel();
@@ -45,9 +46,9 @@ export async function withRawChannel<T>(use: (channel: amqp.Channel) => Promise<
  * deletes are slow); exchanges one at a time, top level first, because RabbitMQ 3.10 can crash a channel when
  * two exchanges bound to each other are deleted at the same moment.
  */
-export async function dropQueue(queue: string, levels = 25): Promise<void> {
+export async function dropQueue(queue: string, levels = 25, url = AMQP_URL): Promise<void> {
   const names = queueNames(queue, levels);
-  const connection = await amqp.connect(AMQP_URL);
+  const connection = await amqp.connect(firstNode(url));
   connection.on("error", () => undefined);
   try {
     const channels = await Promise.all(Array.from({ length: 8 }, () => connection.createChannel()));
@@ -65,6 +66,11 @@ export async function dropQueue(queue: string, levels = 25): Promise<void> {
   } finally {
     await connection.close().catch(() => undefined);
   }
+}
+
+/** The first node of a comma-separated list of AMQP URLs (a cluster's): any node serves every queue. */
+function firstNode(url: string): string {
+  return url.split(",")[0]!.trim();
 }
 
 /** A Worker on `backend` running `tasks`, as `jfast worker` builds one (silent logger). */

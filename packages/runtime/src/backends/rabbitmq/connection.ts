@@ -20,6 +20,8 @@ export interface Session {
   readonly generation: number;
   readonly model: ChannelModel;
   alive: boolean;
+  /** Its node's index in BrokerConnectionOptions.urls. */
+  readonly node: number;
 }
 
 export interface Publication {
@@ -29,7 +31,8 @@ export interface Publication {
 }
 
 export interface BrokerConnectionOptions {
-  url: string;
+  /** The nodes to connect to, in order of preference: several are the nodes of one cluster (see nodeUrls). */
+  urls: readonly string[];
   queue: string;
   /** How long an operation waits for the broker (connecting, or reconnecting after a restart) before failing. */
   connectTimeoutMs: number;
@@ -40,13 +43,39 @@ export interface BrokerConnectionOptions {
   logger?: BackendLogger | undefined;
 }
 
+/**
+ * A node that accepts the TCP connection but does not answer the AMQP handshake (seen on a cluster node while
+ * another node had just died) would hold the connection attempt forever: after this long without a byte the
+ * attempt fails and the next node is tried.
+ */
+const HANDSHAKE_IDLE_MS = 5000;
+/** The same for the set-up on a new connection (declaring the topology, subscribing the consumer). */
+const SESSION_SETUP_MS = 30_000;
+
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2000;
+
+/**
+ * `url` as configured: one AMQP URL, or several separated by commas, the nodes of one cluster
+ * (`amqp://guest:guest@10.0.0.1:5672,amqp://guest:guest@10.0.0.2:5672`).
+ */
+export function nodeUrls(url: string): string[] {
+  return url
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+}
 
 /**
  * A connection that comes back by itself. It connects on first use; when the broker closes it (restart,
  * `rabbitmqctl stop_app`, network loss) it reconnects in the background with capped backoff, and every
  * operation waits for it for up to `connectTimeoutMs` instead of failing at once.
+ *
+ * With several nodes it connects to one at a time. When that connection goes away it tries the next node at
+ * once, then the rest in turn, and backs off only after a whole round failed; the new session re-declares the
+ * topology and re-subscribes the consumer (onSession). A publish whose confirm was pending on the lost
+ * connection fails (BACKEND_UNAVAILABLE): enqueue retries it on the new one (a duplicate, never a loss), an
+ * outcome's original delivery goes back to the queue as a lost attempt.
  *
  * Publishing goes through one confirm channel per connection: a publish resolves only when the broker has
  * taken responsibility for the message (persisted and routed), and fails when it was returned as unroutable
@@ -63,9 +92,17 @@ export class BrokerConnection {
   /** The broker's answer to the last login while it is a refusal: waiting for a reconnect will not help. */
   private refusal: unknown = null;
   private readonly refusalWaiters = new Set<(error: unknown) => void>();
+  /** The index in options.urls of the node in use, or tried next. */
+  private node = 0;
 
   constructor(options: BrokerConnectionOptions) {
+    if (options.urls.length === 0) throw new RangeError("a RabbitMQ connection needs at least one URL");
     this.options = options;
+  }
+
+  /** The URL of the node in use (or tried next). */
+  get url(): string {
+    return this.options.urls[this.node]!;
   }
 
   get isClosed(): boolean {
@@ -239,7 +276,8 @@ export class BrokerConnection {
         const session = await this.open();
         this.connecting = null;
         this.refusal = null;
-        if (failures > 0) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.options.url), attempts: failures + 1 });
+        // After a lost connection or failed attempts: says which node took over.
+        if (failures > 0 || session.generation > 1) this.options.logger?.warn("reconnected to RabbitMQ", { url: redactUrl(this.url), attempts: failures + 1 });
         return session;
       } catch (error) {
         failures++;
@@ -250,10 +288,13 @@ export class BrokerConnection {
         }
         if (failures === 1 || failures % 20 === 0) {
           this.options.logger?.warn(refused ? "RabbitMQ refused the login (ACCESS_REFUSED); retrying" : "cannot reach RabbitMQ; retrying", {
-            url: redactUrl(this.options.url),
+            url: redactUrl(this.url),
             error: (error as Error).message,
           });
         }
+        // The next node at once; a pause only once every node has been tried.
+        this.node = (this.node + 1) % this.options.urls.length;
+        if (failures % this.options.urls.length !== 0) continue;
         await new Promise((resolve) => setTimeout(resolve, delay));
         delay = Math.min(RECONNECT_MAX_MS, delay * 2);
       }
@@ -265,19 +306,28 @@ export class BrokerConnection {
     // writableHighWaterMark: a corked batch of publishes (see publish) stays in the socket's buffer until the
     // uncork; at the default 16 KiB amqplib's writer would stop at the mark and send the rest message by message.
     // amqplib hands its socket options to net.connect, whose socket is a Duplex stream: the mark reaches it.
-    const socketOptions: SocketOptions & Pick<DuplexOptions, "writableHighWaterMark"> = {
+    const socketOptions: SocketOptions & Pick<DuplexOptions, "writableHighWaterMark"> & { timeout: number } = {
       noDelay: true,
       writableHighWaterMark: SOCKET_BUFFER_BYTES,
+      timeout: HANDSHAKE_IDLE_MS,
     };
-    const model = await amqp.connect(this.options.url, socketOptions);
-    const session: Session = { generation: ++this.generation, model, alive: true };
+    const node = this.node;
+    const model = await amqp.connect(this.options.urls[node]!, socketOptions);
+    const session: Session = { generation: ++this.generation, model, alive: true, node };
     model.on("error", () => undefined);
     model.on("close", () => this.lost(session));
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await this.options.onSession?.(session);
+      const stalled = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`Connection closed: the node did not finish setting up within ${SESSION_SETUP_MS} ms`)), SESSION_SETUP_MS);
+      });
+      await Promise.race([this.options.onSession?.(session), stalled]);
+      clearTimeout(timer);
     } catch (error) {
+      clearTimeout(timer);
       session.alive = false;
-      await model.close().catch(() => undefined);
+      // A stalled node may not answer the close either.
+      await Promise.race([model.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
       throw error;
     }
     if (this.closed) {
@@ -296,14 +346,20 @@ export class BrokerConnection {
     if (this.publisher?.session === session) this.publisher = null;
     this.options.onLost?.(session);
     if (wasAlive && !this.closed) {
-      this.options.logger?.warn("lost the RabbitMQ connection; reconnecting", { url: redactUrl(this.options.url) });
+      const lostUrl = this.options.urls[session.node]!;
+      // The node may be gone for good: start with the next one (with one node, the same).
+      if (this.node === session.node) this.node = (session.node + 1) % this.options.urls.length;
+      this.options.logger?.warn("lost the RabbitMQ connection; reconnecting", {
+        url: redactUrl(lostUrl),
+        ...(this.options.urls.length > 1 ? { next: redactUrl(this.url) } : {}),
+      });
       this.connecting ??= this.connectLoop();
       this.connecting.catch(() => undefined);
     }
   }
 
   private where(operation: string) {
-    return { operation, url: this.options.url, queue: this.options.queue };
+    return { operation, url: this.url, queue: this.options.queue };
   }
 
   private closedError(operation: string): BackendError {

@@ -7,18 +7,33 @@ import { PrefetchLevel } from "./prefetch-level.js";
 import { AckWindow } from "./ack-window.js";
 
 /**
- * Prefetch is set for the whole channel (basic.qos global), which holds exactly one consumer. A per-consumer
- * limit is fixed when the consumer starts: RabbitMQ ignores a later change, so a claim asking for more could
- * never raise it. The channel-wide limit takes effect at once.
+ * Prefetch is per consumer (basic.qos with global = false): quorum queues refuse a consumer on a channel with a
+ * channel-wide limit (NOT_IMPLEMENTED, which closes the connection). A per-consumer limit is fixed when the
+ * consumer starts and RabbitMQ ignores a later basic.qos, so a new level takes effect by starting a new
+ * consumer on the same channel with it and then cancelling the old one (retune()). Its unacked deliveries
+ * stay on the channel: delivery tags are the channel's, so they are acked as before.
+ *
+ * Not on a quorum queue (ConsumerOptions.neverCancel): when the node a client is connected to dies, the queue's
+ * leader gives back the unacked messages of that node's consumers only if they were still consuming; those of a
+ * cancelled consumer stay checked out to it until the dead node comes back (RabbitMQ 3.10.8: after a retune just
+ * before a kill -9 the worker stopped draining, 97 messages unacked for a consumer of the dead node). There a level is
+ * raised by adding a consumer for the difference (the limits of a channel's consumers add up), and never lowered
+ * while the channel lives; a new connection starts over with one consumer at the current level.
  */
-const CHANNEL_WIDE = true;
+const CHANNEL_WIDE = false;
 
 /** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
 export interface Subscription {
   readonly session: Session;
   readonly channel: Channel;
   tag: string | null;
+  /** Consumers started before `tag` and still consuming (quorum queues: see neverCancel). */
+  readonly moreTags: string[];
   alive: boolean;
+  /** The prefetch its consumer was started with (with neverCancel, of its consumers together). */
+  prefetch: number;
+  /** The last retune (new consumer, old one cancelled); they run one after another. */
+  retuning: Promise<void>;
   /** Its acks, sent together at the end of each turn of the event loop (ack-window.ts). */
   readonly acks: AckWindow;
 }
@@ -46,7 +61,15 @@ export interface ConsumerOptions {
   /** A job cancelled while its message waited: acked and dropped instead of handed out. */
   isCancelled?: ((id: string) => boolean) | undefined;
   logger?: BackendLogger | undefined;
+  /**
+   * Never cancel a consumer while its channel lives, so each one holding deliveries is still consuming if the
+   * connection dies (quorum queues: see CHANNEL_WIDE). A level then only grows, by an added consumer.
+   */
+  neverCancel?: boolean | undefined;
 }
+
+/** An added consumer (neverCancel) adds at least this share of the channel's prefetch, so they stay few. */
+const MIN_GROWTH = 0.25;
 
 /**
  * The worker side of the work queue. The broker pushes messages to one consumer per backend with manual
@@ -58,7 +81,8 @@ export interface ConsumerOptions {
  * asked for (the worker's first claim asks for all its slots) plus the claim's `pushAhead`, the worker's
  * prefetch target: with short jobs the broker then has the next ones on the wire while these run, instead of
  * one round trip per finished job. Raised at once, lowered once the target stays well below it for a second
- * (prefetch-level.ts). A process that only enqueues never consumes.
+ * (prefetch-level.ts); on a quorum queue not lowered while the channel lives (see CHANNEL_WIDE). A process
+ * that only enqueues never consumes.
  *
  * In-process lease: `leaseMs` (the visibility timeout) still applies inside a live process. A delivery whose
  * lease is not extended in time is nacked back to the broker, which redelivers it as a lost attempt.
@@ -248,7 +272,10 @@ export class Consumer {
     for (const waiter of [...this.waiters]) waiter();
     const sub = this.sub;
     sub?.acks.flush();
-    if (sub?.alive && sub.tag) await sub.channel.cancel(sub.tag).catch(() => undefined);
+    await sub?.retuning;
+    if (sub?.alive) {
+      for (const tag of [...sub.moreTags, ...(sub.tag ? [sub.tag] : [])]) await sub.channel.cancel(tag).catch(() => undefined);
+    }
     await Promise.allSettled([...this.repairs]);
     for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
     return [...this.buffer.splice(0), ...this.parked.splice(0)].filter((d) => d.sub.alive);
@@ -264,11 +291,53 @@ export class Consumer {
     // Raised at once; lowered only once well below for a while (prefetch-level.ts).
     const change = this.level.want(this.slots + ahead, performance.now());
     if (this.sub?.alive) {
-      if (change) await this.sub.channel.prefetch(this.prefetch, CHANNEL_WIDE).catch(() => undefined);
+      if (change) await this.retune(this.sub);
       return;
     }
     const session = await this.options.connection.session("consume the work queue");
     await this.subscribeOn(session);
+  }
+
+  /**
+   * Brings the subscription's consumer to the current prefetch: a new consumer with the new limit, then the old
+   * one cancelled (see CHANNEL_WIDE). For the moment both exist the broker may push up to both limits; the
+   * messages of either arrive in the same buffer. Runs after any retune in flight, so tags never cross.
+   */
+  private retune(sub: Subscription): Promise<void> {
+    sub.retuning = sub.retuning.then(async () => {
+      const prefetch = this.prefetch;
+      if (!sub.alive || this.closing || sub.prefetch === prefetch) return;
+      if (this.options.neverCancel) return this.grow(sub, prefetch);
+      try {
+        await sub.channel.prefetch(prefetch, CHANNEL_WIDE);
+        const { consumerTag } = await sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
+        const old = sub.tag;
+        sub.tag = consumerTag;
+        sub.prefetch = prefetch;
+        if (old) await sub.channel.cancel(old);
+      } catch {
+        // The channel closed meanwhile: subscriptionEnded() starts over on the next claim.
+      }
+    });
+    return sub.retuning;
+  }
+
+  /** retune() for neverCancel: a consumer added for the difference; a lower level waits for a new channel. */
+  private async grow(sub: Subscription, prefetch: number): Promise<void> {
+    if (prefetch <= sub.prefetch) return;
+    const add = Math.max(prefetch - sub.prefetch, Math.ceil(sub.prefetch * MIN_GROWTH));
+    try {
+      // Both sent in this turn, so no other basic.qos (a barrier) comes between them on the channel.
+      const qos = sub.channel.prefetch(add, CHANNEL_WIDE);
+      const consuming = sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
+      await qos;
+      const { consumerTag } = await consuming;
+      if (sub.tag) sub.moreTags.push(sub.tag);
+      sub.tag = consumerTag;
+      sub.prefetch += add;
+    } catch {
+      // The channel closed meanwhile: subscriptionEnded() starts over on the next claim.
+    }
   }
 
   private subscribeOn(session: Session): Promise<void> {
@@ -287,7 +356,10 @@ export class Consumer {
       session,
       channel,
       tag: null,
+      moreTags: [],
       alive: true,
+      prefetch: this.prefetch,
+      retuning: Promise.resolve(),
       acks: new AckWindow((tag, multiple) => {
         if (!sub.alive) return;
         try {
@@ -299,10 +371,12 @@ export class Consumer {
     };
     channel.on("error", (error: Error) => this.options.logger?.warn("the RabbitMQ consuming channel failed", { error: error.message }));
     channel.on("close", () => this.subscriptionEnded(sub));
-    await channel.prefetch(this.prefetch, CHANNEL_WIDE);
+    await channel.prefetch(sub.prefetch, CHANNEL_WIDE);
     this.sub = sub;
     const { consumerTag } = await channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
     sub.tag = consumerTag;
+    // A claim may have raised the level while this consumer was starting.
+    if (sub.prefetch !== this.prefetch) await this.retune(sub);
   }
 
   private arrive(sub: Subscription, message: ConsumeMessage | null): void {

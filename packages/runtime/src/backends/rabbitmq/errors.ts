@@ -120,6 +120,27 @@ export function workQueueMismatch(error: unknown, params: { queue: string }): Jf
   );
 }
 
+/**
+ * The broker holds the queue as the other type (classic vs quorum). RabbitMQ cannot convert a queue in place:
+ * the way over is a new queue name, with the old queue drained by a worker still configured with its type.
+ */
+export function queueTypeMismatch(error: unknown, params: { queue: string; type: string }): JfastError {
+  const text = error instanceof Error ? error.message : String(error);
+  const other = params.type === "quorum" ? "classic" : "quorum";
+  return new BackendError(
+    `the RabbitMQ broker already holds queue "${params.queue}" as a ${other} queue, but this configuration declares it ${params.type} ([plugin.queue] queue_type): ${text}`,
+    {
+      code: "RABBITMQ_TOPOLOGY_MISMATCH",
+      hint:
+        `RabbitMQ cannot change a queue's type; to move to ${params.type}, give the queue a new name ([plugin.queue] name) with queue_type = "${params.type}", ` +
+        `keep one worker with queue_type = "${other}" on "${params.queue}" until it and its delay levels are empty, then delete "${params.queue}", "${params.queue}.dead" and "${params.queue}.delay.*"; ` +
+        `or set queue_type = "${other}" to keep using it`,
+      docs: `${DOCS}#moving-to-quorum-queues`,
+      cause: error,
+    },
+  );
+}
+
 /** The URL without its password, for messages and logs. */
 export function redactUrl(url: string): string {
   try {

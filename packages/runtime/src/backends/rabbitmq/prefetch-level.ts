@@ -7,7 +7,7 @@
  * pause of the process (a garbage collection, a slow handler) makes one sample low, and lowering at once would
  * follow it: the broker stops pushing until the unacked messages fall under the new limit, the worker's slots
  * wait for round trips, the next samples are lower still, and the prefetch swung between 1 000 and a few dozen
- * several times a second at concurrency 10 (each change a `basic.qos` round trip). Lowering exists so that a
+ * several times a second at concurrency 10 (each change a new consumer: see consumer.ts). Lowering exists so that a
  * worker whose jobs became slow stops holding many messages unacked (they count against the broker's
  * consumer_timeout); a second's delay changes nothing to that.
  */

@@ -1,5 +1,5 @@
 import type { ConsumeMessage } from "amqplib";
-import type { AttemptError, Job, JobJSON } from "../../core/job.js";
+import { DEFAULT_PRIORITY, type AttemptError, type Job, type JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
@@ -25,7 +25,7 @@ import { hasUnique } from "../../core/unique.js";
 import { takeUniqueKeys, type UniqueStore } from "../../core/unique-store.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
-import { BrokerConnection, type BackendLogger, type Publication } from "./connection.js";
+import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
 import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
 
@@ -42,11 +42,20 @@ import { DOCS } from "./errors.js";
 import { encodeJob, numberHeader, unreadableJob } from "./message.js";
 import { Header, queueNames, type QueueNames } from "./names.js";
 import { RecentIds } from "./recent-ids.js";
-import { declareTopology } from "./topology.js";
+import { declareTopology, QueueType } from "./topology.js";
 
 export interface RabbitMqBackendOptions {
-  /** amqp://user:password@host:5672/vhost (amqps:// for TLS). */
+  /**
+   * amqp://user:password@host:5672/vhost (amqps:// for TLS). Several, separated by commas, are nodes of one
+   * cluster: the connection uses the first that answers and moves to the next when its node goes away.
+   */
   url: string;
+  /**
+   * The broker queue type of the work queue, the delay cascade and the dead queue; default classic. Quorum
+   * queues are replicated over the cluster's nodes (docs/rabbitmq.md#queue-types). Part of the broker topology:
+   * a queue declared as one type refuses the other (RABBITMQ_TOPOLOGY_MISMATCH).
+   */
+  queueType?: QueueType;
   /** The work queue's name; every other name derives from it (see names.ts). */
   queue: string;
   /**
@@ -95,6 +104,7 @@ export class RabbitMqBackend implements QueueBackend {
   readonly pushesAhead = true;
   readonly names: QueueNames;
   readonly shape: CascadeShape;
+  readonly queueType: QueueType;
   private readonly options: RabbitMqBackendOptions;
   private readonly connection: BrokerConnection;
   private readonly consumer: Consumer;
@@ -122,8 +132,9 @@ export class RabbitMqBackend implements QueueBackend {
       });
     }
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.queueType = options.queueType ?? QueueType.classic;
     this.connection = new BrokerConnection({
-      url: withHeartbeat(options.url, options.heartbeatSeconds ?? 30),
+      urls: nodeUrls(options.url).map((url) => withHeartbeat(url, options.heartbeatSeconds ?? 30)),
       queue: options.queue,
       connectTimeoutMs: this.connectTimeoutMs,
       logger: options.logger,
@@ -132,7 +143,7 @@ export class RabbitMqBackend implements QueueBackend {
           const channels = await Promise.all(Array.from({ length: TOPOLOGY_CHANNELS }, () => session.model.createChannel()));
           for (const channel of channels) channel.on("error", () => undefined);
           try {
-            await declareTopology(channels, this.names, this.shape);
+            await declareTopology(channels, this.names, this.shape, this.queueType);
           } finally {
             await Promise.all(channels.map((channel) => channel.close().catch(() => undefined)));
           }
@@ -146,6 +157,7 @@ export class RabbitMqBackend implements QueueBackend {
       names: this.names,
       logger: options.logger,
       repair: (arrival, message) => this.repair(arrival, message),
+      neverCancel: this.queueType === QueueType.quorum,
       isCancelled: options.cancellations ? (id) => this.cancelledIds.has(id) : undefined,
     });
     this.dead = new DeadLetters(this.connection, this.names);
@@ -154,7 +166,7 @@ export class RabbitMqBackend implements QueueBackend {
 
   async setup(): Promise<void> {
     await this.connection.withChannels(TOPOLOGY_CHANNELS, "declare its queues and exchanges", (channels) =>
-      declareTopology(channels, this.names, this.shape),
+      declareTopology(channels, this.names, this.shape, this.queueType),
     );
     this.declared = true;
     if (this.options.cancellations && !this.cancelTimer) {
@@ -204,6 +216,7 @@ export class RabbitMqBackend implements QueueBackend {
       seen.add(job.id);
       fresh.push(job);
     }
+    if (this.queueType === QueueType.quorum) refusePriorities(fresh);
     if (hasUnique(fresh)) return this.enqueueUnique(fresh);
     await this.publishPatiently("enqueue jobs", () => fresh.map((job) => this.route(job, job.availableAt.getTime())));
     for (const job of fresh) this.recent.add(job.id);
@@ -560,4 +573,14 @@ function withHeartbeat(url: string, seconds: number): string {
 
 export function createRabbitMqBackend(options: RabbitMqBackendOptions): RabbitMqBackend {
   return new RabbitMqBackend(options);
+}
+
+/** RabbitMQ 3.10's quorum queues keep no message priority: a job that asks for one is refused, not run out of order. */
+function refusePriorities(jobs: readonly Job[]): void {
+  const job = jobs.find((j) => j.priority !== DEFAULT_PRIORITY);
+  if (!job) return;
+  throw new NotSupportedError(`a "${job.task}" job of priority ${job.priority} cannot be enqueued on a quorum queue: RabbitMQ 3.10's quorum queues deliver in arrival order and keep no message priority`, {
+    hint: `leave the job at the default priority (5), or use queue_type = "classic", whose work queue is a priority queue`,
+    docs: `${DOCS}#priority-queue`,
+  });
 }
