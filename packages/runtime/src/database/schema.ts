@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * jfast's tables as drizzle sees them, for services that want to query them with drizzle (a report of
@@ -32,6 +32,12 @@ export const jfastJobs = pgTable(
     timeoutMs: bigint("timeout_ms", { mode: "number" }),
     /** 0 runs first, 9 last (docs/tasks.md#priority). */
     priority: smallint("priority").notNull().default(5),
+    /** A unique job's key, scoped by task and tenant, when held by state (docs/tasks.md#unique-jobs). */
+    uniqueKey: text("unique_key"),
+    /** The phases in which the job holds its key; null for a job that holds none in this table. */
+    uniquePhases: text("unique_phases").array(),
+    /** The job's unique option as given. */
+    uniqueSpec: jsonb("unique_spec"),
     lockedBy: text("locked_by"),
     lockedUntil: timestamptz("locked_until"),
     claimedAt: timestamptz("claimed_at"),
@@ -48,6 +54,7 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
+    uniqueIndex("jfast_jobs_unique_idx").on(t.queue, t.uniqueKey).where(sql`unique_phases IS NOT NULL AND phase = ANY (unique_phases)`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
   ],
 );
@@ -175,6 +182,19 @@ export const jfastMigrations = pgTable("jfast_migrations", {
 });
 
 /** Every table jfast owns, by SQL name. */
+/** Unique keys held outside jfast_jobs: for a period, and every key of a queue whose jobs live elsewhere (RabbitMQ). */
+export const jfastUniqueKeys = pgTable(
+  "jfast_unique_keys",
+  {
+    queue: text("queue").notNull(),
+    key: text("key").notNull(),
+    jobId: text("job_id").notNull(),
+    expiresAt: timestamptz("expires_at").notNull(),
+    states: text("states").array(),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.key] }), index("jfast_unique_keys_job_idx").on(t.queue, t.jobId)],
+);
+
 export const jfastTables = {
   jfast_jobs: jfastJobs,
   jfast_queue_counters: jfastQueueCounters,
@@ -186,5 +206,6 @@ export const jfastTables = {
   jfast_paused_tasks: jfastPausedTasks,
   jfast_cancelled_jobs: jfastCancelledJobs,
   jfast_throughput: jfastThroughput,
+  jfast_unique_keys: jfastUniqueKeys,
   jfast_migrations: jfastMigrations,
 } as const;

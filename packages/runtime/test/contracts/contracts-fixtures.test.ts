@@ -94,6 +94,9 @@ describe("contracts fixtures", () => {
     const ids = inspection.graph.edges.map((e) => `${e.id} ${e.declared ? "declared" : "code"}`).sort();
     expect(ids).toEqual([
       "depends:module:billing->module:invoice declared",
+      // Both modules also publish through the outbox to a Kafka topic: the type goes there too.
+      "produces:module:billing->topic:billing/billing.invoice_paid code",
+      "produces:module:receipt->topic:receipts/receipt.registered code",
       "publishes:module:billing->event:billing.invoice_paid declared",
       "publishes:module:receipt->event:receipt.registered declared",
       "subscribes:event:billing.invoice_paid->module:alert code",
@@ -106,6 +109,8 @@ describe("contracts fixtures", () => {
       "module:billing",
       "module:invoice",
       "module:receipt",
+      "topic:billing/billing.invoice_paid",
+      "topic:receipts/receipt.registered",
     ]);
     const again = await inspectContracts(fixture("clean"));
     expect(renderContractsMarkdown(again)).toBe(renderContractsMarkdown(inspection));

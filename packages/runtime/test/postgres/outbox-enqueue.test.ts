@@ -40,7 +40,7 @@ describe("postgres: outbox.enqueue in the request's transaction", () => {
     const rolledBack = new Job({ task: "billing.record_charge", payload: { invoice_id: 11 } });
 
     await database.transaction(async (tx) => {
-      expect(await outbox.enqueue(tx, committed)).toEqual({ inserted: [committed.id] });
+      expect(await outbox.enqueue(tx, committed)).toMatchObject({ inserted: [committed.id], jobs: [{ id: committed.id, duplicate: false }] });
       // Not visible outside the transaction before it commits.
       expect(await jobExists(schema, committed.id)).toBe(false);
     });

@@ -100,6 +100,12 @@ describe("redis cluster: one slot per queue", () => {
       withdraw();
       expect(delivered.map((j) => j.id)).toEqual([e!.id]);
       await backend.throughputStore().add([{ minute: Math.floor(Date.now() / 60_000) * 60_000, task: "slots.t0", processed: 1, failed: 0, dead: 0 }]);
+      // Running a scheduled job now, deleting a waiting one, and a unique job's enqueue.
+      const [soon, gone] = [7, 8].map((i) => makeJob({ task: "slots.t1", payload: { i }, maxAttempts: 1, delayMs: 60_000 }));
+      await backend.enqueue({ jobs: [soon!, gone!] });
+      await backend.runNow({ id: soon!.id });
+      await backend.deleteJob({ id: gone!.id });
+      await backend.enqueue({ jobs: [makeJob({ task: "slots.t0", payload: { i: 9 }, maxAttempts: 1, unique: { key: "slots" } })] });
       // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
       await backend.sweep();
       await backend.close();
