@@ -59,7 +59,8 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
 }
 
 /**
- * Packs @jfast/dashboard and @jfast/runtime (npm pack) and installs both in a temporary folder, with the drivers
+ * Packs @jfast/dashboard and @jfast/runtime (npm pack) and installs both in a temporary folder, with TypeScript (the
+ * contracts checker's parser, which a service needs installed for its contracts graph) and the drivers
  * the fixture services use; the services and the dashboard then run from there, not from the workspace.
  */
 export async function installPackages(): Promise<Installed> {
@@ -75,7 +76,7 @@ export async function installPackages(): Promise<Installed> {
   };
   const [dashboard, runtime] = [await tarball("apps/dashboard"), await tarball("packages/runtime")];
   await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "dashboard-e2e", private: true, type: "module" }));
-  await run("npm", ["install", "--no-audit", "--no-fund", "--legacy-peer-deps", dashboard, runtime, "pg@8.23.1", "drizzle-orm@0.45.4", "kafkajs@2.2.4", "ioredis@5.9.2", "amqplib@2.3.1"], dir);
+  await run("npm", ["install", "--no-audit", "--no-fund", "--legacy-peer-deps", dashboard, runtime, "pg@8.23.1", "drizzle-orm@0.45.4", "kafkajs@2.2.4", "ioredis@5.9.2", "amqplib@2.3.1", "typescript@5.9.3"], dir);
   await copyFile(path.join(E2E_DIR, "dashboard", "fixture-service.mjs"), path.join(dir, "fixture-service.mjs"));
   const dashboardBytes = Number((await run("du", ["-sb", path.join(dir, "node_modules", "@jfast", "dashboard")], dir)).split(/\s/)[0]);
   return { dir, bin: path.join(dir, "node_modules", ".bin", "jfast-dashboard"), dashboardBytes, cleanup: () => rm(dir, { recursive: true, force: true }) };
