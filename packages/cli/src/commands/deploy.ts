@@ -11,7 +11,7 @@ import {
   type DeployService,
 } from "@jfast/runtime";
 import { defineCommand, ROOT_FLAG, type CommandIO } from "../command.js";
-import { UsageError } from "../errors.js";
+import { CliError, UsageError } from "../errors.js";
 import { resolveRoot } from "../service.js";
 
 const TARGETS = ["compose", "kubernetes"] as const;
@@ -138,6 +138,17 @@ export function findWorkspaceRoot(start: string): string {
 }
 
 /** Every service of a workspace: directories matched by its package.json workspaces ("apps/*") holding jfast.toml. */
+/** The workspace's services, or NO_SERVICES naming where to run the command (`docs`: the command's page). */
+export async function requireWorkspaceServices(workspace: string, docs: string): Promise<DeployService[]> {
+  const services = await findWorkspaceServices(workspace);
+  if (services.length > 0) return services;
+  throw new CliError(`no services found in the workspace at ${workspace}`, {
+    code: "NO_SERVICES",
+    hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
+    docs,
+  });
+}
+
 export async function findWorkspaceServices(workspace: string): Promise<DeployService[]> {
   const manifest = JSON.parse(await readFile(path.join(workspace, "package.json"), "utf8").catch(() => "{}")) as { workspaces?: unknown };
   const patterns = Array.isArray(manifest.workspaces) ? (manifest.workspaces as string[]) : ["apps/*"];

@@ -2,8 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { generateCompose, toYaml } from "@jfast/runtime";
 import { defineCommand, WORKSPACE_ROOT_FLAG } from "../command.js";
-import { CliError } from "../errors.js";
-import { findWorkspaceServices, resolveWorkspaceRoot, generatedHeader, reportWarnings } from "./deploy.js";
+import { requireWorkspaceServices, resolveWorkspaceRoot, generatedHeader, reportWarnings } from "./deploy.js";
 
 export default defineCommand({
   name: "workspace compose",
@@ -22,14 +21,7 @@ number; all of them talk to the one Kafka broker.`,
   docs: "jfast docs deploy#workspaces",
   async run({ flags, io }) {
     const workspace = resolveWorkspaceRoot(flags.root, io.cwd);
-    const services = await findWorkspaceServices(workspace);
-    if (services.length === 0) {
-      throw new CliError(`no services found in the workspace at ${workspace}`, {
-        code: "NO_SERVICES",
-        hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
-        docs: "jfast docs deploy#workspaces",
-      });
-    }
+    const services = await requireWorkspaceServices(workspace, "jfast docs deploy#workspaces");
     const { document, warnings } = generateCompose({ services, project: await projectName(workspace) });
     reportWarnings(io, warnings);
     const sources = services.map((s) => `${s.dir}/jfast.toml`);

@@ -2,8 +2,7 @@ import path from "node:path";
 import { formatFindings, mergeServiceGraphs, type ContractsInspection, type WorkspaceGraph } from "@jfast/runtime";
 import { defineCommand, WORKSPACE_ROOT_FLAG } from "../command.js";
 import { BROKEN_CONTRACTS, readContracts } from "../contracts-access.js";
-import { CliError } from "../errors.js";
-import { findWorkspaceServices, resolveWorkspaceRoot } from "./deploy.js";
+import { requireWorkspaceServices, resolveWorkspaceRoot } from "./deploy.js";
 
 export default defineCommand({
   name: "workspace contracts check",
@@ -25,14 +24,7 @@ graph } where graph holds every service's modules and the topics between them, a
   docs: "jfast docs contracts#across-services",
   async run({ flags, io }) {
     const workspace = resolveWorkspaceRoot(flags.root, io.cwd);
-    const services = await findWorkspaceServices(workspace);
-    if (services.length === 0) {
-      throw new CliError(`no services found in the workspace at ${workspace}`, {
-        code: "NO_SERVICES",
-        hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
-        docs: "jfast docs contracts#across-services",
-      });
-    }
+    const services = await requireWorkspaceServices(workspace, "jfast docs contracts#across-services");
     const inspected: Array<{ service: string; dir: string; inspection: ContractsInspection }> = [];
     let broken = false;
     // One after the other: each runs the TypeScript parser over a service's modules.

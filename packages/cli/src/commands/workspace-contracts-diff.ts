@@ -2,9 +2,8 @@ import path from "node:path";
 import type { ServiceContractsDiff } from "@jfast/runtime";
 import { defineCommand, WORKSPACE_ROOT_FLAG } from "../command.js";
 import { BROKEN_CONTRACTS } from "../contracts-access.js";
-import { CliError } from "../errors.js";
 import { DIFF_FLAGS, diffExitCode, diffServiceContracts, renderDiff, requireBase } from "./contracts-diff.js";
-import { findWorkspaceServices, resolveWorkspaceRoot } from "./deploy.js";
+import { requireWorkspaceServices, resolveWorkspaceRoot } from "./deploy.js";
 
 export default defineCommand({
   name: "workspace contracts diff",
@@ -25,14 +24,7 @@ service, 2 when a contracts.toml is broken on either side or git cannot read the
   async run({ flags, io }) {
     const ref = requireBase(flags);
     const workspace = resolveWorkspaceRoot(flags.root, io.cwd);
-    const services = await findWorkspaceServices(workspace);
-    if (services.length === 0) {
-      throw new CliError(`no services found in the workspace at ${workspace}`, {
-        code: "NO_SERVICES",
-        hint: `run it at the workspace root (its package.json lists "workspaces" such as "apps/*"), where service directories hold jfast.toml`,
-        docs: "jfast docs contracts#every-service-of-a-workspace",
-      });
-    }
+    const services = await requireWorkspaceServices(workspace, "jfast docs contracts#every-service-of-a-workspace");
     const diffs: Array<ServiceContractsDiff & { dir: string }> = [];
     let broken = false;
     // One after the other: each side runs the TypeScript parser over a service's modules.
