@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { createJfast, Job, task, type Jfast, type QueueProvider, type Worker } from "@jfast/runtime";
+import { createJfast, Job, task, type Jfast, type AppWorker, type QueueProvider } from "@jfast/runtime";
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 
@@ -26,7 +26,7 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
   let root = "";
   let jfast: Jfast;
   let queue: QueueProvider;
-  let idle: Worker | null = null;
+  let idle: AppWorker | null = null;
   /** PostgreSQL: a second instance on the same queue that only enqueues (its jobs are not handed over in memory). */
   let elsewhere: Jfast | null = null;
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createJfast, createLogger, Event, on, type Jfast, type Worker } from "@jfast/runtime";
+import { createJfast, createLogger, Event, on, type AppWorker, type Jfast } from "@jfast/runtime";
 import { eventually as waitFor } from "@jfast/runtime/testing";
 import { createApp } from "../server.js";
 import { createShipmentStore, type Shipment } from "../src/store/shipment-store.js";
@@ -40,7 +40,7 @@ async function requireService(name: string, address: string, fix: string): Promi
 const quiet = (service: string) => createLogger({ service, level: "warn" });
 
 let shipping: Jfast;
-let worker: Worker;
+let worker: AppWorker;
 let app: ReturnType<typeof createApp>;
 let billing: Jfast;
 let billingRoot: string;
