@@ -11,6 +11,8 @@ import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginNam
 export interface DatabaseConfig {
   /** null: embedded PGlite under `<root>/.jfast/`. */
   url: string | null;
+  /** A read replica for the admin API's and /metrics' reads (`[plugin.database] read_url`, DATABASE_READ_URL); null: the primary. */
+  readUrl: string | null;
   rls: boolean;
   schema: string;
   poolSize: number;
@@ -175,6 +177,15 @@ export function resolveConfig(params: {
   const databaseRaw = enabled.has("database")
     ? (raw.plugin.database ?? databaseSchema.parse({}))
     : null;
+  const databaseUrl = databaseRaw ? env.DATABASE_URL || databaseRaw.url || null : null;
+  const databaseReadUrl = databaseRaw ? env.DATABASE_READ_URL || databaseRaw.read_url || null : null;
+  if (databaseReadUrl && !databaseUrl) {
+    throw new ConfigError(`${params.file}: [plugin.database] read_url names a replica, but the database has no url (it runs embedded, which has no replicas)`, {
+      code: "CONFIG_INVALID",
+      hint: "set DATABASE_URL / [plugin.database] url to the primary server, or remove read_url (DATABASE_READ_URL)",
+      docs: "jfast docs postgres#reading-from-a-replica",
+    });
+  }
 
   if (queueRaw?.backend === "postgres" && !databaseRaw) {
     throw new ConfigError(`${params.file}: [plugin.queue] backend = "postgres" needs the database plugin`, {
@@ -253,7 +264,8 @@ export function resolveConfig(params: {
     port,
     host: env.HOST?.trim() || (environment === "production" ? null : "127.0.0.1"),
     database: databaseRaw && {
-      url: env.DATABASE_URL || databaseRaw.url || null,
+      url: databaseUrl,
+      readUrl: databaseReadUrl,
       rls: databaseRaw.rls,
       schema: databaseRaw.schema,
       poolSize: databaseRaw.pool_size,

@@ -13,6 +13,8 @@ const seconds = z.number().positive();
 export const databaseSchema = z
         .strictObject({
           url: z.string().optional(),
+          /** A streaming replica the dashboard's and /metrics' reads go to, so they do not load the primary. */
+          read_url: z.string().optional(),
           rls: z.boolean().default(false),
           schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("public"),
           pool_size: z.number().int().min(1).max(200).default(10),

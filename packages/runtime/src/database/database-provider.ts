@@ -23,6 +23,13 @@ export interface DatabaseProvider {
   readonly db: Database;
   /** The raw port every jfast SQL statement goes through. */
   readonly sql: SqlDatabase;
+  /**
+   * Where the admin API's and /metrics' reads go: the replica of `[plugin.database] read_url` (falling back to
+   * the primary while it cannot be reached), else `sql`. Never for anything that must see its own writes.
+   */
+  readonly reader: SqlExecutor;
+  /** Whether `reader` is a replica (read_url is set). */
+  readonly readsFromReplica: boolean;
   transaction<T>(fn: (session: TaskSession) => Promise<T>, options?: { tenantId?: string | null }): Promise<T>;
   /** Turns a caller's session (drizzle transaction, or a pg client inside BEGIN) into an executor. */
   executorFor(session: unknown): SqlExecutor;

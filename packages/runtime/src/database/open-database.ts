@@ -10,6 +10,7 @@ import type { Database, DatabaseProvider, TaskSession } from "./database-provide
 import { executorFor } from "./executor-for.js";
 import { startInboxPruner } from "./inbox-pruner.js";
 import { migrate } from "./migrate.js";
+import { createReplicaReader } from "./replica-reader.js";
 
 /**
  * `[plugin.database]`: with a url (or DATABASE_URL), node-postgres with a pool of `pool_size`; without,
@@ -30,6 +31,8 @@ export async function openDatabase(params: { config: DatabaseConfig; root: strin
 
 interface Opened {
   sql: SqlDatabase;
+  /** The read replica's connection (`read_url`), when there is one. */
+  replica?: SqlDatabase;
   db: Database;
   close(): Promise<void>;
   /** Driver errors on the drizzle path, translated like the port's. */
@@ -44,10 +47,15 @@ async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opene
   ]);
   const url = config.url!;
   const sql = createPgDatabase({ url, schema: config.schema, poolSize: config.poolSize, logger });
+  // The replica's pool opens connections on the first read only; it never LISTENs (a standby refuses LISTEN).
+  const replica = config.readUrl ? createPgDatabase({ url: config.readUrl, schema: config.schema, poolSize: config.poolSize, logger }) : undefined;
   return {
     sql,
+    ...(replica ? { replica } : {}),
     db: drizzle({ client: sql.pool }),
-    close: () => sql.close(),
+    close: async () => {
+      await Promise.all([sql.close(), replica?.close()]);
+    },
     translate: (error) => translateConnectionError(error, url),
   };
 }
@@ -82,6 +90,7 @@ async function openEmbedded(params: { config: DatabaseConfig; root: string; logg
 /** The provider over an opened, migrated database. Exported for tests that bring their own PGlite. */
 export function createDatabaseProvider(params: Opened & { config: DatabaseConfig; logger: Logger }): DatabaseProvider {
   const { sql, db, config, logger } = params;
+  const reader = params.replica ? createReplicaReader({ replica: params.replica, primary: sql, logger }) : sql;
   const pruner = startInboxPruner({ db: sql, retentionDays: config.inboxRetentionDays, logger });
   let closed: Promise<void> | null = null;
   return {
@@ -89,6 +98,8 @@ export function createDatabaseProvider(params: Opened & { config: DatabaseConfig
     schema: config.schema,
     db,
     sql,
+    reader,
+    readsFromReplica: params.replica !== undefined,
     rls: config.rls,
     async transaction(fn, options) {
       // Only driver failures are translated; what the caller's own code threw passes through untouched.

@@ -115,7 +115,7 @@ export function createOutbox(params: {
       });
     },
     health() {
-      return outboxHealth(database.sql, params.relay?.()?.status() ?? null);
+      return outboxHealth(database.reader, params.relay?.()?.status() ?? null);
     },
     async listDead({ limit, offset = 0 }) {
       const rows = await database.sql.query<Parameters<typeof deadRow>[0]>(SQL.listDead, [limit, offset]);

@@ -145,7 +145,7 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
     }
     case "postgres": {
       const { createPostgresBackend } = await import("../backends/postgres/postgres-backend.js");
-      return createPostgresBackend({ db: database!.sql, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, logger });
+      return createPostgresBackend({ db: database!.sql, reader: database!.reader, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, logger });
     }
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).

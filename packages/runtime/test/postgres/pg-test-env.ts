@@ -40,7 +40,7 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 export function databaseConfig(overrides: Partial<DatabaseConfig> & { schema: string }): DatabaseConfig {
-  return { url: PG_URL, rls: false, poolSize: 4, inboxRetentionDays: 7, ...overrides };
+  return { url: PG_URL, readUrl: null, rls: false, poolSize: 4, inboxRetentionDays: 7, ...overrides };
 }
 
 export async function openTestDatabase(overrides: Partial<DatabaseConfig> & { schema: string }): Promise<DatabaseProvider> {

@@ -89,6 +89,11 @@ export interface PostgresBackendOptions {
    * completion, which writes much less (no new row version, no index entry) but forgets the job.
    */
   keepCompleted?: boolean;
+  /**
+   * Where the views read (depths, job lists, dead letters): a replica of `[plugin.database] read_url`. Never
+   * the claim or anything that must see its own writes. Default: `db`.
+   */
+  reader?: SqlExecutor;
   logger?: BackendLogger;
 }
 
@@ -101,6 +106,8 @@ export class PostgresBackend implements QueueBackend {
   readonly kind = BackendKind.postgres;
   readonly channel: string;
   private readonly db: SqlDatabase;
+  /** The views' reads (see PostgresBackendOptions.reader). */
+  private readonly reader: SqlExecutor;
   private readonly queue: string;
   private readonly schema: string;
   private readonly logger: BackendLogger | undefined;
@@ -117,6 +124,7 @@ export class PostgresBackend implements QueueBackend {
 
   constructor(options: PostgresBackendOptions) {
     this.db = options.db;
+    this.reader = options.reader ?? options.db;
     this.queue = options.queue;
     this.schema = options.schema;
     this.logger = options.logger;
@@ -392,7 +400,7 @@ export class PostgresBackend implements QueueBackend {
 
   async listDead({ limit, offset = 0 }: { limit: number; offset?: number }): Promise<DeadJob[]> {
     const rows = await this.run("listDead", () =>
-      this.db.query<JobRow & { died_at: Date | string }>(SQL.listDead, [this.queue, limit, offset]),
+      this.reader.query<JobRow & { died_at: Date | string }>(SQL.listDead, [this.queue, limit, offset]),
     );
     return rows.map((row) => {
       const job = rowToJson(row);
@@ -421,7 +429,7 @@ export class PostgresBackend implements QueueBackend {
   async depths(): Promise<Depths> {
     type Row = Record<keyof Depths, string | number> & { more: boolean };
     const [row] = await readingRunning(
-      (read) => this.run("depths", () => this.db.query<Row>(SQL.depths, [this.queue, read])),
+      (read) => this.run("depths", () => this.reader.query<Row>(SQL.depths, [this.queue, read])),
       (rows) => rows[0]?.more === true,
     );
     return {
@@ -435,7 +443,7 @@ export class PostgresBackend implements QueueBackend {
   async depthsByTask(params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
     type Row = { task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null; more: boolean | null };
     const rows = await readingRunning(
-      (read) => this.run("depthsByTask", () => this.db.query<Row>(SQL.depthsByTask, [this.queue, params.tenantId ?? null, TASK_SPLIT_READ, read])),
+      (read) => this.run("depthsByTask", () => this.reader.query<Row>(SQL.depthsByTask, [this.queue, params.tenantId ?? null, TASK_SPLIT_READ, read])),
       (result) => result.some((r) => r.task === null && r.more === true),
     );
     const tasks: Record<string, Depths> = {};
@@ -455,7 +463,7 @@ export class PostgresBackend implements QueueBackend {
     const containment = params.payload.path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), params.payload.equals);
     const [afterAt, afterSeq] = params.after ? splitCursor(params.after) : [null, null];
     const rows = await this.run("searchDead", () =>
-      this.db.query<JobRow & { died_at: Date | string; cursor_at: string }>(SQL.searchDead, [
+      this.reader.query<JobRow & { died_at: Date | string; cursor_at: string }>(SQL.searchDead, [
         this.queue,
         JSON.stringify(containment),
         params.task ?? null,
@@ -495,7 +503,7 @@ export class PostgresBackend implements QueueBackend {
     type Row = ListedRow & { cursor_at: string | null; cursor_seq: string | number | null; edge_at: string | null; edge_seq: string | number | null; scanned: string | number };
     const dbState = params.state === ListState.ready || params.state === ListState.scheduled ? JobState.ready : params.state;
     const rows = await this.run("listJobs", () =>
-      this.db.query<Row>(sql, [this.queue, dbState, params.task ?? null, params.tenantId ?? null, after?.[0] ?? null, afterSeq, LIST_WINDOW, params.limit]),
+      this.reader.query<Row>(sql, [this.queue, dbState, params.task ?? null, params.tenantId ?? null, after?.[0] ?? null, afterSeq, LIST_WINDOW, params.limit]),
     );
     const page = rows.filter((row) => row.id !== null);
     const summary = rows[0];
