@@ -473,14 +473,19 @@ test.describe("dashboard in a browser", () => {
   });
 
   test("shows a service that went down as down, without breaking the page", async ({ session: context, stack: { shipping } }) => {
-    await shipping.stop();
-    const page = await context.newPage();
-    await page.goto("/");
-    const shippingCard = page.getByRole("region", { name: "service shipping" });
-    await shippingCard.getByText("down", { exact: true }).waitFor({ timeout: 20_000 });
-    expect(await shippingCard.getByRole("alert").textContent()).toMatch(/shipping is unreachable|ECONNREFUSED|fetch failed/);
-    await poll(() => page.getByRole("region", { name: "service billing" }).locator('[data-stat="Dead"] .stat-value').textContent()).toBe("0");
-    await shot(page, "service-down");
-    await page.close();
+    await shipping.halt();
+    try {
+      const page = await context.newPage();
+      await page.goto("/");
+      const shippingCard = page.getByRole("region", { name: "service shipping" });
+      await shippingCard.getByText("down", { exact: true }).waitFor({ timeout: 20_000 });
+      expect(await shippingCard.getByRole("alert").textContent()).toMatch(/shipping is unreachable|ECONNREFUSED|fetch failed/);
+      await poll(() => page.getByRole("region", { name: "service billing" }).locator('[data-stat="Dead"] .stat-value').textContent()).toBe("0");
+      await shot(page, "service-down");
+      await page.close();
+    } finally {
+      // The suites after this one share the service.
+      await shipping.restart();
+    }
   });
 });

@@ -92,43 +92,63 @@ export interface Running {
   url: string;
   process: ChildProcess;
   output: () => string;
+  /** Stops the process (SIGTERM) and keeps what it needs to start again. */
+  halt(): Promise<void>;
+  /** Starts it again on the same address, as it was started (the memory backend comes back empty). */
+  restart(): Promise<void>;
+  /** Stops it for good and removes what it was given. */
   stop(): Promise<void>;
 }
 
 /** Starts a process, keeps its output for failure messages, and waits until `ready(url)` answers. */
 async function startProcess(params: { name: string; command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; url: string; readyPath: string; timeoutMs: number; cleanup?: () => Promise<void> }): Promise<Running> {
   let output = "";
-  const child = spawn(params.command, params.args, { cwd: params.cwd, env: params.env, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout!.on("data", (d) => (output += d));
-  child.stderr!.on("data", (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const deadline = Date.now() + params.timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${params.name} exited with ${child.exitCode} before it was ready:\n${output}`);
-    try {
-      const response = await fetch(params.url + params.readyPath, { signal: AbortSignal.timeout(2000) });
-      if (response.status < 500 || response.status === 503) break;
-    } catch {
-      // not listening yet
+  let child!: ChildProcess;
+  let exited!: Promise<number | null>;
+  const launch = async () => {
+    child = spawn(params.command, params.args, { cwd: params.cwd, env: params.env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (d) => (output += d));
+    child.stderr!.on("data", (d) => (output += d));
+    exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const deadline = Date.now() + params.timeoutMs;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${params.name} exited with ${child.exitCode} before it was ready:\n${output}`);
+      try {
+        const response = await fetch(params.url + params.readyPath, { signal: AbortSignal.timeout(2000) });
+        if (response.status < 500 || response.status === 503) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        child.kill("SIGKILL");
+        throw new Error(`${params.name} did not answer ${params.readyPath} within ${params.timeoutMs} ms:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
     }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`${params.name} did not answer ${params.readyPath} within ${params.timeoutMs} ms:\n${output}`);
+  };
+  const halt = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
     }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  };
+  await launch();
   return {
     name: params.name,
     url: params.url,
-    process: child,
+    get process() {
+      return child;
+    },
     output: () => output,
+    halt,
+    async restart() {
+      await halt();
+      await launch();
+    },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await halt();
       await params.cleanup?.();
     },
   };
