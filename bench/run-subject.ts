@@ -25,9 +25,13 @@ async function pickups(subject: Subject, one: () => Promise<number> = () => subj
 
 async function main(): Promise<void> {
   const name = process.argv[2]!;
-  const subject = SUBJECTS[name]!();
+  // "<subject>@node20": the same subject, run by run-bench.ts on Node 20 (a row of its own).
+  const base = name.replace(/@node\d+$/, "");
+  const factory = SUBJECTS[base];
+  if (!factory) throw new Error(`no bench subject named "${base}"; known: ${Object.keys(SUBJECTS).join(", ")}`);
+  const subject = factory();
   await subject.setup();
-  const result: Record<string, unknown> = { subject: name, label: subject.label, settings: subject.settings };
+  const result: Record<string, unknown> = { subject: name, label: `${subject.label} (Node ${process.versions.node.split(".")[0]})`, settings: subject.settings };
   try {
     let t0 = performance.now();
     await subject.enqueue(JOBS);

@@ -17,16 +17,16 @@ export interface RunResult {
 }
 
 const GROUPS = [
-  { backend: "PostgreSQL", jfast: ["jfast-postgres", "jfast-postgres-kept"], peers: ["graphile-worker", "pg-boss"], ceiling: "postgres" as const },
-  { backend: "Redis", jfast: ["jfast-redis"], peers: ["bullmq"], ceiling: "redis" as const },
+  { backend: "PostgreSQL", jfast: ["jfast-postgres", "jfast-postgres@node20", "jfast-postgres-kept"], peers: ["graphile-worker", "pg-boss"], ceiling: "postgres" as const },
+  { backend: "Redis", jfast: ["jfast-redis", "jfast-redis@node20"], peers: ["bullmq"], ceiling: "redis" as const },
   { backend: "RabbitMQ", jfast: ["jfast-rabbitmq"], peers: ["amqplib", "amqplib-prefetch"], ceiling: null },
 ];
 
 /** The targets, as ratios to a peer measured in the same run. */
 const TARGETS: Record<string, string> = {
-  "graphile-worker": "target: throughput and enqueue ≥ 1.5×, pickup p50 ≤ 2.5 ms",
-  bullmq: "target: throughput ≥ 1.5×, pickup p50 ≤ 1.5 ms",
-  amqplib: "target: throughput ≥ 0.7× of this ceiling (the issue's reference setting, prefetch = concurrency)",
+  "graphile-worker": "target: c=1, c=10 and enqueue ≥ 1.5×, pickup p50 enqueued elsewhere ≤ 2.0 ms",
+  bullmq: "target: c=10 and enqueue ≥ 1.5×, pickup p50 enqueued elsewhere ≤ 1.0 ms",
+  amqplib: "target: enqueue ≥ 0.7× of raw amqplib with publisher confirms",
   "amqplib-prefetch": "no target: the same raw client with the broker pushing 1 000 ahead, for comparison with jfast's push-ahead",
 };
 
