@@ -16,8 +16,8 @@ describe("the security headers", () => {
   });
 
   it("createDashboardHandler's options are the config file's object", () => {
-    const config = resolveConfig({ env: {}, file: { services: [{ name: "billing", url: "http://127.0.0.1:8000/", token: "t" }], secret: "x".repeat(32) } });
+    const config = resolveConfig({ env: { NODE_ENV: "production" }, file: { services: [{ name: "billing", url: "http://127.0.0.1:8000/", token: "t" }], secret: "x".repeat(32) } });
     expect(config.services).toEqual([{ name: "billing", url: "http://127.0.0.1:8000", token: "t" }]);
-    expect(() => resolveConfig({ env: {}, file: { secret: "short" } })).toThrow(DashboardConfigError);
+    expect(() => resolveConfig({ env: { NODE_ENV: "production" }, file: { secret: "short" } })).toThrow(DashboardConfigError);
   });
 });
