@@ -2,19 +2,15 @@
 // jfast-dashboard: serves the dashboard's production build (Next.js standalone output, in dist/) configured by
 // flags, environment variables or a JSON file; `jfast-dashboard hash-password` makes a user's password hash.
 // Everything it accepts is in docs/dashboard.md (shipped as dist/dashboard.md).
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import http from "node:http";
-import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { DashboardConfigError, resolveConfig } from "../lib/config.mjs";
 import { hashPassword } from "../lib/passwords.mjs";
-import { securityHeaders } from "../lib/security-headers.mjs";
+import { DIST, MissingBuildError, startDashboardServer } from "../lib/server.mjs";
 
 const started = performance.now();
-const PACKAGE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const DIST = path.join(PACKAGE, "dist");
+const PACKAGE = path.dirname(DIST);
 const { version } = JSON.parse(readFileSync(path.join(PACKAGE, "package.json"), "utf8"));
 
 const HELP = `jfast-dashboard ${version}: the jfast dashboard, watching the admin APIs of jfast services
@@ -115,34 +111,15 @@ async function serve(flags) {
     throw error;
   }
   for (const notice of config.notices) process.stderr.write(`jfast-dashboard: ${notice}\n`);
-  const manifest = path.join(DIST, "manifest.json");
-  if (!existsSync(manifest)) fail(`no production build in ${DIST}`, "npm run build -w @jfast/dashboard (in the jfast repository), or install the published package");
-  const appDir = path.join(DIST, JSON.parse(readFileSync(manifest, "utf8")).appDir);
-  process.env.NODE_ENV ||= "production";
-  process.env.NEXT_TELEMETRY_DISABLED = "1";
-  // The server code reads the configuration resolved here (src/server/config.ts), and trusts the peer address
-  // header only with this process's random key, which no client can know (src/server/session.ts).
-  const peerKey = randomBytes(18).toString("base64url");
-  globalThis[Symbol.for("jfast.dashboard.config")] = config;
-  globalThis[Symbol.for("jfast.dashboard.peerKey")] = peerKey;
-  const nextConfig = JSON.parse(readFileSync(path.join(appDir, ".next", "required-server-files.json"), "utf8")).config;
-  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(nextConfig);
-  const nextModule = createRequire(path.join(appDir, "server.js"))("next");
-  const next = nextModule.default ?? nextModule;
+  let dashboard;
+  try {
+    dashboard = await startDashboardServer({ config });
+  } catch (error) {
+    if (error instanceof MissingBuildError) fail(error.message);
+    throw error;
+  }
   const { host, port } = config.listen;
-  const app = next({ dev: false, dir: appDir, hostname: host, port, conf: nextConfig, customServer: true });
-  await app.prepare();
-  const handle = app.getRequestHandler();
-  const headers = Object.entries(securityHeaders());
-  const server = http.createServer((req, res) => {
-    req.headers["x-jfast-peer"] = `${peerKey} ${req.socket.remoteAddress ?? "unknown"}`;
-    for (const [name, value] of headers) res.setHeader(name, value);
-    handle(req, res).catch((error) => {
-      process.stderr.write(`jfast-dashboard: ${req.method} ${req.url} failed: ${error?.stack ?? error}\n`);
-      if (!res.headersSent) res.statusCode = 500;
-      res.end();
-    });
-  });
+  const server = http.createServer(dashboard.handle);
   server.listen(port, host, () => {
     const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
     const who = config.users.map((u) => `${u.name} (${u.role})`).join(", ") || "nobody";

@@ -37,5 +37,17 @@ export declare class DashboardConfigError extends Error {
   code: "CONFIG_INVALID";
   hint: string;
 }
-export declare function resolveConfig(params?: { flags?: Record<string, string | undefined>; env?: NodeJS.ProcessEnv }): ResolvedDashboardConfig;
+/** What a config file holds (docs/dashboard.md#configuration); also the options of createDashboardHandler. */
+export interface DashboardFileConfig {
+  services?: ServiceConfig[];
+  users?: Array<{ name: string; role: DashboardRole; passwordHash?: string | null }>;
+  /** The single shared password of earlier versions (user "admin"). */
+  password?: string;
+  secret?: string;
+  proxyAuth?: Record<string, unknown>;
+  listen?: { host?: string; port?: number };
+  sessionHours?: number;
+  traceUrl?: string;
+}
+export declare function resolveConfig(params?: { flags?: Record<string, string | undefined>; env?: NodeJS.ProcessEnv; file?: DashboardFileConfig }): ResolvedDashboardConfig;
 export declare function normaliseAddress(address: string): string;

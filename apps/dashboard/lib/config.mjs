@@ -20,7 +20,7 @@ export class DashboardConfigError extends Error {
 }
 
 /**
- * @param {{ flags?: Record<string, string | undefined>, env?: NodeJS.ProcessEnv }} [params]
+ * @param {{ flags?: Record<string, string | undefined>, env?: NodeJS.ProcessEnv, file?: Record<string, any> }} [params]
  * @returns {import("./config.d.mts").ResolvedDashboardConfig}
  */
 export function resolveConfig(params = {}) {
@@ -28,9 +28,12 @@ export function resolveConfig(params = {}) {
   const flags = params.flags ?? {};
   const development = env.NODE_ENV === "development";
   const notices = [];
-  const path = flags.config ?? env.JFAST_DASHBOARD_CONFIG;
+  const path = params.file ? null : (flags.config ?? env.JFAST_DASHBOARD_CONFIG);
   /** @type {Record<string, any>} */
-  let file = {};
+  let file = params.file ?? {};
+  if (params.file !== undefined && (!params.file || typeof params.file !== "object" || Array.isArray(params.file))) {
+    throw new DashboardConfigError("the dashboard's options are not an object", `createDashboardHandler({ services, users, secret }); ${DOCS}#mounting-in-a-node-server`);
+  }
   if (path) {
     try {
       file = JSON.parse(readFileSync(path, "utf8"));

@@ -1,1 +1,2 @@
-export declare function securityHeaders(params?: { development?: boolean }): Record<string, string>;
+export declare function securityHeaders(params?: { development?: boolean; nonce?: string }): Record<string, string>;
+export declare function makeNonce(): string;

@@ -17,11 +17,40 @@ export interface LaidOut {
  * Positions for the contracts graph from ELK's layered algorithm, left to right: publishers, then the events
  * they publish, then the modules subscribed to them (depends-on edges are layered the same way). Nodes with a
  * `service` are laid out inside that service's box; Kafka topic nodes, which services share, sit between the
- * boxes. ELK is loaded on demand, so only the contracts page pays for it.
+ * boxes. ELK is loaded on demand, so only the contracts page pays for it, and only for a graph it has not laid out
+ * before in this browser: its answers are kept (localStorage, the last few shapes) and a reload reuses them.
  */
-export async function layoutGraph(nodes: Array<ContractNode & { service?: string | null }>, edges: ContractEdge[]): Promise<LaidOut> {
+type ElkResult = Awaited<ReturnType<InstanceType<typeof import("elkjs/lib/elk.bundled.js").default>["layout"]>>;
+
+async function elk() {
   const { default: ELK } = await import("elkjs/lib/elk.bundled.js");
-  const elk = new ELK();
+  return new ELK();
+}
+
+const STORE = "jfast.contracts-layouts";
+const KEEP = 5;
+
+/** ELK's answer for this exact input, if this browser laid it out before. */
+function remembered(key: string): ElkResult | null {
+  try {
+    const entries = JSON.parse(localStorage.getItem(STORE) ?? "[]") as Array<[string, ElkResult]>;
+    return entries.find(([k]) => k === key)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function remember(key: string, result: ElkResult): ElkResult {
+  try {
+    const entries = (JSON.parse(localStorage.getItem(STORE) ?? "[]") as Array<[string, ElkResult]>).filter(([k]) => k !== key);
+    localStorage.setItem(STORE, JSON.stringify([[key, result], ...entries].slice(0, KEEP)));
+  } catch {
+    // Storage full or disabled: lay it out again next time.
+  }
+  return result;
+}
+
+export async function layoutGraph(nodes: Array<ContractNode & { service?: string | null }>, edges: ContractEdge[]): Promise<LaidOut> {
   const ids = new Set(nodes.map((n) => n.id));
   // Sorted so the same graph always gets the same picture, whatever order the services answered in.
   const sorted = [...nodes].sort((a, b) => a.id.localeCompare(b.id));
@@ -38,7 +67,7 @@ export async function layoutGraph(nodes: Array<ContractNode & { service?: string
         ...sorted.filter((n) => !n.service).map(leaf),
       ]
     : sorted.map(leaf);
-  const result = await elk.layout({
+  const graph = {
     id: "contracts",
     layoutOptions: {
       "elk.algorithm": "layered",
@@ -53,7 +82,9 @@ export async function layoutGraph(nodes: Array<ContractNode & { service?: string
     edges: edges
       .filter((e) => ids.has(e.from) && ids.has(e.to) && e.from !== e.to)
       .map((e) => ({ id: e.id, sources: [e.from], targets: [e.to] })),
-  });
+  };
+  const key = JSON.stringify(graph);
+  const result = remembered(key) ?? remember(key, await (await elk()).layout(graph));
   const positions = new Map<string, { x: number; y: number }>();
   const groups = new Map<string, { x: number; y: number; width: number; height: number }>();
   let height = 0;

@@ -1,5 +1,6 @@
 "use client";
-import type { AttemptError } from "@jfast/runtime/admin";
+import type { AttemptError, RetryMark } from "@jfast/runtime/admin";
+import type { ReactNode } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useServiceTRPC, useTraceUrl } from "~/trpc/provider";
 import { Badge } from "./badge";
@@ -35,7 +36,10 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         <dt>Priority</dt>
         <dd data-priority={job.priority}>{job.priority} <span className="muted">(0 runs first, 9 last)</span></dd>
         <dt>Attempts</dt>
-        <dd>{job.attempts} of {job.maxAttempts ?? "default"}</dd>
+        <dd>
+          {job.attempts} of {job.maxAttempts ?? "default"}
+          {job.retries.length ? <span className="muted"> since it was retried ({job.retries.length === 1 ? "once" : `${job.retries.length} times`})</span> : null}
+        </dd>
         <dt>Tenant</dt>
         <dd>{job.tenantId ?? <span className="muted">none</span>}</dd>
         <dt>Request</dt>
@@ -70,8 +74,37 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
       </div>
       <div>
         <h2>Attempts ({job.errors.length} failed)</h2>
-        {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : [...job.errors].reverse().map((error) => <Attempt key={`${error.attempt}-${error.at}`} error={error} />)}
+        {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : null}
+        {history(job.errors, job.retries)}
       </div>
+    </div>
+  );
+}
+
+/** Failed attempts and the retries between them, newest first: each retry where the attempt count restarted. */
+function history(errors: AttemptError[], retries: RetryMark[]): ReactNode[] {
+  const items: ReactNode[] = [];
+  errors.forEach((error, i) => {
+    for (const mark of retries.filter((r) => r.afterErrors === i)) items.push(<Retried key={`retry-${i}-${mark.at}`} mark={mark} />);
+    items.push(<Attempt key={`${error.attempt}-${error.at}`} error={error} />);
+  });
+  for (const mark of retries.filter((r) => r.afterErrors >= errors.length)) items.push(<Retried key={`retry-end-${mark.at}`} mark={mark} />);
+  return items.reverse();
+}
+
+/** "Retried by olga (operator, via ops-dashboard) 5 min ago (attempts reset)"; unnamed when the audit trail does not know it. */
+function Retried({ mark }: { mark: RetryMark }) {
+  return (
+    <div className="retry-mark" data-retry-mark={mark.actor ?? ""} role="note">
+      {mark.actor ? (
+        <>
+          Retried by <strong>{mark.actor}</strong>
+          <span className="muted"> ({mark.role}{mark.via ? `, via ${mark.via}` : ""})</span> <RelativeTime iso={mark.at} />
+        </>
+      ) : (
+        <>Retried <span className="muted">(not in this service's audit trail: e.g. with jfast jobs retry)</span></>
+      )}{" "}
+      <span className="muted">· attempts reset</span>
     </div>
   );
 }

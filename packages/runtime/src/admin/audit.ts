@@ -39,6 +39,8 @@ export interface AuditLog {
   begin(entry: Omit<AuditInput, "outcome">): Promise<AuditTicket>;
   /** Newest first; with `tenant`, only entries whose filter names that tenant. */
   list(params: { limit: number; before?: string | undefined; tenant?: string | undefined }): Promise<AuditEntry[]>;
+  /** Entries of these actions naming the job id, written at or after `since` (the job's creation), newest first. */
+  forJob(params: { id: string; since: string; actions: readonly string[]; limit: number }): Promise<AuditEntry[]>;
 }
 
 /** A bulk retry of a million rows must not write a million ids into one audit row. */
@@ -79,6 +81,12 @@ export function createMemoryAuditLog(params: { logger: Logger }): AuditLog {
       const newestFirst = [...entries].reverse().filter((e) => !tenant || namesTenant(e.filter, tenant) || e.id === before);
       const start = before ? newestFirst.findIndex((e) => e.id === before) + 1 : 0;
       return newestFirst.slice(start, start + limit);
+    },
+    async forJob({ id, since, actions, limit }) {
+      return [...entries]
+        .reverse()
+        .filter((e) => e.at >= since && actions.includes(e.action) && e.ids.includes(id))
+        .slice(0, limit);
     },
   };
 }

@@ -1,10 +1,14 @@
 import type { TaskRegistry } from "../core/registry.js";
 import { contractsGraph } from "../contracts/inspect.js";
+import { contractsStamp } from "../contracts/scan-modules.js";
 import { graphFromRegistry } from "./registry-graph.js";
 import type { ContractsGraph, ContractsSource } from "./sources.js";
 
-/** Reading contracts.toml and the module sources costs a directory walk: reuse the answer for a while. */
-const CACHE_MS = 10_000;
+/**
+ * Parsing the module sources with TypeScript costs hundreds of milliseconds: the graph is kept while the files'
+ * sizes and change times stay the same, and those are looked at again at most once per STAMP_MS.
+ */
+const STAMP_MS = 2_000;
 
 /**
  * The graph `jfast contracts show --json` prints, for this service's root. A service whose tasks are not in
@@ -12,7 +16,7 @@ const CACHE_MS = 10_000;
  * as a violation rather than hiding the graph.
  */
 export function contractsSourceFor(params: { root: string; registry: TaskRegistry }): ContractsSource {
-  let cached: { at: number; graph: Promise<ContractsGraph> } | null = null;
+  let cached: { checkedAt: number; stamp: string; graph: Promise<ContractsGraph> } | null = null;
   async function read(): Promise<ContractsGraph> {
     try {
       const graph = await contractsGraph(params.root);
@@ -37,9 +41,15 @@ export function contractsSourceFor(params: { root: string; registry: TaskRegistr
     }
   }
   return {
-    graph() {
+    async graph() {
       const now = Date.now();
-      if (!cached || now - cached.at > CACHE_MS) cached = { at: now, graph: read() };
+      if (cached && now - cached.checkedAt < STAMP_MS) return cached.graph;
+      const stamp = await contractsStamp(params.root);
+      if (cached?.stamp === stamp) {
+        cached.checkedAt = now;
+        return cached.graph;
+      }
+      cached = { checkedAt: now, stamp, graph: read() };
       return cached.graph;
     },
   };

@@ -86,5 +86,6 @@ function auditLogFor(database: () => DatabaseProvider | undefined, logger: Logge
     record: (entry) => current().record(entry),
     begin: (entry) => current().begin(entry),
     list: (params) => current().list(params),
+    forJob: (params) => current().forJob(params),
   };
 }

@@ -11,6 +11,7 @@ function loadSql(name: string): string {
 const INSERT = loadSql("insert-audit");
 const LIST = loadSql("list-audit");
 const FINISH = loadSql("finish-audit");
+const FOR_JOB = loadSql("list-audit-for-job");
 
 interface AuditRow {
   id: string;
@@ -78,20 +79,24 @@ export function createSqlAuditLog(params: { db: SqlExecutor; logger: Logger }): 
       };
     },
     async list({ limit, before, tenant }) {
-      const rows = await db.query<AuditRow>(LIST, [limit, before ?? null, tenant ?? null]);
-      return rows.map(
-        (r): AuditEntry => ({
-          id: r.id,
-          at: new Date(r.at).toISOString(),
-          actor: r.actor,
-          ...readRole(r.role),
-          action: r.action,
-          ids: r.ids,
-          count: Number(r.count),
-          filter: r.filter,
-          outcome: r.outcome,
-        }),
-      );
+      return (await db.query<AuditRow>(LIST, [limit, before ?? null, tenant ?? null])).map(readEntry);
     },
+    async forJob({ id, since, actions, limit }) {
+      return (await db.query<AuditRow>(FOR_JOB, [id, since, [...actions], limit])).map(readEntry);
+    },
+  };
+}
+
+function readEntry(r: AuditRow): AuditEntry {
+  return {
+    id: r.id,
+    at: new Date(r.at).toISOString(),
+    actor: r.actor,
+    ...readRole(r.role),
+    action: r.action,
+    ids: r.ids,
+    count: Number(r.count),
+    filter: r.filter,
+    outcome: r.outcome,
   };
 }

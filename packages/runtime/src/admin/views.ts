@@ -3,6 +3,7 @@ import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
 import type { JobUnique } from "../core/unique.js";
 import { errorGroup } from "./dead-scan.js";
+import type { RetryMark } from "./retry-marks.js";
 import type { Redaction } from "./redact.js";
 import { traceIdOf } from "../observability/trace-id.js";
 
@@ -50,6 +51,12 @@ export interface JobView {
   unique: JobUnique | null;
   errors: AttemptError[];
   payload: unknown;
+}
+
+/** One job as `jobs.get` shows it: with where operators retried it among its attempts. */
+export interface JobDetailView extends JobView {
+  /** Oldest first; each says how many of `errors` came before it. */
+  retries: RetryMark[];
 }
 
 export function deadLetterView(dead: DeadJob, redaction: Redaction): DeadLetterView {

@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type * as TS from "typescript";
 import { importDriver } from "../core/import-driver.js";
@@ -104,6 +104,23 @@ function isModuleCode(fileName: string): boolean {
 function subscriberTaskName(module: string, s: { type: string; exportName: string | null; explicitName: string | null }): string | null {
   if (s.explicitName !== null) return s.explicitName.includes(".") ? `${s.type}->${s.explicitName}` : `${s.type}->${module}.${s.explicitName}`;
   return s.exportName === null ? null : `${s.type}->${module}.${s.exportName}`;
+}
+
+/**
+ * The files an inspection of `root` reads, each with its size and change time: while the stamp is the same, so is
+ * the graph (the dashboard's contracts view re-reads only then). Costs a directory walk, not a parse.
+ */
+export async function contractsStamp(root: string): Promise<string> {
+  const files = [path.join(root, "contracts.toml"), ...(await sourceFiles(path.join(root, "modules")).catch(() => []))];
+  const parts = await Promise.all(
+    files.map((file) =>
+      stat(file).then(
+        (s) => `${file}:${s.size}:${s.mtimeMs}`,
+        () => `${file}:-`,
+      ),
+    ),
+  );
+  return parts.join("\n");
 }
 
 async function sourceFiles(dir: string): Promise<string[]> {

@@ -143,17 +143,24 @@ export function describeAdminRouter(name: string, setup: () => Promise<AdminBack
       expect(answer.data).toEqual({ retried: [id], missing: ["no-such-job"] });
       // It ran again (attempts 1 and 2 failed anew) and died again: four errors recorded in total.
       const detail = await eventually("the retried job to die again", async () => {
-        const { data } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
+        const { data, error } = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id } });
+        if (error) throw new Error(JSON.stringify(error));
         // A job waiting in RabbitMQ cannot be looked up by id (job null, with the reason): wait for its death.
         return data.job?.state === "dead" && data.job.errors.length === 4 ? data : null;
       });
       expect(detail.job.attempts).toBe(2);
+      // The drawer's mark: after the first two attempts, retried by alice, at the audited moment (attempts reset).
       const audit = await call(app.jfast, "audit.list", { token: VIEWER });
+      expect(detail.job.retries).toEqual([{ afterErrors: 2, at: audit.data.entries[0].at, actor: "alice", role: "operator", via: null, action: "deadLetters.retry" }]);
+      expect(detail.job.errors.map((e: { attempt: number }) => e.attempt)).toEqual([1, 2, 1, 2]);
       expect(audit.data.entries).toHaveLength(1);
       expect(audit.data.entries[0]).toMatchObject({ actor: "alice", role: "operator", action: "deadLetters.retry", ids: [id, "no-such-job"], outcome: { retried: 1, missing: 1 } });
       expect(Date.parse(audit.data.entries[0].at)).toBeGreaterThan(Date.now() - 60_000);
       const still = await call(app.jfast, "jobs.get", { token: VIEWER, input: { id: other } });
       expect(still.data.job.errors).toHaveLength(2);
+      expect(still.data.job.retries).toEqual([]);
+      const tasks = await call(app.jfast, "overview.tasks", { token: VIEWER });
+      expect(tasks.data.tasks).toContain("billing.charge");
     });
 
     it("retries all matching a filter, discards one and all, each audited", async () => {

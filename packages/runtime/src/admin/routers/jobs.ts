@@ -8,7 +8,9 @@ import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
-import { jobView, type JobView } from "../views.js";
+import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
+import type { AdminSources } from "../sources.js";
+import { jobView, type JobDetailView, type JobView } from "../views.js";
 import { jobListingProcedures } from "./job-listing.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
@@ -64,10 +66,13 @@ export const jobsRouter = router({
       return { id: input.id, ...result };
     }),
 
-  /** One job in any state, with its payload (redacted) and every attempt's error and stack. Also "search by id". */
+  /**
+   * One job in any state, with its payload (redacted), every attempt's error and stack, and where it was retried
+   * (from the audit trail and the attempt numbers: retryMarks). Also "search by id".
+   */
   get: viewerProcedure
     .input(z.strictObject({ id: z.string().min(1).max(200) }))
-    .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobView | null; notFoundReason: string | null }> => {
+    .query(async ({ ctx, input }): Promise<{ enabled: boolean; job: JobDetailView | null; notFoundReason: string | null }> => {
       const queue = ctx.sources.queue();
       if (!queue) return { enabled: false, job: null, notFoundReason: null };
       const info = await backendCall(queue, "reading the job", () => findJob(queue, input.id)).catch((error: unknown) => {
@@ -76,7 +81,9 @@ export const jobsRouter = router({
         throw error;
       });
       if (typeof info === "string") return { enabled: true, job: null, notFoundReason: info.split("\n")[0]! };
-      return { enabled: true, job: info ? jobView(info, ctx.sources.redaction) : null, notFoundReason: null };
+      if (!info) return { enabled: true, job: null, notFoundReason: null };
+      const view = jobView(info, ctx.sources.redaction);
+      return { enabled: true, job: { ...view, retries: await retriesOf(ctx.sources, view) }, notFoundReason: null };
     }),
 
   /**
@@ -158,6 +165,16 @@ export const jobsRouter = router({
     };
   }),
 });
+
+/** A retry's audit entry is bounded to the ids it names (AUDIT_MAX_IDS); past that, the attempt numbers still mark it. */
+async function retriesOf(sources: AdminSources, job: JobView): Promise<RetryMark[]> {
+  const entries = await sources.audit.forJob({ id: job.id, since: job.createdAt, actions: RETRY_ACTIONS, limit: 50 }).catch((error: unknown) => {
+    // The job is worth showing without names on its retries.
+    sources.logger.warn("reading the audit trail for a job's retries failed", { jobId: job.id, error });
+    return [];
+  });
+  return retryMarks(job.errors, entries);
+}
 
 /** The code of the backend error behind a failed backendCall (NOT_SUPPORTED, CURSOR_INVALID...). */
 function causeCode(error: unknown): unknown {

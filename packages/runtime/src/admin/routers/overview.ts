@@ -106,6 +106,8 @@ export const overviewRouter = router({
       return { enabled: recorder !== null, points, stored: recorder?.store.kind ?? "memory", perTenant: false, flushSeconds: THROUGHPUT_FLUSH_MS / 1000 };
     }),
   whoami: viewerProcedure.query(({ ctx }) => ({ service: ctx.sources.service.name, ...ctx.principal })),
+  /** The registered task names, sorted (the dashboard's filters suggest them); reads no backend. */
+  tasks: viewerProcedure.query(({ ctx }): { tasks: string[] } => ({ tasks: ctx.sources.registry.all().map((t) => t.name).sort() })),
 });
 
 /** The depths a readiness report's queue check carries, when it counted them. */

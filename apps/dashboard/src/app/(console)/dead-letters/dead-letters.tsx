@@ -9,6 +9,7 @@ import { Drawer } from "~/components/drawer";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
 import { Table } from "~/components/table";
+import { TaskInput } from "~/components/task-input";
 import { RelativeTime } from "~/components/time";
 import { useMayAct, useRoles } from "~/trpc/hooks";
 import type { AdminTRPC } from "~/trpc/client";
@@ -73,7 +74,7 @@ export function DeadLetters({ initialService }: { initialService: string }) {
         </label>
         <label className="field">
           Task
-          <input className="input" value={draft.task ?? ""} onChange={(e) => setDraft({ ...draft, task: e.target.value })} placeholder="billing.charge" />
+          <TaskInput services={selected} value={draft.task ?? ""} onChange={(task) => setDraft({ ...draft, task })} />
         </label>
         <label className="field">
           Tenant

@@ -1,9 +1,12 @@
 "use client";
 import { useState } from "react";
 import { Button } from "~/components/button";
+import { TaskInput } from "~/components/task-input";
+import { useServices } from "~/trpc/provider";
 import { EMPTY_DRAFT, STATES, type SearchDraft } from "./search-input";
 
 export function SearchForm({ initial, onSearch }: { initial: SearchDraft; onSearch: (draft: SearchDraft) => void }) {
+  const services = useServices();
   const [draft, setDraft] = useState(initial);
   const set = (patch: Partial<SearchDraft>) => setDraft((d) => ({ ...d, ...patch }));
   return (
@@ -15,7 +18,7 @@ export function SearchForm({ initial, onSearch }: { initial: SearchDraft; onSear
         </label>
         <label className="field">
           Task
-          <input className="input" value={draft.task} onChange={(e) => set({ task: e.target.value })} placeholder="billing.charge" />
+          <TaskInput services={services} value={draft.task} onChange={(task) => set({ task })} />
         </label>
         <label className="field">
           Tenant

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
+import { TaskInput } from "~/components/task-input";
 import { Drawer } from "~/components/drawer";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
@@ -80,7 +81,7 @@ export function JobStates({ initialService, initialState }: { initialService: st
         </label>
         <label className="field">
           Task
-          <input className="input" value={draft.task} onChange={(e) => setDraft({ ...draft, task: e.target.value })} placeholder="any task" />
+          <TaskInput services={[service]} value={draft.task} onChange={(task) => setDraft({ ...draft, task })} />
         </label>
         <label className="field">
           Tenant
