@@ -3,6 +3,7 @@ import { recordDeclaration } from "./declarations.js";
 import { QUEUE_NAME_PATTERN } from "./named-queue.js";
 import { invalidPriority, Job, priorityProblem } from "./job.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
+import { normalizeLimits } from "./limits.js";
 import { normalizeUnique } from "./unique.js";
 
 /**
@@ -49,6 +50,7 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
     }
     normalizeUnique({ ...options.unique, key: undefined } as Parameters<typeof normalizeUnique>[0], `task("${name}")`, false);
   }
+  normalizeLimits(options, `task("${name}")`);
   if (options.idempotentOn && !options.session) {
     throw new TypeError(
       `task("${name}"): idempotentOn needs session: true, because the inbox claim commits with the handler's work`,

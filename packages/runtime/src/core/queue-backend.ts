@@ -1,5 +1,6 @@
 import type { AttemptError, Job, JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
+import type { LimitMap, LimitUsage } from "./limits.js";
 import type { PauseStore } from "./pause.js";
 import type { ThroughputStore } from "./throughput.js";
 
@@ -90,6 +91,16 @@ export interface QueueBackend {
    * docs/redis.md#in-process-hand-off). Returns the withdrawal.
    */
   offerSlots?(offer: SlotOffer): () => void;
+  /**
+   * The queue's task limits (docs/tasks.md#limits), given once at start before any claim: every process of the
+   * service declares the same. The claim then starts a limited task's job only within its limits, and leaves the
+   * others waiting (their attempt unspent) while it hands out other tasks' jobs. An empty map: no limit, and the
+   * claim keeps its plain path. A backend that has nothing to hold the counts in across processes (RabbitMQ without
+   * the database) throws NotSupportedError for a non-empty map.
+   */
+  setLimits(params: { limits: LimitMap }): Promise<void>;
+  /** What a limited task uses of its limits now (for "waits on concurrency 5 of x: 5 running"). */
+  limitUsage(params: { task: string }): Promise<LimitUsage>;
   /** Dead letters, newest death first. */
   listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]>;
   /** Requeues dead jobs with attempts reset. Ids that are not dead letters come back in `missing`. */

@@ -3,6 +3,7 @@ import type { Logger } from "../observability/logger.js";
 import type { TaskSession } from "../database/database-provider.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
 import type { Providers } from "./providers.js";
+import type { RateLimit } from "./limits.js";
 import type { UniqueState } from "./unique.js";
 
 /** What a handler receives besides its payload. */
@@ -61,6 +62,13 @@ export interface TaskOptions<P = unknown> {
    * holds its key. `key` derives the key from the payload (default: the payload's JSON, keys sorted).
    */
   unique?: TaskUnique<P>;
+  /**
+   * At most this many of its jobs run at once, across every worker and process of its queue (docs/tasks.md#limits).
+   * A job over the limit waits without spending an attempt; other tasks' jobs are claimed past it.
+   */
+  concurrency?: number;
+  /** At most `max` of its jobs start in any `perMs` milliseconds, across every worker and process (docs/tasks.md#limits). */
+  rateLimit?: RateLimit;
 }
 
 /** A task's `unique` option; a job's own `unique` overrides the key, and its periodMs or states if it gives them. */

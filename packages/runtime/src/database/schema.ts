@@ -195,6 +195,37 @@ export const jfastUniqueKeys = pgTable(
   (t) => [primaryKey({ columns: [t.queue, t.key] }), index("jfast_unique_keys_job_idx").on(t.queue, t.jobId)],
 );
 
+/** Per-task limits of a queue, declared by its processes at start (migration 0020, docs/tasks.md#limits). */
+export const jfastTaskLimits = pgTable(
+  "jfast_task_limits",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    concurrency: integer("concurrency"),
+    rateMax: integer("rate_max"),
+    ratePerMs: bigint("rate_per_ms", { mode: "number" }),
+    starts: timestamptz("starts").array().notNull().default(sql`'{}'`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.queue, t.task] }),
+    check("jfast_task_limits_concurrency_check", sql`concurrency > 0`),
+    check("jfast_task_limits_rate_max_check", sql`rate_max > 0`),
+    check("jfast_task_limits_rate_per_ms_check", sql`rate_per_ms > 0`),
+  ],
+);
+
+/** The jobs holding a slot of a task's concurrency limit (migration 0020). */
+export const jfastTaskSlots = pgTable(
+  "jfast_task_slots",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    jobId: text("job_id").notNull(),
+    until: timestamptz("until"),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.jobId] })],
+);
+
 export const jfastTables = {
   jfast_jobs: jfastJobs,
   jfast_queue_counters: jfastQueueCounters,
@@ -207,5 +238,7 @@ export const jfastTables = {
   jfast_cancelled_jobs: jfastCancelledJobs,
   jfast_throughput: jfastThroughput,
   jfast_unique_keys: jfastUniqueKeys,
+  jfast_task_limits: jfastTaskLimits,
+  jfast_task_slots: jfastTaskSlots,
   jfast_migrations: jfastMigrations,
 } as const;

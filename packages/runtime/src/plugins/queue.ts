@@ -1,5 +1,6 @@
 import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
+import { limitsOf } from "../core/limits.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueBackend } from "../core/queue-backend.js";
@@ -53,7 +54,10 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       const foreignTasks = new Set(Object.values(contracts?.services ?? {}).flatMap((s) => s.tasks));
       const database = get("database");
-      if (queueConfig.backend === "rabbitmq" && !given && !database) refuseUniqueTasks(registry);
+      if (queueConfig.backend === "rabbitmq" && !given && !database) {
+        refuseUniqueTasks(registry);
+        refuseLimitedTasks(registry);
+      }
       // One backend instance per named queue, over the same store (core/named-queue.ts); `default` first.
       const opened: { config: NamedQueueConfig; backend: QueueBackend; control: QueueControl }[] = [];
       try {
@@ -61,6 +65,8 @@ export function queuePlugin(): Plugin<"queue"> {
           const backend = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named.backendName, database, logger);
           try {
             await backend.setup();
+            // Each queue's limited tasks (docs/tasks.md#limits), declared before any claim.
+            await backend.setLimits({ limits: limitsOf(registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === named.name)) });
             opened.push({ config: named, backend, control: await openQueueControl({ backend, database, queue: named.backendName, logger }) });
           } catch (error) {
             await backend.close().catch(() => undefined);
@@ -119,6 +125,21 @@ function refuseUniqueTasks(registry: TaskRegistry): void {
 }
 
 /**
+ * RabbitMQ counts nothing across processes itself: a task's concurrency or rate limit is held in the database
+ * (jfast_task_limits, jfast_task_slots) (docs/rabbitmq.md#limits).
+ */
+function refuseLimitedTasks(registry: TaskRegistry): void {
+  const limited = registry.all().find((definition) => definition.options.concurrency !== undefined || definition.options.rateLimit !== undefined);
+  if (!limited) return;
+  const option = limited.options.concurrency !== undefined ? "concurrency" : "rateLimit";
+  throw new ConfigError(`task "${limited.name}" has a ${option} limit, which the RabbitMQ queue enforces across processes through the database, and the database plugin is not enabled`, {
+    code: "CONFIG_PLUGIN_MISSING",
+    hint: `add "database" to [plugins] enabled in jfast.toml (enabled = ["database", "queue", ...]; the limits are counted in jfast_task_limits and jfast_task_slots), or drop the task's ${option} option`,
+    docs: "jfast docs rabbitmq#limits",
+  });
+}
+
+/**
  * Every task names a declared queue: a typo in `queue: "meda"` would otherwise put jobs where no worker runs
  * them. Caught at start-up, in the API and the worker alike.
  */
@@ -169,9 +190,15 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
       const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
+      const { createSqlLimitStore } = await import("../queue/limit-stores.js");
       // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
       const stores = database
-        ? { cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }), uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }) }
+        ? {
+            cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }),
+            uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }),
+            // Task limits are counted in jfast_task_limits and jfast_task_slots (docs/rabbitmq.md#limits).
+            limits: createSqlLimitStore({ db: database.sql, queue: queue.name }),
+          }
         : {};
       return createRabbitMqBackend({ url: queue.url!, queue: queue.name, queueType: queue.queueType, heartbeatSeconds, logger, ...stores });
     }

@@ -20,6 +20,7 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import { holdsKey, scopedUniqueKey } from "../../core/unique.js";
+import { StartWindow, type LimitMap, type LimitUsage } from "../../core/limits.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
 import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 
@@ -48,8 +49,48 @@ export class MemoryBackend implements QueueBackend {
   private readonly uniqueKeys = new Map<string, { id: string; until: number | null }>();
   private seq = 0;
   private closed = false;
+  /** Task limits (docs/tasks.md#limits): the running count is read from the entries, the starts kept here. */
+  private limits: LimitMap = new Map();
+  private readonly starts = new Map<string, StartWindow>();
 
   async setup(): Promise<void> {}
+
+  async setLimits({ limits }: { limits: LimitMap }): Promise<void> {
+    this.limits = limits;
+    this.starts.clear();
+    for (const [task, limit] of limits) if (limit.rateLimit) this.starts.set(task, new StartWindow(limit.rateLimit));
+  }
+
+  async limitUsage({ task }: { task: string }): Promise<LimitUsage> {
+    const now = Date.now();
+    const window = this.starts.get(task);
+    const rate = this.limits.get(task)?.rateLimit;
+    return { running: this.runningOf(now).get(task) ?? 0, startedInWindow: window && rate ? rate.max - window.room(now) : 0 };
+  }
+
+  /** Jobs running under a live lease, per task. */
+  private runningOf(now: number): Map<string, number> {
+    const running = new Map<string, number>();
+    for (const e of this.entries.values()) {
+      if (e.state === JobState.running && (e.lockedUntil ?? 0) >= now) running.set(e.json.task, (running.get(e.json.task) ?? 0) + 1);
+    }
+    return running;
+  }
+
+  /** How many more jobs of each limited task may start now. */
+  private allowances(now: number): Map<string, number> {
+    const allowed = new Map<string, number>();
+    if (this.limits.size === 0) return allowed;
+    const running = this.runningOf(now);
+    for (const [task, limit] of this.limits) {
+      let n = Infinity;
+      if (limit.concurrency !== null) n = limit.concurrency - (running.get(task) ?? 0);
+      const window = this.starts.get(task);
+      if (window) n = Math.min(n, window.room(now));
+      allowed.set(task, Math.max(0, n));
+    }
+    return allowed;
+  }
 
   async close(): Promise<void> {
     this.closed = true;
@@ -117,8 +158,16 @@ export class MemoryBackend implements QueueBackend {
           a.json.priority - b.json.priority || Date.parse(a.json.availableAt) - Date.parse(b.json.availableAt) || a.seq - b.seq,
       );
     const claimed: Job[] = [];
+    const allowed = this.allowances(now);
     for (const entry of candidates) {
       if (claimed.length >= limit) break;
+      // A job of a task at its limit stays waiting; the next candidates (other tasks) are still claimed.
+      const room = allowed.get(entry.json.task);
+      if (room !== undefined) {
+        if (room <= 0) continue;
+        allowed.set(entry.json.task, room - 1);
+        this.starts.get(entry.json.task)?.add(now);
+      }
       if (entry.state === JobState.running) {
         // Its worker vanished mid-attempt: that attempt is spent.
         entry.json.errors.push(workerLostError(entry.json.attempts));
@@ -154,6 +203,7 @@ export class MemoryBackend implements QueueBackend {
     entry.finishedAt = Date.now();
     entry.lockedBy = null;
     entry.lockedUntil = null;
+    if (this.limits.has(entry.json.task)) this.wake();
   }
 
   async retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
@@ -172,6 +222,7 @@ export class MemoryBackend implements QueueBackend {
     if (!entry) return;
     entry.json.errors.push(params.error);
     this.markDead(entry, Date.now());
+    if (this.limits.has(entry.json.task)) this.wake();
   }
 
   async release({ workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -393,10 +444,16 @@ export class MemoryBackend implements QueueBackend {
   private nextDueIn(paused: ReadonlySet<string>): number | null {
     const now = Date.now();
     let next: number | null = null;
+    // A task at its limit wakes its waiters when a slot frees (complete, retry, kill, release) or its window
+    // lets one more start; its due jobs must not wake them before.
+    const allowed = this.allowances(now);
     for (const e of this.entries.values()) {
       if (paused.has(e.json.task)) continue;
       let due: number | null = null;
-      if (e.state === JobState.ready) due = Date.parse(e.json.availableAt);
+      if (e.state === JobState.ready && allowed.get(e.json.task) === 0) {
+        const at = this.starts.get(e.json.task)?.nextAt(now) ?? null;
+        due = at === null ? null : Math.max(at, Date.parse(e.json.availableAt));
+      } else if (e.state === JobState.ready) due = Date.parse(e.json.availableAt);
       else if (e.state === JobState.running && e.lockedUntil !== null) due = e.lockedUntil + 1;
       if (due !== null && (next === null || due < next)) next = due;
     }

@@ -31,6 +31,7 @@ import { SQL, type ListingSql } from "./load-sql.js";
 import { decodeCursor, encodeCursor, LIST_WINDOW, listById } from "../../core/job-listing.js";
 import { enqueueUnique } from "./unique-enqueue.js";
 import { hasUnique } from "../../core/unique.js";
+import type { LimitMap, LimitUsage } from "../../core/limits.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -45,6 +46,8 @@ const PREPARED = {
   enqueueFresh: { name: "jfast_enqueue_fresh" },
   enqueueHandOff: { name: "jfast_enqueue_hand_off" },
   claim: { name: "jfast_claim" },
+  claimLimitsLock: { name: "jfast_claim_limits_lock" },
+  claimLimited: { name: "jfast_claim_limited" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
   extendLeases: { name: "jfast_extend_leases" },
@@ -59,6 +62,11 @@ const PIPELINE_ROWS = 1000;
 
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
+/**
+ * With limited tasks, an idle worker looks again at least this often: a slot freed by another process, or a rate
+ * window moving on, sends no notification (docs/tasks.md#limits).
+ */
+const LIMIT_RECHECK_MS = 250;
 /**
  * Rows read at most per state to split the depths by task (depths-by-task.sql): live jobs sampled per state and
  * scaled to the exact totals, and one tenant's dead letters (no counter is kept per tenant). Exact below it.
@@ -121,6 +129,9 @@ export class PostgresBackend implements QueueBackend {
   private unlisten: (() => Promise<void>) | null = null;
   private listenFailed = false;
   private closed = false;
+  /** The queue's limited tasks (setLimits): empty, the claim is claim.sql alone, as without limits. */
+  private limitedTasks: string[] = [];
+  private limitedSet: ReadonlySet<string> = new Set();
 
   constructor(options: PostgresBackendOptions) {
     this.db = options.db;
@@ -161,8 +172,36 @@ export class PostgresBackend implements QueueBackend {
   enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
     if (hasUnique(jobs)) return this.enqueueUniqueJobs(this.db, jobs);
     // A bulk enqueue goes through the table (pipelined): a worker's few free slots are not worth one huge statement.
-    if (this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS) return this.enqueueHandingOff(jobs);
+    // A limited task's job is never handed over: only the claim may start it.
+    if (this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS && !this.anyLimited(jobs)) return this.enqueueHandingOff(jobs);
     return this.enqueueWithin({ executor: this.db, jobs });
+  }
+
+  private anyLimited(jobs: readonly Job[]): boolean {
+    if (this.limitedSet.size === 0) return false;
+    for (let i = 0; i < jobs.length; i++) if (this.limitedSet.has(jobs[i]!.task)) return true;
+    return false;
+  }
+
+  async setLimits({ limits }: { limits: LimitMap }): Promise<void> {
+    const tasks = [...limits.keys()];
+    const of = [...limits.values()];
+    await this.run("setLimits", () =>
+      this.db.query(SQL.setLimits, [
+        this.queue,
+        tasks,
+        of.map((l) => l.concurrency),
+        of.map((l) => l.rateLimit?.max ?? null),
+        of.map((l) => l.rateLimit?.perMs ?? null),
+      ]),
+    );
+    this.limitedTasks = tasks;
+    this.limitedSet = new Set(tasks);
+  }
+
+  async limitUsage({ task }: { task: string }): Promise<LimitUsage> {
+    const [row] = await this.run("limitUsage", () => this.db.query<{ running: string | number; started: string | number }>(SQL.limitUsage, [this.queue, task]));
+    return { running: Number(row?.running ?? 0), startedInWindow: Number(row?.started ?? 0) };
   }
 
   offerSlots(offer: SlotOffer): () => void {
@@ -266,7 +305,32 @@ export class PostgresBackend implements QueueBackend {
 
   async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
     if (limit <= 0) return [];
-    const params = [this.queue, limit, workerId, leaseMs, jsonbText(workerLostError(0)), pausedTasks];
+    if (this.limitedTasks.length > 0) return this.claimWithLimits({ workerId, limit, leaseMs, pausedTasks });
+    return this.claimPlain([this.queue, limit, workerId, leaseMs, jsonbText(workerLostError(0)), pausedTasks]);
+  }
+
+  /**
+   * A queue with limited tasks (docs/tasks.md#limits): their jobs first, within their limits, in one transaction
+   * (claim-limits-lock.sql, then claim-limited.sql); then claim.sql for the room left, leaving those tasks' jobs
+   * as it leaves a paused task's.
+   */
+  private async claimWithLimits({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
+    const lost = jsonbText(workerLostError(0));
+    const limited = await this.run("claim", () =>
+      this.db.transaction(async (tx) => {
+        const locked = await tx.query<{ task: string }>(SQL.claimLimitsLock, [this.queue, pausedTasks], PREPARED.claimLimitsLock);
+        if (locked.length === 0) return [];
+        const tasks = locked.map((row) => row.task);
+        return tx.query<JobRow>(SQL.claimLimited, [this.queue, limit, workerId, leaseMs, lost, tasks], PREPARED.claimLimited);
+      }),
+    );
+    const jobs = limited.map(rowToJob);
+    if (jobs.length >= limit) return jobs;
+    const rest = await this.claimPlain([this.queue, limit - jobs.length, workerId, leaseMs, lost, [...pausedTasks, ...this.limitedTasks]]);
+    return jobs.length === 0 ? rest : [...jobs, ...rest];
+  }
+
+  private async claimPlain(params: unknown[]): Promise<Job[]> {
     let rows: JobRow[];
     try {
       rows = await this.db.query<JobRow>(SQL.claim, params, PREPARED.claim);
@@ -378,13 +442,16 @@ export class PostgresBackend implements QueueBackend {
     const seen = this.notifications;
     let dueInMs: number | null = null;
     try {
-      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue, pausedTasks], PREPARED.nextDue));
+      // A limited task's due jobs may be over its limit: they do not wake this worker; LIMIT_RECHECK_MS does.
+      const skipped = this.limitedTasks.length > 0 ? [...pausedTasks, ...this.limitedTasks] : pausedTasks;
+      const [row] = await this.run("waitForWork", () => this.db.query<{ due_in_ms: number | string | null }>(SQL.nextDue, [this.queue, skipped], PREPARED.nextDue));
       dueInMs = row?.due_in_ms === null || row?.due_in_ms === undefined ? null : Number(row.due_in_ms);
     } catch (error) {
       this.logger?.warn("could not look up the next due job; waiting for the poll interval", { error });
     }
     if (signal.aborted || this.closed || this.notifications !== seen) return;
-    const wait = dueInMs === null ? timeoutMs : Math.min(timeoutMs, dueInMs <= 0 ? RECHECK_MS : Math.ceil(dueInMs) + 1);
+    let wait = dueInMs === null ? timeoutMs : Math.min(timeoutMs, dueInMs <= 0 ? RECHECK_MS : Math.ceil(dueInMs) + 1);
+    if (this.limitedTasks.length > 0) wait = Math.min(wait, LIMIT_RECHECK_MS);
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);

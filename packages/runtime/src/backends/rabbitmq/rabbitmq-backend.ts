@@ -23,6 +23,8 @@ import {
 import type { CancelStore } from "../../core/cancel-store.js";
 import { hasUnique } from "../../core/unique.js";
 import { takeUniqueKeys, type UniqueStore } from "../../core/unique-store.js";
+import type { LimitStore } from "../../core/limit-store.js";
+import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
@@ -80,6 +82,8 @@ export interface RabbitMqBackendOptions {
   cancelReadMs?: number;
   /** Where unique keys are held (the service's database): without one, a unique job is refused (NOT_SUPPORTED). */
   uniqueKeys?: UniqueStore;
+  /** Where task limits are counted (the service's database): without one, a limited task is refused (NOT_SUPPORTED). */
+  limits?: LimitStore;
   logger?: BackendLogger;
 }
 
@@ -253,8 +257,50 @@ export class RabbitMqBackend implements QueueBackend {
     if (job.unique?.states && !job.unique.states.includes(state)) await this.options.uniqueKeys?.release({ jobIds: [job.id], state });
   }
 
-  claim(params: ClaimParams): Promise<Job[]> {
-    return this.consumer.claim(params);
+  /** The queue's limited tasks (setLimits); their jobs take a slot in the LimitStore before they run. */
+  private limited: LimitMap = new Map();
+
+  async setLimits({ limits }: { limits: LimitMap }): Promise<void> {
+    if (limits.size > 0 && !this.options.limits) {
+      const [task] = limits.keys();
+      throw new NotSupportedError(`task "${task}" has a limit, which RabbitMQ cannot count across processes, and this service has no database to count it in`, {
+        hint: `enable the "database" plugin ([plugins] enabled = ["database", "queue", ...]): limits are then counted in jfast_task_limits and jfast_task_slots`,
+        docs: `${DOCS}#limits`,
+      });
+    }
+    await this.options.limits?.setLimits({ limits });
+    this.limited = limits;
+  }
+
+  async limitUsage({ task }: { task: string }): Promise<LimitUsage> {
+    return this.options.limits ? this.options.limits.usage({ task }) : { running: 0, startedInWindow: 0 };
+  }
+
+  /**
+   * A delivered job of a limited task runs only with a slot taken in the database (docs/rabbitmq.md#limits); over
+   * its limit it goes back through the delay cascade, its attempt unspent, to be delivered again when the limit
+   * may allow it (the rate window's next opening, or half a second for a concurrency limit).
+   */
+  async claim(params: ClaimParams): Promise<Job[]> {
+    const jobs = await this.consumer.claim(params);
+    if (this.limited.size === 0 || !jobs.some((job) => this.limited.has(job.task))) return jobs;
+    const store = this.options.limits!;
+    const kept: Job[] = [];
+    for (const job of jobs) {
+      if (!this.limited.has(job.task)) {
+        kept.push(job);
+        continue;
+      }
+      const taken = await store.take({ task: job.task, jobId: job.id, leaseMs: params.leaseMs });
+      if (taken.granted) kept.push(job);
+      else await this.release({ workerId: params.workerId, jobs: [job], availableAt: new Date(Date.now() + taken.retryInMs) });
+    }
+    return kept;
+  }
+
+  /** A limited task's job that ended frees its slot. */
+  private async freeSlot(job: Job): Promise<void> {
+    if (this.limited.has(job.task)) await this.options.limits?.free({ jobIds: [job.id] });
   }
 
   /** A held job that was cancelled is acked (dropped) here and reported; the rest have their lease extended. */
@@ -270,6 +316,7 @@ export class RabbitMqBackend implements QueueBackend {
       }
     }
     this.consumer.extend(params);
+    if (this.limited.size > 0 && this.options.limits) await this.options.limits.extend({ jobIds: params.jobIds, leaseMs: params.leaseMs });
     return { cancelled };
   }
 
@@ -277,6 +324,7 @@ export class RabbitMqBackend implements QueueBackend {
     const delivery = this.consumer.take(workerId, job);
     if (!delivery) return;
     this.consumer.ack(delivery);
+    await this.freeSlot(job);
     if (job.unique) await this.releaseKey(job, JobState.completed);
   }
 
@@ -286,12 +334,14 @@ export class RabbitMqBackend implements QueueBackend {
     const json = spent(delivery, params.error);
     json.availableAt = params.availableAt.toISOString();
     await this.replace(delivery, [this.route(json, params.availableAt.getTime(), snoozesOf(delivery))]);
+    await this.freeSlot(params.job);
   }
 
   async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     const delivery = this.consumer.take(params.workerId, params.job);
     if (!delivery) return;
     await this.replace(delivery, [this.toDead(spent(delivery, params.error))]);
+    await this.freeSlot(params.job);
     if (params.job.unique) await this.releaseKey(params.job, JobState.dead);
   }
 
@@ -307,6 +357,7 @@ export class RabbitMqBackend implements QueueBackend {
     if (!delivery) return { snoozed: false };
     const json: JobJSON = { ...delivery.json, availableAt: availableAt.toISOString() };
     await this.replace(delivery, [this.route(json, availableAt.getTime(), snoozesOf(delivery) + 1)]);
+    await this.freeSlot(job);
     return { snoozed: true };
   }
 
@@ -329,6 +380,7 @@ export class RabbitMqBackend implements QueueBackend {
     this.cancelledIds.add(id);
     // Whatever the job is: a key it holds by state and not when cancelled is free now.
     await this.options.uniqueKeys?.release({ jobIds: [id], state: JobState.cancelled });
+    if (this.limited.size > 0) await this.options.limits?.free({ jobIds: [id] });
     return { cancelled: fresh, state: JobState.cancelled };
   }
 
@@ -338,6 +390,8 @@ export class RabbitMqBackend implements QueueBackend {
     // A later time (a paused task's job handed back) goes through the delay cascade.
     const at = availableAt && availableAt.getTime() > Date.now() ? availableAt : null;
     await this.putBack(deliveries, (d) => ({ ...d.json, availableAt: (at ?? new Date()).toISOString() }), at?.getTime());
+    const limited = jobs.filter((job) => this.limited.has(job.task)).map((job) => job.id);
+    if (limited.length > 0) await this.options.limits?.free({ jobIds: limited });
   }
 
   waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {

@@ -26,6 +26,12 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:paused                HASH  task → JSON { at, by }: tasks no worker may start (docs/worker.md#pausing-a-task)
  *   <p>{q}:parked:<task>         LIST  ids of a paused task's jobs the claim set aside, oldest on the right; back
  *                                      on the ready list when the task resumes
+ *   <p>{q}:limits                HASH  task → "<concurrency>|<max>|<perMs>" (empty when absent): the queue's limited
+ *                                      tasks (docs/tasks.md#limits), written at start; a job over a limit is parked on
+ *                                      its task's parked list
+ *   <p>{q}:limit:holders:<task>  SET   ids of the task's jobs holding a concurrency slot (dropped by the claim once
+ *                                      their job no longer runs under a live lease)
+ *   <p>{q}:limit:starts:<task>   ZSET  "<id>@<ms>" → start time (ms): the task's starts within its rate window
  *   <p>{q}:unique:<key>          STRING "<how>|<job id>": the job holding a unique key scoped by task and tenant
  *                                      (enqueue-unique.lua); expires with its period when held for one
  *   <p>{q}:throughput:<minute>   HASH  "p|f|d:<task>" → jobs processed, failed, dead in the minute starting at
@@ -42,6 +48,9 @@ export interface QueueKeys {
   readonly completed: string;
   readonly workers: string;
   readonly paused: string;
+  /** The queue's task limits (HASH); `limitPrefix` + "holders:<task>" / "starts:<task>" for a task's counts. */
+  readonly limits: string;
+  readonly limitPrefix: string;
   /** Pub/sub channel (not a key) announcing newly scheduled jobs to idle workers. */
   readonly wakeChannel: string;
   /** Prefixes the scripts append a job id or a worker id to. */
@@ -81,6 +90,8 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     completed: `${stem}:completed`,
     workers: `${stem}:workers`,
     paused: `${stem}:paused`,
+    limits: `${stem}:limits`,
+    limitPrefix: `${stem}:limit:`,
     wakeChannel: `${stem}:wake`,
     jobPrefix: `${stem}:job:`,
     processingPrefix: `${stem}:processing:`,

@@ -23,6 +23,7 @@ import { CorruptJob } from "../../core/corrupt-job.js";
 import { JobState } from "../../core/job-state.js";
 import { reserveSlots } from "../../core/slot-offers.js";
 import { hasUnique, scopedUniqueKey } from "../../core/unique.js";
+import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { ThroughputStore } from "../../core/throughput.js";
@@ -77,6 +78,11 @@ const MIN_REDIS = [6, 2] as const;
 const MIN_REDIS_CLUSTER = [7, 0] as const;
 /** Jobs read per structure to count depths per task; larger structures are estimated from this many. */
 const TASK_SAMPLE = 1000;
+/**
+ * With limited tasks, an idle worker looks again at least this often: a parked job of a task whose slot freed
+ * or whose rate window moved on is on no list a worker blocks on (docs/tasks.md#limits).
+ */
+const LIMIT_RECHECK_MS = 250;
 
 /**
  * The Redis queue. Layout in keys.ts, every state change one Lua script in scripts/ (atomic, so a crash
@@ -115,6 +121,9 @@ export class RedisBackend implements QueueBackend {
   private pauses: PauseStore | null = null;
   /** Idle workers of this process offering their free slots (offerSlots). */
   private readonly offers = new Set<SlotOffer>();
+  /** The queue's limited tasks (setLimits); none: claim.lua reads no limit. */
+  private limitedTasks: string[] = [];
+  private limitedSet: ReadonlySet<string> = new Set();
 
   constructor(private readonly options: RedisBackendOptions) {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
@@ -195,7 +204,8 @@ export class RedisBackend implements QueueBackend {
   async enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
     if (hasUnique(jobs)) return this.enqueueUnique(jobs);
-    if (this.offers.size > 0 && jobs.length <= HAND_OFF_MAX_BATCH) {
+    // A limited task's job is never handed over in process: only the claim may start it.
+    if (this.offers.size > 0 && jobs.length <= HAND_OFF_MAX_BATCH && !this.anyLimited(jobs)) {
       const handedOff = await this.enqueueHandingOff(jobs);
       if (handedOff) return handedOff;
     }
@@ -227,6 +237,39 @@ export class RedisBackend implements QueueBackend {
     const duplicates = new Map<string, string>();
     for (let i = 0; i < pairs.length; i += 2) duplicates.set(pairs[i]!, pairs[i + 1]!);
     return { inserted, duplicates };
+  }
+
+  private anyLimited(jobs: readonly Job[]): boolean {
+    if (this.limitedSet.size === 0) return false;
+    for (let i = 0; i < jobs.length; i++) if (this.limitedSet.has(jobs[i]!.task)) return true;
+    return false;
+  }
+
+  /** Writes the limits hash whole (every process declares the same); claim.lua reads it. */
+  async setLimits({ limits }: { limits: LimitMap }): Promise<void> {
+    const fields: string[] = [];
+    for (const [task, l] of limits) fields.push(task, `${l.concurrency ?? ""}|${l.rateLimit?.max ?? ""}|${l.rateLimit?.perMs ?? ""}`);
+    await this.guard("declare task limits", () => {
+      const multi = this.redis.multi().del(this.keys.limits);
+      if (fields.length > 0) multi.hset(this.keys.limits, ...fields);
+      return multi.exec();
+    });
+    this.limitedTasks = [...limits.keys()];
+    this.limitedSet = new Set(this.limitedTasks);
+  }
+
+  async limitUsage({ task }: { task: string }): Promise<LimitUsage> {
+    const now = Date.now();
+    const holders = await this.guard("read task limits", () => this.redis.smembers(`${this.keys.limitPrefix}holders:${task}`));
+    let running = 0;
+    for (const id of holders) {
+      const [state, lease] = await this.guard("read task limits", () => this.redis.hmget(this.keys.job(id), "state", "lease"));
+      if (state === "running" && Number(lease) >= now) running++;
+    }
+    const limit = await this.guard("read task limits", () => this.redis.hget(this.keys.limits, task));
+    const perMs = Number(limit?.split("|")[2] || 0);
+    const startedInWindow = perMs > 0 ? await this.guard("read task limits", () => this.redis.zcount(`${this.keys.limitPrefix}starts:${task}`, `(${now - perMs}`, "+inf")) : 0;
+    return { running, startedInWindow };
   }
 
   offerSlots(offer: SlotOffer): () => void {
@@ -311,6 +354,8 @@ export class RedisBackend implements QueueBackend {
       this.lostTail,
       this.keys.paused,
       this.keys.parkedPrefix,
+      this.limitedTasks.length > 0 ? this.keys.limits : "",
+      this.keys.limitPrefix,
       ...held,
     ])) as [Row[], Array<[string, string, string]>, string[]];
     for (const [kind, id, detail] of notes) {
@@ -406,7 +451,7 @@ export class RedisBackend implements QueueBackend {
     const [readyLength, nextDue, nextLease] = (await this.script("promote", "look for work", [])) as [number, string, string];
     if (readyLength > 0) return;
     const now = Date.now();
-    let waitMs = timeoutMs;
+    let waitMs = this.limitedTasks.length > 0 ? Math.min(timeoutMs, LIMIT_RECHECK_MS) : timeoutMs;
     for (const at of [Number(nextDue), Number(nextLease) + 1]) {
       if (at > 0) waitMs = Math.min(waitMs, at - now);
     }
@@ -450,8 +495,9 @@ export class RedisBackend implements QueueBackend {
         .hkeys(keys.paused)
         .exec(),
     );
-    const pausedTasks = (results?.[keys.readyLists.length + 4]?.[1] as string[] | undefined) ?? [];
-    // A paused task's jobs set aside by the claim are still waiting: ready.
+    const paused = (results?.[keys.readyLists.length + 4]?.[1] as string[] | undefined) ?? [];
+    // A paused task's jobs set aside by the claim are still waiting: ready; so are a limited task's over its limit.
+    const pausedTasks = this.limitedTasks.length === 0 ? paused : [...new Set([...paused, ...this.limitedTasks])];
     const parked = pausedTasks.length === 0 ? [] : await this.guard("read depths", () => Promise.all(pausedTasks.map((task) => this.redis.llen(keys.parked(task)))));
     const lists = keys.readyLists.length;
     const values = (results ?? []).slice(0, lists + 4).map(([error, value]) => {

@@ -2,9 +2,12 @@
 -- worker's processing list, so a job is never in a processing list without a lease or vice versa.
 -- A paused task's job taken from the ready list is not claimed: it is parked on that task's parked list, its
 -- attempts untouched, until resume.lua puts it back (docs/worker.md#pausing-a-task).
+-- A limited task's job over its limit (docs/tasks.md#limits) is parked the same way, its attempt untouched, and
+-- taken back first by a later claim that finds room under the limit.
 -- ARGV 6 worker id, 7 limit, 8 lease (ms), 9 worker heartbeat TTL (ms), 10 worker-lost error tail,
---      11 paused HASH, 12 parked LIST prefix,
---      13.. ids the caller already holds for this worker (delivered and not yet settled)
+--      11 paused HASH, 12 parked LIST prefix, 13 limits HASH ('' when the queue has no limited task),
+--      14 limit key prefix (holders SET and starts ZSET of a task: <prefix>holders:<task>, <prefix>starts:<task>),
+--      15.. ids the caller already holds for this worker (delivered and not yet settled)
 -- Returns { jobs, notes, processing }:
 --   jobs: { id, json, attempts, errors, available_at } each
 --   notes: { kind, id, detail } for ready-list entries set aside instead of delivered
@@ -12,6 +15,7 @@
 local worker, limit, lease_ms = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local ttl_ms, lost_tail = tonumber(ARGV[9]), ARGV[10]
 local paused, parked_prefix = ARGV[11], ARGV[12]
+local limits_key, limit_prefix = ARGV[13], ARGV[14]
 local any_paused = redis.call('HLEN', paused) > 0
 local processing = PROCESSING_PREFIX .. worker
 heartbeat(worker, ttl_ms)
@@ -34,7 +38,7 @@ end
 -- Jobs already leased to this worker that the caller never received: the reply of an earlier claim was lost
 -- (connection dropped after Redis ran it). Hand them out again; their attempt was counted once and has not run.
 local held = {}
-for i = 13, #ARGV do
+for i = 15, #ARGV do
   held[ARGV[i]] = true
 end
 for _, id in ipairs(redis.call('LRANGE', processing, 0, -1)) do
@@ -46,6 +50,84 @@ for _, id in ipairs(redis.call('LRANGE', processing, 0, -1)) do
       redis.call('ZADD', RUNNING, deadline, id)
       redis.call('HSET', jkey, 'lease', deadline)
       deliver(jkey, id)
+    end
+  end
+end
+
+-- Task limits: task -> { conc, max, per, room }; room (how many more may start now) is counted once per claim,
+-- when the task's first job comes up. A holder whose job no longer runs under a live lease (completed, retried,
+-- released, dead, lease expired) is dropped from the set here, so no settling script has to.
+local limits = nil
+if limits_key ~= '' then
+  local flat = redis.call('HGETALL', limits_key)
+  if #flat > 0 then
+    limits = {}
+    for i = 1, #flat, 2 do
+      local c, m, p = string.match(flat[i + 1], '^(%d*)|(%d*)|(%d*)$')
+      limits[flat[i]] = { conc = tonumber(c), max = tonumber(m), per = tonumber(p) }
+    end
+  end
+end
+
+local function room_of(task)
+  local l = limits[task]
+  if l.room == nil then
+    local room = limit
+    if l.conc then
+      local holders_key = limit_prefix .. 'holders:' .. task
+      local live = 0
+      for _, id in ipairs(redis.call('SMEMBERS', holders_key)) do
+        local h = redis.call('HMGET', job_key(id), 'state', 'lease')
+        if h[1] == 'running' and (tonumber(h[2]) or 0) >= NOW then
+          live = live + 1
+        else
+          redis.call('SREM', holders_key, id)
+        end
+      end
+      room = math.min(room, l.conc - live)
+    end
+    if l.max then
+      local starts_key = limit_prefix .. 'starts:' .. task
+      redis.call('ZREMRANGEBYSCORE', starts_key, '-inf', NOW - l.per)
+      room = math.min(room, l.max - redis.call('ZCARD', starts_key))
+    end
+    l.room = room
+  end
+  return l.room
+end
+
+local function take_slot(task, id)
+  local l = limits[task]
+  l.room = l.room - 1
+  if l.conc then
+    redis.call('SADD', limit_prefix .. 'holders:' .. task, id)
+  end
+  if l.max then
+    local starts_key = limit_prefix .. 'starts:' .. task
+    redis.call('ZADD', starts_key, NOW, id .. '@' .. NOW)
+    redis.call('PEXPIRE', starts_key, l.per + 1000)
+  end
+end
+
+-- A limited task's parked jobs come first while it has room (oldest on the right); a parked entry whose job is no
+-- longer ready (cancelled, deleted) is dropped.
+if limits then
+  for task, _ in pairs(limits) do
+    if #jobs >= limit then break end
+    if not (any_paused and redis.call('HEXISTS', paused, task) == 1) and room_of(task) > 0 then
+      local list = parked_prefix .. task
+      while #jobs < limit and room_of(task) > 0 do
+        local id = redis.call('RPOP', list)
+        if not id then break end
+        local jkey = job_key(id)
+        if redis.call('HGET', jkey, 'state') == 'ready' and count_attempt(jkey) then
+          redis.call('LPUSH', processing, id)
+          redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
+          redis.call('ZADD', RUNNING, deadline, id)
+          take_slot(task, id)
+          deliver(jkey, id)
+        end
+      end
     end
   end
 end
@@ -93,8 +175,9 @@ while #jobs < limit and budget > 0 and list_index <= #READY_LISTS do
       redis.call('LREM', processing, 1, id)
       notes[#notes + 1] = { 'stale-reference', id, f[1] or '' }
     else
-      local task = any_paused and task_of(f[2])
-      if task and redis.call('HEXISTS', paused, task) == 1 then
+      local task = (any_paused or limits) and task_of(f[2])
+      local limited = task and limits and limits[task]
+      if (task and any_paused and redis.call('HEXISTS', paused, task) == 1) or (limited and room_of(task) <= 0) then
         redis.call('LREM', processing, 1, id)
         redis.call('LPUSH', parked_prefix .. task, id)
       elseif not count_attempt(jkey) then
@@ -107,6 +190,9 @@ while #jobs < limit and budget > 0 and list_index <= #READY_LISTS do
       else
         redis.call('HSET', jkey, 'state', 'running', 'owner', worker, 'lease', deadline)
         redis.call('ZADD', RUNNING, deadline, id)
+        if limited then
+          take_slot(task, id)
+        end
         deliver(jkey, id)
       end
     end
