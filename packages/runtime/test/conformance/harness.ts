@@ -45,6 +45,8 @@ export interface BackendFactory {
    * own, as another process would open it (closed by the cleanup); absent for the in-process memory queue.
    */
   unique?: boolean;
+  /** False where task limits are refused with NOT_SUPPORTED (RabbitMQ without a database to count them in). */
+  limits?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

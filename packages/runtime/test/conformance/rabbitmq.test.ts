@@ -7,6 +7,8 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
+import { describeLimits } from "./limits.js";
+import { createSqlLimitStore } from "../../src/queue/limit-stores.js";
 import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
@@ -22,6 +24,7 @@ const rabbitmq: BackendFactory = {
   cancellation: false,
   listableStates: ["dead"],
   unique: false,
+  limits: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -56,6 +59,7 @@ describeOutcomes(rabbitmq);
 describeCancellation(rabbitmq);
 describeQueues(rabbitmq);
 describeUnique(rabbitmq);
+describeLimits(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({
@@ -79,18 +83,19 @@ describeCancellation({
   },
 });
 
-/** Unique jobs with the service's database, where RabbitMQ holds unique keys (jfast_unique_keys); peers as other processes. */
-describeUnique({
+/** Unique jobs and task limits with the service's database (jfast_unique_keys; jfast_task_limits, jfast_task_slots); peers as other processes. */
+const withDatabase: BackendFactory = {
   ...rabbitmq,
   name: "rabbitmq with the database",
   cancellation: "recorded",
   unique: true,
+  limits: true,
   async create() {
     const queue = uniqueQueue("conformance");
     const schema = uniqueSchema("rmqunique");
     const database = await openTestDatabase({ schema });
     const open = async (db: typeof database) =>
-      openBackend(queue, { cancellations: createSqlCancelStore({ db: db.sql, queue }), uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }) });
+      openBackend(queue, { cancellations: createSqlCancelStore({ db: db.sql, queue }), uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }), limits: createSqlLimitStore({ db: db.sql, queue }) });
     const backend = await open(database);
     const opened: Array<{ close(): Promise<void> }> = [];
     return {
@@ -110,4 +115,6 @@ describeUnique({
       },
     };
   },
-});
+};
+describeUnique(withDatabase);
+describeLimits(withDatabase);
