@@ -172,6 +172,12 @@ export interface ClaimParams {
    * may push to it, the worker's prefetch target (docs/worker.md#concurrency). Other backends ignore it.
    */
   pushAhead?: number;
+  /**
+   * How many of the claimed jobs start at once (the worker's free slots; the rest of `limit` it buffers): a limited
+   * task's jobs are claimed only within it, since their start is counted at claim (docs/tasks.md#limits). Default
+   * `limit`.
+   */
+  startable?: number;
 }
 
 export interface SnoozeParams {

@@ -259,6 +259,8 @@ export class Worker {
           limit: capacity,
           leaseMs,
           pausedTasks: this.options.paused?.names() ?? [],
+          // A limited task's job is claimed only to start now, never to wait in the buffer (its start counts).
+          startable: Math.max(0, concurrency - this.running.size - this.buffer.length - this.handOffsReserved),
           ...(backend.pushesAhead ? { pushAhead: target } : {}),
         });
         failures = 0;

@@ -142,7 +142,7 @@ export class MemoryBackend implements QueueBackend {
     return null;
   }
 
-  async claim({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
+  async claim({ workerId, limit, leaseMs, pausedTasks = [], startable = limit }: ClaimParams): Promise<Job[]> {
     const now = Date.now();
     const paused = new Set(pausedTasks);
     const candidates = [...this.entries.values()]
@@ -159,12 +159,14 @@ export class MemoryBackend implements QueueBackend {
       );
     const claimed: Job[] = [];
     const allowed = this.allowances(now);
+    let limitedRoom = startable;
     for (const entry of candidates) {
       if (claimed.length >= limit) break;
       // A job of a task at its limit stays waiting; the next candidates (other tasks) are still claimed.
       const room = allowed.get(entry.json.task);
       if (room !== undefined) {
-        if (room <= 0) continue;
+        if (room <= 0 || limitedRoom <= 0) continue;
+        limitedRoom--;
         allowed.set(entry.json.task, room - 1);
         this.starts.get(entry.json.task)?.add(now);
       }

@@ -314,14 +314,15 @@ export class PostgresBackend implements QueueBackend {
    * (claim-limits-lock.sql, then claim-limited.sql); then claim.sql for the room left, leaving those tasks' jobs
    * as it leaves a paused task's.
    */
-  private async claimWithLimits({ workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
+  private async claimWithLimits({ workerId, limit, leaseMs, pausedTasks = [], startable = limit }: ClaimParams): Promise<Job[]> {
     const lost = jsonbText(workerLostError(0));
-    const limited = await this.run("claim", () =>
+    const room = Math.min(limit, startable);
+    const limited = room <= 0 ? [] : await this.run("claim", () =>
       this.db.transaction(async (tx) => {
         const locked = await tx.query<{ task: string }>(SQL.claimLimitsLock, [this.queue, pausedTasks], PREPARED.claimLimitsLock);
         if (locked.length === 0) return [];
         const tasks = locked.map((row) => row.task);
-        return tx.query<JobRow>(SQL.claimLimited, [this.queue, limit, workerId, leaseMs, lost, tasks], PREPARED.claimLimited);
+        return tx.query<JobRow>(SQL.claimLimited, [this.queue, room, workerId, leaseMs, lost, tasks], PREPARED.claimLimited);
       }),
     );
     const jobs = limited.map(rowToJob);

@@ -337,7 +337,7 @@ export class RedisBackend implements QueueBackend {
     return { inserted };
   }
 
-  async claim({ workerId, limit, leaseMs }: ClaimParams): Promise<Job[]> {
+  async claim({ workerId, limit, leaseMs, startable = limit }: ClaimParams): Promise<Job[]> {
     if (limit <= 0) return [];
     let held = this.held.get(workerId);
     if (!held) {
@@ -356,6 +356,7 @@ export class RedisBackend implements QueueBackend {
       this.keys.parkedPrefix,
       this.limitedTasks.length > 0 ? this.keys.limits : "",
       this.keys.limitPrefix,
+      Math.min(limit, startable),
       ...held,
     ])) as [Row[], Array<[string, string, string]>, string[]];
     for (const [kind, id, detail] of notes) {

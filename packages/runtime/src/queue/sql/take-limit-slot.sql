@@ -7,7 +7,7 @@
 -- index:  jfast_task_limits_pkey, jfast_task_slots_pkey
 WITH lim AS (
   SELECT concurrency, rate_max, rate_per_ms,
-         ARRAY(SELECT t.at FROM unnest(starts) AS t(at) WHERE t.at > now() - rate_per_ms * interval '1 millisecond' ORDER BY t.at) AS recent
+         ARRAY(SELECT t.at FROM unnest(starts) AS t(at) WHERE t.at > statement_timestamp() - rate_per_ms * interval '1 millisecond' ORDER BY t.at) AS recent
   FROM jfast_task_limits WHERE queue = $1 AND task = $2
 ),
 verdict AS (
@@ -16,7 +16,7 @@ verdict AS (
             WHERE s.queue = $1 AND s.task = $2 AND s.until >= now() AND s.job_id <> $3) < concurrency)
          AND (rate_max IS NULL OR cardinality(recent) < rate_max) AS granted,
          CASE WHEN rate_max IS NOT NULL AND cardinality(recent) >= rate_max
-              THEN date_part('epoch', recent[cardinality(recent) - rate_max + 1] + rate_per_ms * interval '1 millisecond' - now()) * 1000
+              THEN date_part('epoch', recent[cardinality(recent) - rate_max + 1] + rate_per_ms * interval '1 millisecond' - statement_timestamp()) * 1000
          END AS retry_in_ms,
          concurrency, rate_max
   FROM lim
@@ -27,7 +27,7 @@ slot AS (
   ON CONFLICT (queue, task, job_id) DO UPDATE SET until = excluded.until
 ),
 started AS (
-  UPDATE jfast_task_limits AS l SET starts = (SELECT recent FROM lim) || now()
+  UPDATE jfast_task_limits AS l SET starts = (SELECT recent FROM lim) || statement_timestamp()
   WHERE l.queue = $1 AND l.task = $2 AND l.rate_max IS NOT NULL AND (SELECT granted FROM verdict)
 )
 SELECT coalesce((SELECT granted FROM verdict), true) AS granted, (SELECT retry_in_ms FROM verdict) AS retry_in_ms

@@ -21,7 +21,7 @@ allowance AS (
       WHERE s.queue = $1 AND s.task = lim.task AND j.state = 'running' AND j.locked_until >= now()
     ), $2::integer),
     coalesce(lim.rate_max - (
-      SELECT count(*)::integer FROM unnest(lim.starts) AS t(at) WHERE t.at > now() - lim.rate_per_ms * interval '1 millisecond'
+      SELECT count(*)::integer FROM unnest(lim.starts) AS t(at) WHERE t.at > statement_timestamp() - lim.rate_per_ms * interval '1 millisecond'
     ), $2::integer)
   ) AS n
   FROM lim
@@ -89,9 +89,9 @@ started AS (
   UPDATE jfast_task_limits AS l
   SET starts = ARRAY(
     SELECT at FROM (
-      SELECT t.at FROM unnest(l.starts) AS t(at) WHERE t.at > now() - l.rate_per_ms * interval '1 millisecond'
+      SELECT t.at FROM unnest(l.starts) AS t(at) WHERE t.at > statement_timestamp() - l.rate_per_ms * interval '1 millisecond'
       UNION ALL
-      SELECT now() FROM claimed AS c WHERE c.task = l.task
+      SELECT statement_timestamp() FROM claimed AS c WHERE c.task = l.task
     ) AS w ORDER BY at
   )
   WHERE l.queue = $1 AND l.rate_max IS NOT NULL AND l.task IN (SELECT task FROM claimed)

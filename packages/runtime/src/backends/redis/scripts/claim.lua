@@ -7,7 +7,8 @@
 -- ARGV 6 worker id, 7 limit, 8 lease (ms), 9 worker heartbeat TTL (ms), 10 worker-lost error tail,
 --      11 paused HASH, 12 parked LIST prefix, 13 limits HASH ('' when the queue has no limited task),
 --      14 limit key prefix (holders SET and starts ZSET of a task: <prefix>holders:<task>, <prefix>starts:<task>),
---      15.. ids the caller already holds for this worker (delivered and not yet settled)
+--      15 how many limited jobs this claim may start (the worker's free slots),
+--      16.. ids the caller already holds for this worker (delivered and not yet settled)
 -- Returns { jobs, notes, processing }:
 --   jobs: { id, json, attempts, errors, available_at } each
 --   notes: { kind, id, detail } for ready-list entries set aside instead of delivered
@@ -15,7 +16,7 @@
 local worker, limit, lease_ms = ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8])
 local ttl_ms, lost_tail = tonumber(ARGV[9]), ARGV[10]
 local paused, parked_prefix = ARGV[11], ARGV[12]
-local limits_key, limit_prefix = ARGV[13], ARGV[14]
+local limits_key, limit_prefix, startable = ARGV[13], ARGV[14], tonumber(ARGV[15])
 local any_paused = redis.call('HLEN', paused) > 0
 local processing = PROCESSING_PREFIX .. worker
 heartbeat(worker, ttl_ms)
@@ -38,7 +39,7 @@ end
 -- Jobs already leased to this worker that the caller never received: the reply of an earlier claim was lost
 -- (connection dropped after Redis ran it). Hand them out again; their attempt was counted once and has not run.
 local held = {}
-for i = 15, #ARGV do
+for i = 16, #ARGV do
   held[ARGV[i]] = true
 end
 for _, id in ipairs(redis.call('LRANGE', processing, 0, -1)) do
@@ -71,6 +72,9 @@ end
 
 local function room_of(task)
   local l = limits[task]
+  if startable <= 0 then
+    return 0
+  end
   if l.room == nil then
     local room = limit
     if l.conc then
@@ -99,6 +103,7 @@ end
 local function take_slot(task, id)
   local l = limits[task]
   l.room = l.room - 1
+  startable = startable - 1
   if l.conc then
     redis.call('SADD', limit_prefix .. 'holders:' .. task, id)
   end
