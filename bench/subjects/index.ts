@@ -12,6 +12,8 @@ export const SUBJECTS: Record<string, () => Subject> = {
   "graphile-worker": graphileSubject,
   "pg-boss": pgBossSubject,
   "jfast-redis": () => jfastSubject("redis", { keepCompleted: false }),
+  "jfast-postgres-limited": () => jfastSubject("postgres", { keepCompleted: false, limited: true }),
+  "jfast-redis-limited": () => jfastSubject("redis", { keepCompleted: false, limited: true }),
   bullmq: bullmqSubject,
   "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
   amqplib: () => amqplibSubject(),

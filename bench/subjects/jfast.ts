@@ -11,6 +11,8 @@ import { probe, services, timePickup, waitDone, type Subject } from "../lib/subj
 export type JfastBackend = "postgres" | "redis" | "rabbitmq";
 
 const noop = task("bench.noop", async () => probe.hit());
+/** The same no-op under limits that never bind (a cap of 1 000 and a million starts a second): what a limit costs. */
+const limited = task("bench.limited", { concurrency: 1000, rateLimit: { max: 1_000_000, perMs: 1000 } }, async () => probe.hit());
 const silent = { debug() {}, info() {}, warn() {}, error: console.error };
 const CHUNK = 5000;
 
@@ -18,8 +20,9 @@ const CHUNK = 5000;
  * `keepCompleted: false` is `[plugin.queue] keep_completed = false`: completed jobs are deleted, as
  * graphile-worker does and as BullMQ does with removeOnComplete. The PostgreSQL default keeps them.
  */
-export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: boolean } = {}): Subject {
+export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: boolean; limited?: boolean } = {}): Subject {
   const keepCompleted = options.keepCompleted ?? true;
+  const taskName = options.limited ? "bench.limited" : "bench.noop";
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_bench_${id}`;
   const queueName = `bench.${id}`;
@@ -42,26 +45,27 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
   };
 
   return {
-    label: `jfast ${backend}${keepCompleted ? (backend === "postgres" ? ", completed kept" : "") : ""}`,
+    label: `jfast ${backend}${keepCompleted ? (backend === "postgres" ? ", completed kept" : "") : ""}${options.limited ? ", limited task" : ""}`,
     settings: [
       keepCompleted ? "" : `keep_completed = false (completed jobs deleted, as ${backend === "redis" ? "BullMQ's removeOnComplete does" : "graphile-worker does"})`,
       backend === "postgres" ? "pool_size 12" : "",
+      options.limited ? "the task has concurrency 1000 and rateLimit 1 000 000 per second (limits that never bind)" : "",
       "defaults otherwise",
     ].filter(Boolean).join(", "),
     async setup() {
       root = await mkdtemp(path.join(tmpdir(), "jfast-bench-"));
       await writeFile(path.join(root, "jfast.toml"), toml());
-      jfast = await createJfast({ root, env: {}, tasks: [noop], logger: silent as never });
+      jfast = await createJfast({ root, env: {}, tasks: [noop, limited], logger: silent as never });
       await jfast.start();
       queue = jfast.require<QueueProvider>("queue");
       if (backend === "postgres") {
-        elsewhere = await createJfast({ root, env: {}, tasks: [noop], logger: silent as never });
+        elsewhere = await createJfast({ root, env: {}, tasks: [noop, limited], logger: silent as never });
         await elsewhere.start();
       }
     },
     async enqueue(count) {
       for (let i = 0; i < count; i += CHUNK) {
-        await queue.enqueue(Array.from({ length: Math.min(CHUNK, count - i) }, () => new Job({ task: "bench.noop" })));
+        await queue.enqueue(Array.from({ length: Math.min(CHUNK, count - i) }, () => new Job({ task: taskName })));
       }
     },
     async drain(count, concurrency) {
@@ -75,9 +79,9 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
       idle = jfast.createWorker({ concurrency: 10 });
       idle.start();
     },
-    pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: "bench.noop" }))),
+    pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: taskName }))),
     ...(backend === "postgres"
-      ? { pickupOneElsewhere: () => timePickup(() => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: "bench.noop" }))) }
+      ? { pickupOneElsewhere: () => timePickup(() => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: taskName }))) }
       : {}),
     async stopIdle() {
       await idle?.stop({ graceMs: 1000 });
