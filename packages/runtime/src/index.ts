@@ -10,6 +10,7 @@ export { Job } from "./core/job.js";
 export type { JobInit, JobOptions, JobJSON, JobPriority, AttemptError, TraceContext } from "./core/job.js";
 export type { JobUnique, UniqueInit, UniqueState } from "./core/unique.js";
 export type { RateLimit, TaskLimits, LimitUsage } from "./core/limits.js";
+export { limitsOf, describeLimitWait } from "./core/limits.js";
 export { JobState } from "./core/job-state.js";
 export { BackendKind, WORKER_LOST } from "./core/queue-backend.js";
 export type { QueueBackend, Depths, DeadJob, JobInfo, EnqueueResult, QueueEnqueueResult, EnqueuedJob, ClaimParams, RetryDeadParams, SlotOffer, SnoozeParams, LeaseReport, CancelResult, ListJobsParams, JobListing, JobActionResult } from "./core/queue-backend.js";

@@ -59,6 +59,20 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
             </dd>
           </>
         ) : null}
+        {job.limit ? (
+          <>
+            <dt>Limits</dt>
+            <dd data-job-limit>
+              {[
+                job.limit.concurrency !== null ? `concurrency ${job.limit.concurrency}` : null,
+                job.limit.rateLimit !== null ? `${job.limit.rateLimit.max} per ${job.limit.rateLimit.perMs} ms` : null,
+              ]
+                .filter(Boolean)
+                .join(", ")}
+              {job.limit.waitsOn ? <span className="muted"> — waits on {job.limit.waitsOn}</span> : null}
+            </dd>
+          </>
+        ) : null}
         <dt>{job.state === "dead" ? "Died" : "Available"}</dt>
         <dd><RelativeTime iso={job.state === "dead" ? job.diedAt : job.availableAt} /></dd>
         {job.lockedBy ? (

@@ -1,4 +1,4 @@
-import type { JobInfo } from "@jfast/runtime";
+import { describeLimitWait, limitsOf, type JobInfo, type LimitUsage, type TaskLimits } from "@jfast/runtime";
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { describeError } from "../format/dead-letters.js";
@@ -22,12 +22,20 @@ failed attempt (with --verbose, their stacks). Exit code 1 when no job has that 
   async run({ flags, positionals, io }) {
     if (positionals.length !== 1) throw new UsageError("give exactly one job id: jfast jobs show <id>");
     const id = positionals[0]!;
+    let limit: { limits: TaskLimits; usage: LimitUsage | null } | null = null;
     const info = await withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
-      if (flags.queue !== undefined) return backend.getJob({ id });
+      const withLimit = async (found: JobInfo | null, from: typeof backend) => {
+        // The limits of its task, and what a waiting job waits on (docs/tasks.md#limits).
+        const definition = found ? jfast.require("tasks").get(found.job.task) : undefined;
+        const limits = definition ? limitsOf([definition]).get(definition.name) : undefined;
+        if (found && limits) limit = { limits, usage: found.state === "ready" ? await from.limitUsage({ task: found.job.task }).catch(() => null) : null };
+        return found;
+      };
+      if (flags.queue !== undefined) return withLimit(await backend.getJob({ id }), backend);
       // An id names no queue: each named queue is asked in turn (docs/queues.md#cli).
       for (const named of jfast.require("queue").queues.values()) {
         const found = await named.backend.getJob({ id });
-        if (found) return found;
+        if (found) return withLimit(found, named.backend);
       }
       return null;
     }, flags.queue);
@@ -35,7 +43,8 @@ failed attempt (with --verbose, their stacks). Exit code 1 when no job has that 
       io.err(`jfast: no job with id ${id}\n`);
       return 1;
     }
-    io.out(flags.json ? `${JSON.stringify(info, null, 2)}\n` : formatJob(info, io.verbose));
+    const limitLine = limit === null ? null : describeLimit(info, limit);
+    io.out(flags.json ? `${JSON.stringify(limitLine === null ? info : { ...info, limit: limitLine }, null, 2)}\n` : formatJob(info, io.verbose, limitLine));
     return 0;
   },
 });
@@ -46,7 +55,17 @@ function describeUnique(unique: NonNullable<JobInfo["job"]["unique"]>): string {
   return `${unique.key} (${how})`;
 }
 
-function formatJob(info: JobInfo, verbose: boolean): string {
+/** `concurrency 5, 10 per 1000 ms; waits on concurrency 5 of billing.charge: 5 running`. */
+function describeLimit(info: JobInfo, { limits, usage }: { limits: TaskLimits; usage: LimitUsage | null }): string {
+  const parts = [
+    limits.concurrency !== null ? `concurrency ${limits.concurrency}` : null,
+    limits.rateLimit !== null ? `${limits.rateLimit.max} per ${limits.rateLimit.perMs} ms` : null,
+  ].filter((part) => part !== null);
+  const waitsOn = usage && Date.parse(info.job.availableAt) <= Date.now() ? describeLimitWait(info.job.task, limits, usage) : null;
+  return waitsOn ? `${parts.join(", ")}; waits on ${waitsOn}` : parts.join(", ");
+}
+
+function formatJob(info: JobInfo, verbose: boolean, limit: string | null): string {
   const { job } = info;
   const waiting = info.state === "ready" && Date.parse(job.availableAt) > Date.now();
   const fields: [string, string | null][] = [
@@ -59,6 +78,7 @@ function formatJob(info: JobInfo, verbose: boolean): string {
     ["request", job.requestId],
     ["created", job.createdAt],
     ["unique", job.unique ? describeUnique(job.unique) : null],
+    ["limit", limit],
     ["locked by", info.lockedBy ? `${info.lockedBy} until ${info.lockedUntil}` : null],
     ["died", info.diedAt],
     ["payload", JSON.stringify(job.payload)],

@@ -2,6 +2,7 @@ import type { AttemptError } from "../core/job.js";
 import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
 import type { JobUnique } from "../core/unique.js";
+import type { RateLimit } from "../core/limits.js";
 import { errorGroup } from "./dead-scan.js";
 import type { RetryMark } from "./retry-marks.js";
 import type { Redaction } from "./redact.js";
@@ -49,6 +50,8 @@ export interface JobView {
   timeoutMs: number | null;
   /** A unique job's key (values of redacted payload fields scrubbed) and how it holds it; null for a plain job. */
   unique: JobUnique | null;
+  /** The limits of its task (docs/tasks.md#limits); null when the task has none or is not this service's. */
+  limit: JobLimitView | null;
   errors: AttemptError[];
   payload: unknown;
 }
@@ -57,6 +60,13 @@ export interface JobView {
 export interface JobDetailView extends JobView {
   /** Oldest first; each says how many of `errors` came before it. */
   retries: RetryMark[];
+}
+
+export interface JobLimitView {
+  concurrency: number | null;
+  rateLimit: RateLimit | null;
+  /** For a waiting job whose task is at a limit: what it waits on ("concurrency 5 of billing.charge: 5 running"). */
+  waitsOn: string | null;
 }
 
 export function deadLetterView(dead: DeadJob, redaction: Redaction): DeadLetterView {
@@ -100,6 +110,7 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     lockedUntil: info.lockedUntil,
     timeoutMs: job.timeoutMs,
     unique: job.unique ?? null,
+    limit: null,
     errors: job.errors,
     payload: job.payload,
   };

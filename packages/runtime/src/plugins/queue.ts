@@ -126,7 +126,7 @@ function refuseUniqueTasks(registry: TaskRegistry): void {
 
 /**
  * RabbitMQ counts nothing across processes itself: a task's concurrency or rate limit is held in the database
- * (jfast_task_limits, jfast_task_slots) (docs/rabbitmq.md#limits).
+ * (jfast_task_limits, jfast_task_slots) (docs/rabbitmq.md#task-limits).
  */
 function refuseLimitedTasks(registry: TaskRegistry): void {
   const limited = registry.all().find((definition) => definition.options.concurrency !== undefined || definition.options.rateLimit !== undefined);
@@ -135,7 +135,7 @@ function refuseLimitedTasks(registry: TaskRegistry): void {
   throw new ConfigError(`task "${limited.name}" has a ${option} limit, which the RabbitMQ queue enforces across processes through the database, and the database plugin is not enabled`, {
     code: "CONFIG_PLUGIN_MISSING",
     hint: `add "database" to [plugins] enabled in jfast.toml (enabled = ["database", "queue", ...]; the limits are counted in jfast_task_limits and jfast_task_slots), or drop the task's ${option} option`,
-    docs: "jfast docs rabbitmq#limits",
+    docs: "jfast docs rabbitmq#task-limits",
   });
 }
 
@@ -196,7 +196,7 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
         ? {
             cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }),
             uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }),
-            // Task limits are counted in jfast_task_limits and jfast_task_slots (docs/rabbitmq.md#limits).
+            // Task limits are counted in jfast_task_limits and jfast_task_slots (docs/rabbitmq.md#task-limits).
             limits: createSqlLimitStore({ db: database.sql, queue: queue.name }),
           }
         : {};

@@ -10,7 +10,12 @@ import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
 import type { AdminSources } from "../sources.js";
-import { jobView, type JobDetailView, type JobView } from "../views.js";
+import { jobView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
+import { describeLimitWait, normalizeLimits } from "../../core/limits.js";
+import { DEFAULT_QUEUE } from "../../core/named-queue.js";
+import type { TaskRegistry } from "../../core/registry.js";
+import type { JobInfo } from "../../core/queue-backend.js";
+import type { QueueProvider } from "../../queue/queue-provider.js";
 import { jobListingProcedures } from "./job-listing.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
@@ -82,7 +87,7 @@ export const jobsRouter = router({
       });
       if (typeof info === "string") return { enabled: true, job: null, notFoundReason: info.split("\n")[0]! };
       if (!info) return { enabled: true, job: null, notFoundReason: null };
-      const view = jobView(info, ctx.sources.redaction);
+      const view = { ...jobView(info, ctx.sources.redaction), limit: await limitView(queue, ctx.sources.registry, info) };
       return { enabled: true, job: { ...view, retries: await retriesOf(ctx.sources, view) }, notFoundReason: null };
     }),
 
@@ -179,6 +184,17 @@ async function retriesOf(sources: AdminSources, job: JobView): Promise<RetryMark
 /** The code of the backend error behind a failed backendCall (NOT_SUPPORTED, CURSOR_INVALID...). */
 function causeCode(error: unknown): unknown {
   return ((error as { cause?: { code?: unknown } }).cause ?? (error as { code?: unknown }))?.code;
+}
+
+/** The limits of a job's task, and for a waiting job what it waits on now (docs/tasks.md#limits). */
+async function limitView(queue: QueueProvider, registry: TaskRegistry, info: JobInfo): Promise<JobLimitView | null> {
+  const definition = registry.get(info.job.task);
+  const limits = definition ? normalizeLimits(definition.options, `task("${info.job.task}")`) : null;
+  if (!definition || !limits) return null;
+  if (info.state !== JobState.ready || Date.parse(info.job.availableAt) > Date.now()) return { ...limits, waitsOn: null };
+  const backend = queue.queues.get(definition.options.queue ?? DEFAULT_QUEUE)?.backend ?? queue.backend;
+  const usage = await backend.limitUsage({ task: info.job.task }).catch(() => null);
+  return { ...limits, waitsOn: usage ? describeLimitWait(info.job.task, limits, usage) : null };
 }
 
 function deadView(dead: DeadJob, redact: Redaction): JobView {

@@ -265,7 +265,7 @@ export class RabbitMqBackend implements QueueBackend {
       const [task] = limits.keys();
       throw new NotSupportedError(`task "${task}" has a limit, which RabbitMQ cannot count across processes, and this service has no database to count it in`, {
         hint: `enable the "database" plugin ([plugins] enabled = ["database", "queue", ...]): limits are then counted in jfast_task_limits and jfast_task_slots`,
-        docs: `${DOCS}#limits`,
+        docs: `${DOCS}#task-limits`,
       });
     }
     await this.options.limits?.setLimits({ limits });
@@ -277,7 +277,7 @@ export class RabbitMqBackend implements QueueBackend {
   }
 
   /**
-   * A delivered job of a limited task runs only with a slot taken in the database (docs/rabbitmq.md#limits); over
+   * A delivered job of a limited task runs only with a slot taken in the database (docs/rabbitmq.md#task-limits); over
    * its limit it goes back through the delay cascade, its attempt unspent, to be delivered again when the limit
    * may allow it (the rate window's next opening, or half a second for a concurrency limit).
    */
