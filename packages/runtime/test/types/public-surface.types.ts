@@ -1,6 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
-import { createJfast, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type TaskSession } from "@jfast/runtime";
+import { createJfast, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
   send(message: { to: string; subject: string }): Promise<void>;
@@ -138,3 +138,14 @@ export async function enqueueUnique(queue: QueueProvider): Promise<string> {
   rebuildReport.job({ report: "q3" }, { unique: { key: (p: { report: string }) => p.report } });
   return first?.duplicate ? first.id : "";
 }
+
+// Task limits (docs/tasks.md#limits): a concurrency number and a rate of { max, perMs }.
+export const chargeCard = task("types.charge_card", { concurrency: 5, rateLimit: { max: 10, perMs: 1000 } }, async (_payload: SendEmail) => undefined);
+
+// @ts-expect-error concurrency is a number
+export const concurrencyText = task("types.concurrency_text", { concurrency: "5" }, async () => undefined);
+
+// @ts-expect-error a rate limit names its window: { max, perMs }
+export const rateWithoutWindow = task("types.rate_without_window", { rateLimit: { max: 10 } }, async () => undefined);
+
+export const rateTyped: RateLimit = { max: 10, perMs: 1000 };
