@@ -55,11 +55,11 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
     async setup() {
       root = await mkdtemp(path.join(tmpdir(), "jfast-bench-"));
       await writeFile(path.join(root, "jfast.toml"), toml());
-      jfast = await createJfast({ root, env: {}, tasks: [noop, limited], logger: silent as never });
+      jfast = await createJfast({ root, env: {}, tasks: options.limited ? [noop, limited] : [noop], logger: silent as never });
       await jfast.start();
       queue = jfast.require<QueueProvider>("queue");
       if (backend === "postgres") {
-        elsewhere = await createJfast({ root, env: {}, tasks: [noop, limited], logger: silent as never });
+        elsewhere = await createJfast({ root, env: {}, tasks: options.limited ? [noop, limited] : [noop], logger: silent as never });
         await elsewhere.start();
       }
     },
