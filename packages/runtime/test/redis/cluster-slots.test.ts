@@ -106,6 +106,14 @@ describe("redis cluster: one slot per queue", () => {
       await backend.runNow({ id: soon!.id });
       await backend.deleteJob({ id: gone!.id });
       await backend.enqueue({ jobs: [makeJob({ task: "slots.t0", payload: { i: 9 }, maxAttempts: 1, unique: { key: "slots" } })] });
+      // Task limits: a claim that starts a limited job, parks one over the limit and takes it back once a slot frees.
+      await backend.setLimits({ limits: new Map([["slots.limited", { concurrency: 1, rateLimit: { max: 10, perMs: 1000 } }]]) });
+      const [l1, l2] = [10, 11].map((i) => makeJob({ task: "slots.limited", payload: { i }, maxAttempts: 1 }));
+      await backend.enqueue({ jobs: [l1!, l2!] });
+      const [first] = await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
+      if (first) await backend.complete({ workerId: worker, job: first });
+      await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
+      await backend.limitUsage({ task: "slots.limited" });
       // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
       await backend.sweep();
       await backend.close();
