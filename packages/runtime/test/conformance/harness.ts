@@ -45,6 +45,8 @@ export interface BackendFactory {
    * own, as another process would open it (closed by the cleanup); absent for the in-process memory queue.
    */
   unique?: boolean;
+  /** False where completed and cancelled jobs are never stored (RabbitMQ): prune then has nothing of theirs to delete. */
+  keepsFinished?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

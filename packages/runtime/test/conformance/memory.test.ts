@@ -7,6 +7,7 @@ import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { describeUnique } from "./unique.js";
+import { describeRetention } from "./retention.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -32,3 +33,4 @@ describeOutcomes(memory);
 describeCancellation(memory);
 describeQueues(memory);
 describeUnique(memory);
+describeRetention(memory);

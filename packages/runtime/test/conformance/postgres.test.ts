@@ -10,6 +10,7 @@ import { createPostgresBackend } from "../../src/backends/postgres/postgres-back
 import type { BackendFactory } from "./harness.js";
 import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { describeUnique } from "./unique.js";
+import { describeRetention } from "./retention.js";
 import { openTestDatabase } from "../postgres/pg-test-env.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -50,8 +51,8 @@ describeOutcomes(postgres);
 describeCancellation(postgres);
 describeQueues(postgres);
 
-/** Unique jobs, with peers: backends on the same schema, each with a pool of its own. */
-describeUnique({
+/** Unique jobs and retention, with peers: backends on the same schema, each with a pool of its own. */
+const withPeers: BackendFactory = {
   ...postgres,
   async create() {
     const { backend, cleanup, database, schema } = await openTestBackend();
@@ -72,7 +73,9 @@ describeUnique({
       },
     };
   },
-});
+};
+describeUnique(withPeers);
+describeRetention(withPeers);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

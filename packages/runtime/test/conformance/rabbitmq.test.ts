@@ -7,6 +7,7 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
+import { describeRetention } from "./retention.js";
 import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
@@ -22,6 +23,7 @@ const rabbitmq: BackendFactory = {
   cancellation: false,
   listableStates: ["dead"],
   unique: false,
+  keepsFinished: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -107,6 +109,29 @@ describeUnique({
         await dropQueue(queue);
         await database.close();
         await dropSchema(schema);
+      },
+    };
+  },
+});
+
+/** Retention: only dead letters are kept; peers are other processes, each with a connection of its own. */
+describeRetention({
+  ...rabbitmq,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue);
+    const opened: QueueBackend[] = [];
+    return {
+      backend,
+      async peer() {
+        const other = await openBackend(queue);
+        opened.push(other);
+        return other;
+      },
+      async cleanup() {
+        for (const other of opened) await other.close();
+        await backend.close();
+        await dropQueue(queue);
       },
     };
   },

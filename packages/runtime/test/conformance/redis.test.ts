@@ -7,6 +7,7 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
+import { describeRetention } from "./retention.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
@@ -49,7 +50,7 @@ describeCancellation(redis);
 describeQueues(redis);
 
 /** Unique jobs, with peers: backends on the same queue, each with connections of its own. */
-describeUnique({
+const withPeers: BackendFactory = {
   ...redis,
   async create() {
     const queue = uniqueQueue("conformance");
@@ -69,4 +70,6 @@ describeUnique({
       },
     };
   },
-});
+};
+describeUnique(withPeers);
+describeRetention(withPeers);
