@@ -117,6 +117,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       outbox: () => plugins.get("outbox")?.health() ?? null,
       scheduler: () => plugins.get("scheduler")?.status() ?? null,
       events: () => plugins.get("events")?.health() ?? null,
+      pruner: () => plugins.get("queue")?.pruner?.status() ?? null,
       queues: () => {
         const provider = queue();
         if (!provider || provider.queues.size === 1) return null;

@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { ConfigError } from "../errors/jfast-error.js";
 import { tomlSyntaxMessage } from "./toml-syntax-error.js";
 import { backendQueueName, DEFAULT_QUEUE } from "../core/named-queue.js";
+import { DEFAULT_RETENTION, parseDuration, RETAINED_STATES, type RetainedState, type Retention } from "../core/retention.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -32,8 +33,12 @@ export interface QueueConfig {
   scheduler: boolean;
   /** Enqueue refuses a job whose payload, as JSON, is larger than this. */
   maxPayloadBytes: number;
-  /** PostgreSQL: a completed job's row stays (true) or is deleted on completion (false). */
+  /** A completed job is stored (true) or forgotten on completion (false: `keep_completed = false` or 0). */
   keepCompleted: boolean;
+  /** `keep_completed`, `keep_dead`, `keep_cancelled` of `[plugin.queue]` (docs/queues.md#retention). */
+  retention: Record<RetainedState, Retention>;
+  /** How often each process tries to claim the pruner and prune (`prune_interval`). */
+  pruneIntervalMs: number;
   maxSnoozes: number;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
@@ -60,6 +65,9 @@ export interface NamedQueueConfig {
   visibilityTimeoutMs: number;
   /** `paused = true`: workers do not run this queue. */
   paused: boolean;
+  /** `[plugin.queue]`'s retention with this queue's own `keep_*` on top. */
+  retention: Record<RetainedState, Retention>;
+  keepCompleted: boolean;
 }
 
 export interface OutboxConfig {
@@ -237,6 +245,7 @@ export function resolveConfig(params: {
   }
 
   const baseQueueName = queueRaw ? queueName(queueRaw.name, env) : "";
+  const retention = queueRaw ? { ...DEFAULT_RETENTION, ...resolveRetention(queueRaw, "[plugin.queue]", params.file) } : null;
   const environment =
     raw.service.environment ??
     (env.JFAST_ENV === "production" || env.NODE_ENV === "production"
@@ -283,14 +292,16 @@ export function resolveConfig(params: {
       exposeStats: queueRaw.expose_stats,
       scheduler: queueRaw.scheduler,
       maxPayloadBytes: queueRaw.max_payload_bytes,
-      keepCompleted: queueRaw.keep_completed,
+      keepCompleted: keepsCompleted(retention!, queueRaw.keep_completed),
+      retention: retention!,
+      pruneIntervalMs: resolvePruneInterval(queueRaw.prune_interval, params.file),
       maxSnoozes: queueRaw.max_snoozes,
       prefetch: queueRaw.prefetch ?? null,
       queueType: queueRaw.queue_type,
       cluster: queueRaw.cluster,
       waitReplicas: queueRaw.wait_replicas,
       waitTimeoutMs: Math.round(queueRaw.wait_timeout * 1000),
-      queues: namedQueues(raw, queueRaw, baseQueueName),
+      queues: namedQueues({ raw, queue: queueRaw, base: baseQueueName, retention: retention!, file: params.file }),
     },
     outbox: enabled.has("outbox")
       ? {
@@ -384,12 +395,22 @@ function disabledPlugins(env: NodeJS.ProcessEnv): Set<PluginName> {
 }
 
 /** `default` first (declared or not), then the `[queues.<name>]` sections in the order the file gives them. */
-function namedQueues(raw: RawConfig, queue: z.infer<typeof queueSchema>, base: string): NamedQueueConfig[] {
+function namedQueues(params: {
+  raw: RawConfig;
+  queue: z.infer<typeof queueSchema>;
+  base: string;
+  retention: Record<RetainedState, Retention>;
+  file: string;
+}): NamedQueueConfig[] {
+  const { raw, queue, base } = params;
   const sections = raw.queues ?? {};
   const names = [DEFAULT_QUEUE, ...Object.keys(sections).filter((n) => n !== DEFAULT_QUEUE)];
   return names.map((name) => {
     const section = sections[name];
+    const retention = section ? { ...params.retention, ...resolveRetention(section, `[queues.${name}]`, params.file) } : params.retention;
     return {
+      retention,
+      keepCompleted: keepsCompleted(retention, section?.keep_completed ?? queue.keep_completed),
       name,
       backendName: backendQueueName(base, name),
       concurrency: section?.concurrency ?? queue.concurrency,
@@ -398,6 +419,53 @@ function namedQueues(raw: RawConfig, queue: z.infer<typeof queueSchema>, base: s
       paused: section?.paused ?? false,
     };
   });
+}
+
+type RetentionValue = boolean | string | number;
+const RETENTION_DOCS = "jfast docs queues#retention";
+
+/** The `keep_*` keys a section sets (all three for `[plugin.queue]`, whose schema defaults them to true). */
+function resolveRetention(section: Partial<Record<`keep_${RetainedState}`, RetentionValue>>, where: string, file: string): Partial<Record<RetainedState, Retention>> {
+  const out: Partial<Record<RetainedState, Retention>> = {};
+  for (const state of RETAINED_STATES) {
+    const value = section[`keep_${state}`];
+    if (value !== undefined) out[state] = retentionOf(value, { key: `${where} keep_${state}`, state, file });
+  }
+  return out;
+}
+
+function retentionOf(value: RetentionValue, params: { key: string; state: RetainedState; file: string }): Retention {
+  if (value === true) return DEFAULT_RETENTION[params.state];
+  if (value === false) return { kind: "age", ms: 0 };
+  if (typeof value === "number") return { kind: "count", count: value };
+  if (value.trim() === "forever") return { kind: "forever" };
+  const ms = parseDuration(value);
+  if (ms === null) {
+    throw new ConfigError(`${params.file}: ${params.key} = "${value}" is not a retention`, {
+      code: "CONFIG_INVALID",
+      hint: `write a duration with its unit ("90s", "15m", "24h", "7d"), a number of jobs to keep (10000), true, false or "forever"`,
+      docs: RETENTION_DOCS,
+    });
+  }
+  return { kind: "age", ms };
+}
+
+/** `keep_completed = false` (or 0): completed jobs are not stored at all, which saves a write per job. */
+function keepsCompleted(retention: Record<RetainedState, Retention>, value: RetentionValue): boolean {
+  const kept = retention.completed;
+  return !(value === false || (kept.kind === "count" && kept.count === 0));
+}
+
+function resolvePruneInterval(value: string | number, file: string): number {
+  const ms = typeof value === "number" ? Math.round(value * 1000) : parseDuration(value);
+  if (ms === null || ms < 1000) {
+    throw new ConfigError(`${file}: [plugin.queue] prune_interval = ${JSON.stringify(value)} is not an interval of at least a second`, {
+      code: "CONFIG_INVALID",
+      hint: `write a duration with its unit, such as "1m" or "30s" (or a number of seconds)`,
+      docs: RETENTION_DOCS,
+    });
+  }
+  return ms;
 }
 
 /** JFAST_QUEUE_NAME, else [plugin.queue] name: the Redis key prefix, RabbitMQ queue or table rows of the queue. */

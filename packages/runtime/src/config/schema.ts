@@ -10,6 +10,14 @@ export const QUEUE_BACKENDS = ["postgres", "redis", "rabbitmq", "memory"] as con
 
 const seconds = z.number().positive();
 
+/**
+ * `keep_completed`, `keep_dead`, `keep_cancelled` (docs/queues.md#retention): true (the default retention), false
+ * (none), a duration such as "7d", or a count of the newest to keep. Checked further in load-config.ts.
+ */
+const retention = z.union([z.boolean(), z.string(), z.number().int().min(0)], {
+  error: 'expected true, false, a duration such as "7d", or a number of jobs to keep such as 10000',
+});
+
 export const databaseSchema = z
         .strictObject({
           url: z.string().optional(),
@@ -37,8 +45,12 @@ export const queueSchema = z
           max_payload_bytes: z.number().int().min(1).default(1024 * 1024),
           /** Jobs a worker claims ahead of its free slots (PostgreSQL, Redis); unset: sized to the work, up to 1000. */
           prefetch: z.number().int().min(0).max(10_000).optional(),
-          /** PostgreSQL: keep a completed job's row (job detail; its id stays taken). false deletes it on completion. */
-          keep_completed: z.boolean().default(true),
+          /** Retention of completed jobs; false deletes them on completion (docs/queues.md#retention). */
+          keep_completed: retention.default(true),
+          keep_dead: retention.default(true),
+          keep_cancelled: retention.default(true),
+          /** How often the pruner runs: a duration such as "1m", or seconds. */
+          prune_interval: z.union([z.string(), seconds]).default("1m"),
           /** RabbitMQ: the broker queue type of the work queue, the delay cascade and the dead queue. */
           queue_type: z.enum(["classic", "quorum"]).default("classic"),
           /** Redis: `url` names seed nodes of a Redis Cluster (comma-separated); connect through the Cluster client. */
@@ -57,6 +69,9 @@ export const namedQueueSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
   max_attempts: z.number().int().min(1).optional(),
   visibility_timeout: seconds.optional(),
+  keep_completed: retention.optional(),
+  keep_dead: retention.optional(),
+  keep_cancelled: retention.optional(),
   /** Workers start none of this queue's jobs (they wait, attempts untouched); enqueueing still works. */
   paused: z.boolean().default(false),
 });

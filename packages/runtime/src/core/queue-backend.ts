@@ -2,6 +2,7 @@ import type { AttemptError, Job, JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
 import type { LimitMap, LimitUsage } from "./limits.js";
 import type { PauseStore } from "./pause.js";
+import type { PruneParams } from "./retention.js";
 import type { ThroughputStore } from "./throughput.js";
 
 /**
@@ -137,6 +138,18 @@ export interface QueueBackend {
    * number of dead letters instead and says so.
    */
   searchDead(params: DeadSearch): Promise<{ rows: DeadJob[]; next: string | null }>;
+  /**
+   * Deletes one bounded batch of finished jobs in `state` (docs/queues.md#retention): those that finished (or died)
+   * before `select.before`, or every one but the newest `select.keepNewest`; at most `limit`, oldest first, never
+   * waiting on a job another call holds. Returns how many went. A backend that stores no job in that state returns 0.
+   */
+  prune(params: PruneParams): Promise<number>;
+  /**
+   * The pruner's claim on this queue: true when no other pruner, in any process, holds it; then it is `owner`'s
+   * until `releasePruner` or, should the owner vanish, until `ttlMs` has passed. One pruner at a time per queue.
+   */
+  claimPruner(params: { owner: string; ttlMs: number }): Promise<boolean>;
+  releasePruner(params: { owner: string }): Promise<void>;
   /**
    * The backend's own store of paused tasks, when its claim reads that store itself (Redis). null: the service
    * keeps paused tasks in its database, or in memory for the memory queue (core/pause.ts).

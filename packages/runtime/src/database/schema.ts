@@ -54,6 +54,7 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
+    index("jfast_jobs_finished_idx").on(t.queue, t.phase, t.finishedAt).where(sql`phase IN ('completed', 'cancelled')`),
     uniqueIndex("jfast_jobs_unique_idx").on(t.queue, t.uniqueKey).where(sql`unique_phases IS NOT NULL AND phase = ANY (unique_phases)`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
   ],
@@ -225,6 +226,12 @@ export const jfastTaskSlots = pgTable(
   },
   (t) => [primaryKey({ columns: [t.queue, t.task, t.jobId] })],
 );
+/** Leases of work one process at a time does, such as a queue's pruner (migration 0021). */
+export const jfastLeases = pgTable("jfast_leases", {
+  name: text("name").primaryKey(),
+  owner: text("owner").notNull(),
+  expiresAt: timestamptz("expires_at").notNull(),
+});
 
 export const jfastTables = {
   jfast_jobs: jfastJobs,
@@ -240,5 +247,6 @@ export const jfastTables = {
   jfast_unique_keys: jfastUniqueKeys,
   jfast_task_limits: jfastTaskLimits,
   jfast_task_slots: jfastTaskSlots,
+  jfast_leases: jfastLeases,
   jfast_migrations: jfastMigrations,
 } as const;

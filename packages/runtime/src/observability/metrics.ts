@@ -1,9 +1,10 @@
-import { Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import type { Job } from "../core/job.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
 import type { EventsHealth } from "../kafka/events-bus.js";
 import type { OutboxHealth } from "../outbox/outbox-health.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
+import type { PrunerStatus } from "../queue/pruner.js";
 import { TaskCounter, TaskHistogram } from "./task-metrics.js";
 
 /** What the worker reports about each attempt (see worker/worker.ts). */
@@ -28,6 +29,8 @@ export interface MetricSources {
   outbox: () => Promise<OutboxHealth> | null;
   scheduler: () => SchedulerStatus | null;
   events: () => Promise<EventsHealth> | null;
+  /** This process's pruner (docs/queues.md#retention); null where none runs. */
+  pruner?: () => PrunerStatus | null;
   /**
    * A service with several named queues (docs/queues.md): each one's depths under its own `queue` label (the
    * backend's name for it, so the default queue's series keep theirs). Null or one entry: the sources above.
@@ -185,6 +188,33 @@ export function createMetrics(params: { service: string; queue: string; sources:
       this.reset();
       const health = await pending;
       for (const lag of health.lag) this.set({ topic: lag.topic, partition: String(lag.partition), group: health.consumerGroup }, lag.lag);
+    },
+  });
+
+  new Counter({
+    name: "jfast_pruned_jobs_total",
+    help: "Finished jobs this process's pruner deleted, by queue and state (completed, dead, cancelled); one process prunes a queue at a time.",
+    labelNames: ["queue", "state"],
+    registers: [registry],
+    collect() {
+      const status = sources.pruner?.();
+      if (!status) return;
+      this.reset();
+      for (const [queue, counts] of status.pruned) {
+        for (const [state, count] of Object.entries(counts)) this.inc({ queue, state }, count);
+      }
+    },
+  });
+  new Gauge({
+    name: "jfast_pruner_last_run_timestamp_seconds",
+    help: "When this process's pruner last finished a run on the queue (Unix time); absent until it wins the queue's lease once.",
+    labelNames: ["queue"],
+    registers: [registry],
+    collect() {
+      const status = sources.pruner?.();
+      if (!status) return;
+      this.reset();
+      for (const [queue, at] of status.lastRunAt) this.set({ queue }, at / 1000);
     },
   });
 

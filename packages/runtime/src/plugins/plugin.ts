@@ -12,6 +12,7 @@ import type { Outbox } from "../outbox/outbox.js";
 import type { OutboxRelay } from "../outbox/relay.js";
 import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { Pruner } from "../queue/pruner.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
 import type { BuiltInProviders } from "./providers.js";
 
@@ -20,8 +21,11 @@ export interface Running {
   /** null when neither an OTLP endpoint nor a span exporter is given: no tracer is built. */
   telemetry: Telemetry | null;
   database: DatabaseProvider;
-  /** `control` is the default queue's; `controls` every named queue's, by name (docs/queues.md). */
-  queue: { provider: QueueProvider; control: QueueControl; controls: ReadonlyMap<string, QueueControl> };
+  /**
+   * `control` is the default queue's; `controls` every named queue's, by name (docs/queues.md). `pruner`: null in a
+   * process that runs no background machinery (docs/queues.md#retention).
+   */
+  queue: { provider: QueueProvider; control: QueueControl; controls: ReadonlyMap<string, QueueControl>; pruner: Pruner | null };
   outbox: Outbox;
   /** The plain bus: the relay and the health checks use it; services get the traced one as "events". */
   events: KafkaBus;

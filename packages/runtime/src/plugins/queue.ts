@@ -1,6 +1,7 @@
 import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { limitsOf } from "../core/limits.js";
+import type { Retention } from "../core/retention.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueBackend } from "../core/queue-backend.js";
@@ -39,7 +40,7 @@ export function queuePlugin(): Plugin<"queue"> {
         });
       }
     },
-    async start({ config, logger, registry, backend: given, get, provide }) {
+    async start({ config, logger, registry, backend: given, background, get, provide }) {
       const queueConfig = config.queue!;
       const [{ openQueueControl }, { createQueueProvider }, { loadContractsFile }] = await Promise.all([
         import("../queue/queue-control.js"),
@@ -62,7 +63,7 @@ export function queuePlugin(): Plugin<"queue"> {
       const opened: { config: NamedQueueConfig; backend: QueueBackend; control: QueueControl }[] = [];
       try {
         for (const named of queueConfig.queues) {
-          const backend = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named.backendName, database, logger);
+          const backend = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named, database, logger);
           try {
             await backend.setup();
             // Each queue's limited tasks (docs/tasks.md#limits), declared before any claim.
@@ -102,16 +103,41 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       get("telemetry")?.instrumentQueue(provider);
       provide("queue", provider);
-      running = { provider, control, controls: new Map(opened.map((q) => [q.config.name, q.control])) };
+      const { createPruner } = await import("../queue/pruner.js");
+      const pruner = background
+        ? createPruner({
+            queues: opened.map((q) => ({ label: q.config.backendName, backend: q.backend, retention: q.config.retention })),
+            intervalMs: queueConfig.pruneIntervalMs,
+            logger,
+          })
+        : null;
+      running = { provider, control, controls: new Map(opened.map((q) => [q.config.name, q.control])), pruner };
       return running;
     },
     async stop() {
+      await running?.pruner?.stop();
       for (const control of running?.controls.values() ?? []) await control.close();
       for (const queue of running?.provider.queues.values() ?? []) await queue.backend.close();
       running = null;
     },
   };
 }
+
+/**
+ * Redis prunes completed jobs by age in complete.lua itself and lets a cancelled job's hash expire; the pruner
+ * does the rest (counts, dead letters). Kept by count or forever: no expiry of their own, the pruner decides.
+ */
+function redisRetention(named: NamedQueueConfig): { completedRetentionMs: number; cancelledRetentionMs: number } {
+  const ms = (retention: Retention) => (retention.kind === "age" ? retention.ms : 0);
+  const completed = named.retention.completed;
+  return {
+    completedRetentionMs: !named.keepCompleted ? 0 : completed.kind === "age" ? Math.max(1, completed.ms) : NEVER_MS,
+    cancelledRetentionMs: ms(named.retention.cancelled),
+  };
+}
+
+/** complete.lua's retention for jobs it must not expire by age: a century. */
+const NEVER_MS = 100 * 365 * 86_400_000;
 
 /** RabbitMQ holds no unique key itself: a task that needs one needs the database to hold it (docs/rabbitmq.md#unique-jobs). */
 function refuseUniqueTasks(registry: TaskRegistry): void {
@@ -156,9 +182,9 @@ function checkTaskQueues(config: JfastConfig, registry: TaskRegistry): void {
   }
 }
 
-/** The backend of one named queue: `name` is what the backend calls it (NamedQueueConfig.backendName). */
-async function buildBackend(config: JfastConfig, name: string, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
-  const queue = { ...config.queue!, name };
+/** The backend of one named queue, under the name the backend calls it (NamedQueueConfig.backendName). */
+async function buildBackend(config: JfastConfig, named: NamedQueueConfig, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
+  const queue = { ...config.queue!, name: named.backendName, keepCompleted: named.keepCompleted };
   switch (queue.backend) {
     case "memory": {
       const { createMemoryBackend } = await import("../backends/memory/memory-backend.js");
@@ -177,7 +203,7 @@ async function buildBackend(config: JfastConfig, name: string, database: Databas
         cluster: queue.cluster,
         waitReplicas: queue.waitReplicas,
         waitTimeoutMs: queue.waitTimeoutMs,
-        ...(queue.keepCompleted ? {} : { completedRetentionMs: 0 }),
+        ...redisRetention(named),
         logger,
       });
     }

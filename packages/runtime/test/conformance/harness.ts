@@ -47,6 +47,8 @@ export interface BackendFactory {
   unique?: boolean;
   /** False where task limits are refused with NOT_SUPPORTED (RabbitMQ without a database to count them in). */
   limits?: boolean;
+  /** False where completed and cancelled jobs are never stored (RabbitMQ): prune then has nothing of theirs to delete. */
+  keepsFinished?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {

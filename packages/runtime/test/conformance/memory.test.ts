@@ -8,6 +8,7 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeRetention } from "./retention.js";
 import type { BackendFactory } from "./harness.js";
 
 const memory: BackendFactory = {
@@ -34,3 +35,4 @@ describeCancellation(memory);
 describeQueues(memory);
 describeUnique(memory);
 describeLimits(memory);
+describeRetention(memory);

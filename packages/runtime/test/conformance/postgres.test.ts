@@ -11,6 +11,7 @@ import type { BackendFactory } from "./harness.js";
 import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeRetention } from "./retention.js";
 import { openTestDatabase } from "../postgres/pg-test-env.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -51,7 +52,7 @@ describeOutcomes(postgres);
 describeCancellation(postgres);
 describeQueues(postgres);
 
-/** Unique jobs and task limits, with peers: backends on the same schema, each with a pool of its own. */
+/** Unique jobs, task limits and retention, with peers: backends on the same schema, each with a pool of its own. */
 const withPeers: BackendFactory = {
   ...postgres,
   async create() {
@@ -76,6 +77,7 @@ const withPeers: BackendFactory = {
 };
 describeUnique(withPeers);
 describeLimits(withPeers);
+describeRetention(withPeers);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

@@ -9,6 +9,7 @@ import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { createSqlLimitStore } from "../../src/queue/limit-stores.js";
+import { describeRetention } from "./retention.js";
 import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
@@ -25,6 +26,7 @@ const rabbitmq: BackendFactory = {
   listableStates: ["dead"],
   unique: false,
   limits: false,
+  keepsFinished: false,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -118,3 +120,26 @@ const withDatabase: BackendFactory = {
 };
 describeUnique(withDatabase);
 describeLimits(withDatabase);
+
+/** Retention: only dead letters are kept; peers are other processes, each with a connection of its own. */
+describeRetention({
+  ...rabbitmq,
+  async create() {
+    const queue = uniqueQueue("conformance");
+    const backend = await openBackend(queue);
+    const opened: QueueBackend[] = [];
+    return {
+      backend,
+      async peer() {
+        const other = await openBackend(queue);
+        opened.push(other);
+        return other;
+      },
+      async cleanup() {
+        for (const other of opened) await other.close();
+        await backend.close();
+        await dropQueue(queue);
+      },
+    };
+  },
+});

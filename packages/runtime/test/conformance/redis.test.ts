@@ -8,6 +8,7 @@ import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeRetention } from "./retention.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
@@ -49,7 +50,7 @@ describeOutcomes(redis);
 describeCancellation(redis);
 describeQueues(redis);
 
-/** Unique jobs and task limits, with peers: backends on the same queue, each with connections of its own. */
+/** Unique jobs, task limits and retention, with peers: backends on the same queue, each with connections of its own. */
 const withPeers: BackendFactory = {
   ...redis,
   async create() {
@@ -73,3 +74,4 @@ const withPeers: BackendFactory = {
 };
 describeUnique(withPeers);
 describeLimits(withPeers);
+describeRetention(withPeers);

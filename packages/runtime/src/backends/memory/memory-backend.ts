@@ -21,6 +21,7 @@ import {
 } from "../../core/queue-backend.js";
 import { holdsKey, scopedUniqueKey } from "../../core/unique.js";
 import { StartWindow, type LimitMap, type LimitUsage } from "../../core/limits.js";
+import { RetainedState, type PruneParams } from "../../core/retention.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
 import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 
@@ -90,6 +91,33 @@ export class MemoryBackend implements QueueBackend {
       allowed.set(task, Math.max(0, n));
     }
     return allowed;
+  }
+
+  /** The pruner's lease: one pruner at a time, as the other backends hold it across processes. */
+  private pruner: { owner: string; until: number } | null = null;
+
+  async prune({ state, select, limit }: PruneParams): Promise<number> {
+    const at = (e: Entry) => (state === RetainedState.dead ? (e.diedAt ?? 0) : (e.finishedAt ?? 0));
+    // Oldest first, ties by enqueue order, as the other backends read their indexes.
+    const finished = [...this.entries.entries()].filter(([, e]) => e.state === state).sort(([, a], [, b]) => at(a) - at(b) || a.seq - b.seq);
+    const doomed =
+      "before" in select
+        ? finished.filter(([, e]) => at(e) < select.before.getTime())
+        : finished.slice(0, Math.max(0, finished.length - select.keepNewest));
+    const batch = doomed.slice(0, limit);
+    for (const [id] of batch) this.entries.delete(id);
+    return batch.length;
+  }
+
+  async claimPruner({ owner, ttlMs }: { owner: string; ttlMs: number }): Promise<boolean> {
+    const now = Date.now();
+    if (this.pruner && this.pruner.owner !== owner && this.pruner.until > now) return false;
+    this.pruner = { owner, until: now + ttlMs };
+    return true;
+  }
+
+  async releasePruner({ owner }: { owner: string }): Promise<void> {
+    if (this.pruner?.owner === owner) this.pruner = null;
   }
 
   async close(): Promise<void> {

@@ -48,6 +48,12 @@ export const SQL = {
   listFinished: listing(loadSql("list-finished")),
   runNow: loadSql("run-now"),
   deleteJob: loadSql("delete-job"),
+  pruneFinished: loadSql("prune-finished"),
+  pruneFinishedCount: loadSql("prune-finished-count"),
+  pruneDead: loadSql("prune-dead"),
+  pruneDeadCount: loadSql("prune-dead-count"),
+  claimLease: loadSql("claim-lease"),
+  releaseLease: loadSql("release-lease"),
 } as const;
 
 /** A listing statement written oldest first, in its four forms: order, and with or without a cursor. */

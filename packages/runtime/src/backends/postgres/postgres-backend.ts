@@ -32,6 +32,7 @@ import { decodeCursor, encodeCursor, LIST_WINDOW, listById } from "../../core/jo
 import { enqueueUnique } from "./unique-enqueue.js";
 import { hasUnique } from "../../core/unique.js";
 import type { LimitMap, LimitUsage } from "../../core/limits.js";
+import { RetainedState, type PruneParams } from "../../core/retention.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -492,6 +493,28 @@ export class PostgresBackend implements QueueBackend {
     }
     const rows = await this.run("discardDead", () => this.db.query<{ id: string }>(SQL.discardDead, [this.queue, params.ids]));
     return splitFound(params.ids, rows, "discarded");
+  }
+
+  async prune({ state, select, limit }: PruneParams): Promise<number> {
+    const [sql, params] =
+      state === RetainedState.dead
+        ? "before" in select
+          ? [SQL.pruneDead, [this.queue, select.before.toISOString(), limit]]
+          : [SQL.pruneDeadCount, [this.queue, select.keepNewest, limit]]
+        : "before" in select
+          ? [SQL.pruneFinished, [this.queue, state, select.before.toISOString(), limit]]
+          : [SQL.pruneFinishedCount, [this.queue, state, select.keepNewest, limit]];
+    const [row] = await this.run("prune", () => this.db.query<{ deleted: number | string }>(sql, params));
+    return Number(row?.deleted ?? 0);
+  }
+
+  async claimPruner({ owner, ttlMs }: { owner: string; ttlMs: number }): Promise<boolean> {
+    const rows = await this.run("claimPruner", () => this.db.query(SQL.claimLease, [`prune:${this.queue}`, owner, ttlMs]));
+    return rows.length === 1;
+  }
+
+  async releasePruner({ owner }: { owner: string }): Promise<void> {
+    await this.run("releasePruner", () => this.db.query(SQL.releaseLease, [`prune:${this.queue}`, owner]));
   }
 
   async depths(): Promise<Depths> {

@@ -3,6 +3,7 @@ import type { Channel, GetMessage } from "amqplib";
 import type { JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import { decodeCursor, encodeCursor, matchesListing } from "../../core/job-listing.js";
+import type { PruneSelection } from "../../core/retention.js";
 import { ListOrder, type DeadJob, type JobInfo, type JobListing, type ListJobsParams, type RetryDeadParams } from "../../core/queue-backend.js";
 import type { BrokerConnection, Publication } from "./connection.js";
 import { decodeJob, encodeJob, numberHeader, unreadableJob } from "./message.js";
@@ -92,20 +93,53 @@ export class DeadLetters {
     });
   }
 
+  /**
+   * Deletes up to `limit` of the oldest dead letters: the queue holds them in order of death, oldest at its head,
+   * so this reads from the head and stops at the first one to keep (died at or after `before`, or among the newest
+   * `keepNewest` by the count the first read reports). Dead letters retried meanwhile are simply not there.
+   */
+  async prune(params: { select: PruneSelection; limit: number }): Promise<number> {
+    const { select, limit } = params;
+    return this.inTurn("prune dead letters", async (channel) => {
+      let pruned = 0;
+      let excess = Number.POSITIVE_INFINITY;
+      while (pruned < limit) {
+        const message = await channel.get(this.names.dead, { noAck: false });
+        if (message === false) break;
+        if ("keepNewest" in select) {
+          if (excess === Number.POSITIVE_INFINITY) excess = message.fields.messageCount + 1 - select.keepNewest;
+          if (pruned >= excess) break;
+        } else if (this.entry(message, 0).diedAt >= select.before.getTime()) {
+          break;
+        }
+        channel.ack(message);
+        pruned++;
+      }
+      return pruned;
+    });
+  }
+
   private browse<T>(operation: string, use: (entries: DeadEntry[], channel: Channel) => Promise<T>): Promise<T> {
+    return this.inTurn(operation, async (channel) => {
+      const entries: DeadEntry[] = [];
+      // Stop at the count the first get reports, so dead letters arriving meanwhile cannot keep us reading.
+      let expected = Number.POSITIVE_INFINITY;
+      while (entries.length < expected) {
+        const message = await channel.get(this.names.dead, { noAck: false });
+        if (message === false) break;
+        if (expected === Number.POSITIVE_INFINITY) expected = message.fields.messageCount + 1;
+        entries.push(this.entry(message, entries.length));
+      }
+      return use(entries, channel);
+    });
+  }
+
+  /** Runs `use` on a channel of its own after the browses before it; whatever it took and did not ack goes back. */
+  private inTurn<T>(operation: string, use: (channel: Channel) => Promise<T>): Promise<T> {
     const run = this.turn.then(() =>
       this.connection.withChannel(operation, async (channel) => {
-        const entries: DeadEntry[] = [];
-        // Stop at the count the first get reports, so dead letters arriving meanwhile cannot keep us reading.
-        let expected = Number.POSITIVE_INFINITY;
         try {
-          while (entries.length < expected) {
-            const message = await channel.get(this.names.dead, { noAck: false });
-            if (message === false) break;
-            if (expected === Number.POSITIVE_INFINITY) expected = message.fields.messageCount + 1;
-            entries.push(this.entry(message, entries.length));
-          }
-          return await use(entries, channel);
+          return await use(channel);
         } finally {
           // Everything not acked goes back where it was. Closing the channel would do it too; this is explicit.
           try {

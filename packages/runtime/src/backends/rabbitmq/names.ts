@@ -6,11 +6,14 @@
  *   jfast.jobs              the work queue (classic, durable); workers consume it
  *   jfast.jobs.dead         dead letters, newest at the tail
  *   jfast.jobs.delay.<n>    level n of the delay cascade: a topic exchange AND a queue of the same name
+ *   jfast.jobs.pruner       an exclusive, empty queue: the pruner's lease (one pruner at a time, held by a connection)
  */
 export interface QueueNames {
   readonly queue: string;
   readonly work: string;
   readonly dead: string;
+  /** Declared exclusive by the connection whose process prunes the dead queue; no message ever goes to it. */
+  readonly pruner: string;
   readonly levels: number;
   /** Level n of the delay cascade; the exchange and the queue share this name. */
   delayLevel(level: number): string;
@@ -34,6 +37,7 @@ export function queueNames(queue: string, levels: number): QueueNames {
     queue,
     work: queue,
     dead: `${queue}.dead`,
+    pruner: `${queue}.pruner`,
     levels,
     delayLevel,
   };

@@ -30,6 +30,7 @@ import type { Arrival } from "./arrival.js";
 import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
 import { Consumer, type Delivery } from "./consumer.js";
 import { DeadLetters } from "./dead-letters.js";
+import { RetainedState, type PruneParams } from "../../core/retention.js";
 
 /** Why each state but dead cannot be listed (listJobs). */
 const UNLISTABLE: Record<Exclude<ListState, "dead">, string> = {
@@ -121,6 +122,8 @@ export class RabbitMqBackend implements QueueBackend {
   private readonly cancelledIds = new Set<string>();
   private cancelCursor: string | null = null;
   private cancelTimer: NodeJS.Timeout | null = null;
+  /** The pruner of this process holding the broker-side lease (the exclusive `<queue>.pruner` queue). */
+  private prunerOwner: string | null = null;
 
   constructor(options: RabbitMqBackendOptions) {
     this.options = options;
@@ -396,6 +399,48 @@ export class RabbitMqBackend implements QueueBackend {
 
   waitForWork(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
     return this.consumer.wait(params);
+  }
+
+  /**
+   * Dead letters only: a completed, cancelled or acked message is gone from the broker the moment it settles, so
+   * there is nothing else to prune (docs/rabbitmq.md#retention).
+   */
+  async prune({ state, select, limit }: PruneParams): Promise<number> {
+    if (state !== RetainedState.dead) return 0;
+    return this.dead.prune({ select, limit });
+  }
+
+  /**
+   * The lease is an exclusive queue, `<queue>.pruner`: the broker lets one connection declare it and drops it with
+   * that connection, so a vanished process releases it at once and `ttlMs` is not needed.
+   */
+  async claimPruner({ owner }: { owner: string; ttlMs: number }): Promise<boolean> {
+    if (this.prunerOwner !== null) return this.prunerOwner === owner;
+    this.prunerOwner = owner;
+    const won = await this.connection.withChannel("claim the pruner", async (channel) => {
+      try {
+        await channel.assertQueue(this.names.pruner, { exclusive: true, durable: false, autoDelete: false });
+        return true;
+      } catch (error) {
+        // 405 RESOURCE_LOCKED: another connection holds it.
+        if ((error as { code?: unknown }).code === 405) return false;
+        throw error;
+      }
+    }).catch((error: unknown) => {
+      this.prunerOwner = null;
+      throw error;
+    });
+    if (!won) this.prunerOwner = null;
+    return won;
+  }
+
+  async releasePruner({ owner }: { owner: string }): Promise<void> {
+    if (this.prunerOwner !== owner) return;
+    try {
+      await this.connection.withChannel("release the pruner", (channel) => channel.deleteQueue(this.names.pruner));
+    } finally {
+      this.prunerOwner = null;
+    }
   }
 
   listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]> {

@@ -15,6 +15,8 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:running               ZSET  job id → lease deadline (ms)
  *   <p>{q}:dead                  ZSET  job id → time of death (ms); listed newest first
  *   <p>{q}:completed             ZSET  job id → completion time (ms); pruned after the retention period
+ *   <p>{q}:cancelled             ZSET  job id → cancellation time (ms), for the pruner (docs/queues.md#retention)
+ *   <p>{q}:pruner                STRING the owner of the pruner's lease, expiring with it (one pruner at a time)
  *   <p>{q}:workers               ZSET  worker id → last heartbeat (ms): the workers that may own a processing list
  *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at, priority
  *                                      (absent: 5),
@@ -46,6 +48,8 @@ export interface QueueKeys {
   readonly running: string;
   readonly dead: string;
   readonly completed: string;
+  readonly cancelled: string;
+  readonly pruner: string;
   readonly workers: string;
   readonly paused: string;
   /** The queue's task limits (HASH); `limitPrefix` + "holders:<task>" / "starts:<task>" for a task's counts. */
@@ -88,6 +92,8 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     running: `${stem}:running`,
     dead: `${stem}:dead`,
     completed: `${stem}:completed`,
+    cancelled: `${stem}:cancelled`,
+    pruner: `${stem}:pruner`,
     workers: `${stem}:workers`,
     paused: `${stem}:paused`,
     limits: `${stem}:limits`,

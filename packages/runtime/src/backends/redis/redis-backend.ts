@@ -26,6 +26,7 @@ import { hasUnique, scopedUniqueKey } from "../../core/unique.js";
 import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
+import { RetainedState, type PruneParams } from "../../core/retention.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError, NotSupportedError } from "../../errors/jfast-error.js";
 import { openConnection, openNodeConnection, parseRedisUrl, waitUntilReady, type ConnectionRole, type RedisClient } from "./connection.js";
@@ -62,6 +63,11 @@ export interface RedisBackendOptions {
   workerTtlMs?: number;
   /** How long a completed job is kept (job detail, and enqueue of its id stays a no-op); default 24 h; 0 keeps none. */
   completedRetentionMs?: number;
+  /**
+   * How long a cancelled job's hash lives at most (its own expiry; the pruner may delete it sooner); default as long as
+   * a completed one; 0: until the pruner deletes it. Never less than an hour (see cancel()).
+   */
+  cancelledRetentionMs?: number;
   /** How long setup() waits for Redis to answer before start-up fails (rides out a restart); default 10 s. */
   startupWaitMs?: number;
   logger?: { warn(message: string, fields?: Record<string, unknown>): void };
@@ -105,6 +111,7 @@ export class RedisBackend implements QueueBackend {
   private readonly waiter: ReadyWaiter;
   private readonly workerTtlMs: number;
   private readonly completedRetentionMs: number;
+  private readonly cancelledRetentionMs: number;
   /** Per worker id: jobs handed to it and not settled yet. Anything else in its processing list is re-delivered. */
   private readonly held = new Map<string, Set<string>>();
   /** Completions that arrive while one complete.lua call is in flight go together in the next call. */
@@ -129,6 +136,7 @@ export class RedisBackend implements QueueBackend {
     this.keys = queueKeys({ queue: options.queue, ...(options.prefix ? { prefix: options.prefix } : {}) });
     this.workerTtlMs = options.workerTtlMs ?? 30_000;
     this.completedRetentionMs = options.completedRetentionMs ?? 24 * 60 * 60 * 1000;
+    this.cancelledRetentionMs = options.cancelledRetentionMs ?? this.completedRetentionMs;
     this.redis = this.connect("commands");
     this.run = defineScripts(this.redis, { cluster: options.cluster === true });
     const waitReplicas = options.waitReplicas ?? 0;
@@ -440,8 +448,8 @@ export class RedisBackend implements QueueBackend {
    * still find it at its next heartbeat, and getJob shows it meanwhile.
    */
   async cancel({ id }: { id: string }): Promise<CancelResult> {
-    const keep = Math.max(this.completedRetentionMs, 60 * 60 * 1000);
-    const [cancelled, state] = (await this.script("cancel", "cancel a job", [id, keep, this.keys.parkedPrefix])) as [number, string];
+    const keep = this.cancelledRetentionMs === 0 ? 0 : Math.max(this.cancelledRetentionMs, 60 * 60 * 1000);
+    const [cancelled, state] = (await this.script("cancel", "cancel a job", [id, keep, this.keys.parkedPrefix, this.keys.cancelled])) as [number, string];
     return { cancelled: cancelled === 1, state: state === "" ? null : (state as JobState) };
   }
 
@@ -476,6 +484,20 @@ export class RedisBackend implements QueueBackend {
   async retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
     const [retried, missing] = await this.deadBatches("retry-dead", "retry dead letters", params);
     return { retried, missing };
+  }
+
+  async prune({ state, select, limit }: PruneParams): Promise<number> {
+    const set = state === RetainedState.completed ? this.keys.completed : state === RetainedState.dead ? this.keys.dead : this.keys.cancelled;
+    const [mode, value] = "before" in select ? ["before", select.before.getTime()] : ["keep", select.keepNewest];
+    return Number(await this.script("prune", "prune finished jobs", [set, mode, value, limit]));
+  }
+
+  async claimPruner({ owner, ttlMs }: { owner: string; ttlMs: number }): Promise<boolean> {
+    return Number(await this.script("claim-pruner", "claim the pruner", [this.keys.pruner, owner, Math.max(1, Math.round(ttlMs))])) === 1;
+  }
+
+  async releasePruner({ owner }: { owner: string }): Promise<void> {
+    await this.script("release-pruner", "release the pruner", [this.keys.pruner, owner]);
   }
 
   async discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {

@@ -29,6 +29,9 @@ export const SCRIPT_NAMES = [
   "list-dead",
   "depths-by-task",
   "resume",
+  "prune",
+  "claim-pruner",
+  "release-pruner",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -2,8 +2,9 @@
 -- so it never runs (again). A running job keeps its `owner` and its place in that worker's processing list: the
 -- worker's next heartbeat (extend.lua) finds it there, tells the worker, and drops it. Its lease is gone, so no
 -- reaping revives it, and every outcome script refuses it (owned_by needs `running`). The hash is kept for
--- `keep` ms, then expires on its own. Any other state is left as it is.
--- ARGV 6 job id, 7 keep (ms), 8 parked LIST prefix.
+-- `keep` ms (0: until the pruner deletes it), then expires on its own; the cancelled ZSET orders it for the pruner.
+-- Any other state is left as it is.
+-- ARGV 6 job id, 7 keep (ms), 8 parked LIST prefix, 9 cancelled ZSET.
 -- Returns { cancelled (1 or 0), state after the call ('' when there is no such job) }.
 local id, keep, parked_prefix = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local jkey = job_key(id)
@@ -29,5 +30,8 @@ else
 end
 redis.call('HDEL', jkey, 'lease')
 redis.call('HSET', jkey, 'state', 'cancelled', 'cancelled_at', NOW)
-redis.call('PEXPIRE', jkey, keep)
+if keep > 0 then
+  redis.call('PEXPIRE', jkey, keep)
+end
+redis.call('ZADD', ARGV[9], NOW, id)
 return { 1, 'cancelled' }
