@@ -10,6 +10,10 @@ CROSS JOIN LATERAL (
   SELECT id
   FROM jfast_jobs
   WHERE queue = $1 AND phase = 'open' AND priority = p.priority AND available_at <= now()
+      -- Redundant with the conditions beside it, and only an index condition of jfast_jobs_claim_idx: it keeps the
+      -- plan on that index when the table has no statistics yet (a fresh table before its first ANALYZE, or a server
+      -- without autovacuum), where jfast_jobs_open_idx filtering priority row by row once made every claim read the backlog.
+      AND (queue, priority, available_at) >= ($1, p.priority, '-infinity'::timestamptz)
     AND (state = 'ready' OR locked_until < now() OR locked_until IS NULL) AND task <> ALL($3::text[])
   ORDER BY available_at, seq
   LIMIT $2
