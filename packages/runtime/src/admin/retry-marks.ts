@@ -33,7 +33,19 @@ export function retryMarks(errors: readonly AttemptError[], entries: readonly Au
     .map((e) => ({ entry: e, at: Date.parse(e.at) }))
     .sort((a, b) => a.at - b.at);
   const used = new Set<string>();
-  const time = (i: number) => Date.parse(errors[i]!.at);
+  // A row written by something else than jfast may hold anything in its errors: read each field defensively.
+  const field = (i: number, key: "at" | "attempt"): unknown => {
+    const e: unknown = errors[i];
+    return typeof e === "object" && e !== null ? (e as unknown as Record<string, unknown>)[key] : undefined;
+  };
+  const time = (i: number) => {
+    const at = field(i, "at");
+    return typeof at === "string" ? Date.parse(at) : Number.NaN;
+  };
+  const attempt = (i: number) => {
+    const n = field(i, "attempt");
+    return typeof n === "number" ? n : null;
+  };
   const claim = (from: number, to: number) => {
     const found = audited.find((a) => !used.has(a.entry.id) && a.at > from && a.at <= to);
     if (found) used.add(found.entry.id);
@@ -41,10 +53,12 @@ export function retryMarks(errors: readonly AttemptError[], entries: readonly Au
   };
   const marks: RetryMark[] = [];
   for (let i = 1; i < errors.length; i++) {
-    if (errors[i]!.attempt > errors[i - 1]!.attempt) continue;
+    const [now, before] = [attempt(i), attempt(i - 1)];
+    if (now === null || before === null || now > before) continue;
     marks.push(mark(i, claim(time(i - 1), time(i))));
   }
-  const last = errors.length ? time(errors.length - 1) : -Infinity;
+  const lastAt = errors.length ? time(errors.length - 1) : -Infinity;
+  const last = Number.isNaN(lastAt) ? -Infinity : lastAt;
   const pending = claim(last, Infinity);
   if (pending) marks.push(mark(errors.length, pending));
   return marks;
