@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import amqp from "amqplib";
 import { Redis } from "ioredis";
-import { services } from "../lib/subject.js";
 import type { ChaosBackend } from "./service.js";
 import { rabbitmqClusterFirstUrl } from "./rabbitmq-cluster.js";
 
@@ -16,9 +15,9 @@ export interface Injected {
   id: string | null;
 }
 
-export async function injectMalformed(backend: ChaosBackend, queue: string): Promise<Injected[]> {
+export async function injectMalformed(backend: ChaosBackend, queue: string, url: string): Promise<Injected[]> {
   if (backend === "redis") {
-    const redis = new Redis(services.redis);
+    const redis = new Redis(url);
     try {
       const stem = `{${queue}}`;
       const damaged = randomUUID();
@@ -39,7 +38,7 @@ export async function injectMalformed(backend: ChaosBackend, queue: string): Pro
     }
   }
   if (backend === "rabbitmq" || backend === "rabbitmq-cluster") {
-    const connection = await amqp.connect(backend === "rabbitmq" ? services.amqp : rabbitmqClusterFirstUrl());
+    const connection = await amqp.connect(backend === "rabbitmq" ? url : rabbitmqClusterFirstUrl());
     try {
       const channel = await connection.createConfirmChannel();
       channel.sendToQueue(queue, Buffer.from("{not json"), { persistent: true });

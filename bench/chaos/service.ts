@@ -6,8 +6,6 @@
 import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { services } from "../lib/subject.js";
-import { rabbitmqClusterUrl } from "./rabbitmq-cluster.js";
 
 /** rabbitmq-cluster: quorum queues on the loopback three-node cluster (docker/rabbitmq-cluster). */
 export type ChaosBackend = "postgres" | "redis" | "rabbitmq" | "rabbitmq-cluster";
@@ -17,28 +15,34 @@ export const MAX_PAYLOAD_BYTES = 64 * 1024;
 export const VISIBILITY_TIMEOUT_S = 3;
 export const POLL_INTERVAL_S = 1;
 
-export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string; postgresUrl: string }): Promise<string> {
+/**
+ * The effects table, in the run's effects database: a "started" row written (and committed on its own) when a
+ * handler's body begins, a "finished" row written in the job's task session with the inbox key, so it commits
+ * exactly when the job's work does. `run` ties the two rows of one handler run together.
+ */
+export const effectsTableSql = (schema: string) =>
+  `CREATE TABLE ${schema}.chaos_effects (n integer NOT NULL, pid integer NOT NULL, run uuid NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+   CREATE INDEX ON ${schema}.chaos_effects (n);
+   CREATE TABLE ${schema}.chaos_ticks (scheduled_for timestamptz NOT NULL, pid integer NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`;
+
+/** The recurring task of the clock scenario: every TICK_EVERY_S seconds, by the epoch in UTC. */
+export const TICK_EVERY_S = 2;
+
+export async function createServiceRoot(params: { backend: ChaosBackend; schema: string; queue: string; postgresUrl: string; queueUrl: string | null; effectsUrl: string }): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), `jfast-chaos-${params.backend}-`));
-  const url =
-    params.backend === "redis"
-      ? services.redis
-      : params.backend === "rabbitmq"
-        ? services.amqp
-        : params.backend === "rabbitmq-cluster"
-          ? rabbitmqClusterUrl()
-          : null;
+  const url = params.queueUrl;
   const kind = params.backend === "rabbitmq-cluster" ? `rabbitmq"\nqueue_type = "quorum` : params.backend;
   await writeFile(
     path.join(root, "jfast.toml"),
     [
       `[service]\nname = "chaos"`,
       `[plugins]\nenabled = ["observability", "database", "queue"]`,
-      `[plugin.observability]\nlog_level = "error"`,
+      `[plugin.observability]\nlog_level = "info"`,
       `[plugin.database]\nurl = "${params.postgresUrl}"\nschema = "${params.schema}"\npool_size = 6`,
       // A short visibility timeout so a killed worker's jobs come back within seconds; attempts enough for
       // several kills of the same job (each kill -9 mid-attempt spends one).
       `[plugin.queue]\nbackend = "${kind}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +
-        `visibility_timeout = ${VISIBILITY_TIMEOUT_S}\npoll_interval = ${POLL_INTERVAL_S}\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}` +
+        `visibility_timeout = ${VISIBILITY_TIMEOUT_S}\npoll_interval = ${POLL_INTERVAL_S}\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}\nscheduler = true` +
         (url ? `\nurl = "${url}"` : ""),
     ].join("\n"),
   );
@@ -46,18 +50,33 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
   await mkdir(path.join(root, "modules", "chaos"), { recursive: true });
   await writeFile(
     path.join(root, "modules", "chaos", "tasks.ts"),
-    `import { sql } from "drizzle-orm";
+    `import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import pg from "pg";
 import { task } from "@jfast/runtime";
 
-// The effect is a row per run of the body; the inbox key in the same transaction makes a redelivery skip it.
+// "started" goes straight to the effects database (never through the network faults' proxy) and commits at
+// once: it survives a kill of this process, which is how the harness knows a handler was running in it.
+const direct = new pg.Pool({ connectionString: ${JSON.stringify(params.effectsUrl)}, max: 8 });
+direct.on("error", () => undefined);
+
+// The effect is the "finished" row, in the task session with the inbox key: a redelivery of committed work
+// skips the body; a run killed before its commit leaves a "started" row only and runs again.
 export const effect = task(
   "chaos.effect",
   { session: true, idempotentOn: (p: { n: number }) => p.n },
   async (payload: { n: number }, { session }: { session: any }) => {
-    await new Promise((r) => setTimeout(r, Math.random() * 8));
-    await session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid) VALUES (\${payload.n}, \${process.pid})\`);
+    const run = randomUUID();
+    await direct.query("INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES ($1, $2, $3, 'started')", [payload.n, process.pid, run]);
+    await new Promise((r) => setTimeout(r, 2 + Math.random() * 18));
+    await session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES (\${payload.n}, \${process.pid}, \${run}, 'finished')\`);
   },
 );
+
+// The clock scenario's schedule: each run records its tick and the effects database's time.
+export const tick = task("chaos.tick", { every: { seconds: ${TICK_EVERY_S} } }, async (payload: { scheduled_for: string }) => {
+  await direct.query("INSERT INTO ${params.schema}.chaos_ticks (scheduled_for, pid) VALUES ($1, $2)", [payload.scheduled_for, process.pid]);
+});
 `,
   );
   await symlink(path.resolve(new URL("../../node_modules", import.meta.url).pathname), path.join(root, "node_modules"));

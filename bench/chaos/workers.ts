@@ -23,28 +23,43 @@ export class WorkerProcess {
   private stopped = false;
   /** When the current process was spawned (a fresh one needs seconds to load the service before it claims). */
   startedAt = 0;
+  /** The current process logged "worker started" (it claims). */
+  running = false;
+
+  /** Environment for the process (engine URLs through this worker's proxy); `nodeArgs` go before the CLI (a preload). */
+  env: Record<string, string> = {};
+  nodeArgs: string[] = [];
 
   constructor(
     private readonly root: string,
     readonly name: string,
   ) {}
 
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   start(): void {
     this.stderr = "";
     this.stopped = false;
     this.startedAt = Date.now();
-    const child = spawn(process.execPath, [BIN, "worker", "--root", this.root, "--concurrency", "8", "--grace", "2"], {
+    const child = spawn(process.execPath, [...this.nodeArgs, BIN, "worker", "--root", this.root, "--concurrency", "8", "--grace", "2"], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: process.env,
+      env: { ...process.env, ...this.env },
     });
     let running = false;
+    this.running = false;
     let stdoutTail = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       if (running) return;
       stdoutTail = (stdoutTail + chunk.toString()).slice(-2000);
-      if (stdoutTail.includes('"msg":"worker started"')) running = true;
+      if (stdoutTail.includes('"msg":"worker started"')) running = this.running = true;
     });
-    child.stderr!.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-4000)));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-4000);
+      // The logger writes to stderr; a CLI build that prints to stdout is read above.
+      if (!running && this.stderr.includes('"msg":"worker started"')) running = this.running = true;
+    });
     child.on("exit", (code, signal) => {
       if (this.child === child) this.child = null;
       if (this.expected.has(child)) return;
@@ -65,11 +80,23 @@ export class WorkerProcess {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  kill9(): void {
-    if (!this.child) return;
+  /** SIGKILL; returns the pid it killed. */
+  kill9(): number | null {
+    if (!this.child) return null;
+    const pid = this.child.pid ?? null;
     this.expected.add(this.child);
     this.child.kill("SIGKILL");
     this.child = null;
+    return pid;
+  }
+
+  /** Resolves once the current process claims (logged "worker started"), or rejects after `timeoutMs`. */
+  async waitRunning(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.running) {
+      if (Date.now() > deadline) throw new Error(`${this.name} did not start within ${timeoutMs} ms: ${this.stderr.slice(-600)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   /** SIGTERM, then SIGKILL if it has not gone within the grace. */

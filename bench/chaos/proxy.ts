@@ -1,0 +1,139 @@
+/**
+ * A TCP proxy of the chaos run's own (node:net) between one worker process and an engine, to make the
+ * network's faults on demand: latency, a connection cut while a statement is on the wire, a black hole (bytes
+ * held, connections kept open, for longer than the lease, then delivered), and a half-close (FIN each way, the
+ * sockets left open). Pass-through the rest of the time.
+ */
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { sleep } from "../lib/subject.js";
+
+interface Pair {
+  client: Socket;
+  server: Socket;
+  /** A statement went towards the engine and no byte has come back since. */
+  awaitingReply: boolean;
+}
+
+export class FaultProxy {
+  private server: Server | null = null;
+  private readonly pairs = new Set<Pair>();
+  private latencyMs = 0;
+  private holding = false;
+  private held: Array<() => void> = [];
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  /** The engine's URL with its host and port replaced by the proxy's. */
+  static rewrite(url: string, port: number): string {
+    const u = new URL(url);
+    u.hostname = "127.0.0.1";
+    u.port = String(port);
+    return u.toString();
+  }
+
+  static targetOf(url: string, defaultPort: number): { host: string; port: number } {
+    const u = new URL(url);
+    return { host: u.hostname, port: Number(u.port || defaultPort) };
+  }
+
+  async listen(): Promise<number> {
+    this.server = createServer((client) => this.accept(client));
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as { port: number }).port;
+    return this.port;
+  }
+
+  get connections(): number {
+    return this.pairs.size;
+  }
+
+  private accept(client: Socket): void {
+    const server = connect(this.target.port, this.target.host);
+    const pair: Pair = { client, server, awaitingReply: false };
+    this.pairs.add(pair);
+    const close = () => {
+      this.pairs.delete(pair);
+      client.destroy();
+      server.destroy();
+    };
+    client.on("error", close).on("close", close);
+    server.on("error", close).on("close", close);
+    client.on("end", () => server.end());
+    server.on("end", () => client.end());
+    client.on("data", (chunk: Buffer) => {
+      pair.awaitingReply = true;
+      this.forward(() => server.writable && server.write(chunk));
+    });
+    server.on("data", (chunk: Buffer) => {
+      pair.awaitingReply = false;
+      this.forward(() => client.writable && client.write(chunk));
+    });
+  }
+
+  /** In order per direction: a constant delay keeps the order of the timers that carry it. */
+  private forward(send: () => void): void {
+    if (this.holding) this.held.push(send);
+    else if (this.latencyMs > 0) setTimeout(send, this.latencyMs);
+    else send();
+  }
+
+  setLatency(ms: number): void {
+    this.latencyMs = ms;
+  }
+
+  /**
+   * Cuts (RST) connections while a statement is on the wire: waits up to `withinMs` for connections with a
+   * request sent and no reply yet, cuts those; if none showed up, cuts them all. Returns how many were cut
+   * mid-statement and in all.
+   */
+  async dropMidStatement(withinMs = 2000): Promise<{ midStatement: number; cut: number }> {
+    const deadline = Date.now() + withinMs;
+    let victims: Pair[] = [];
+    while (Date.now() < deadline) {
+      victims = [...this.pairs].filter((p) => p.awaitingReply);
+      if (victims.length > 0) break;
+      await sleep(1);
+    }
+    const midStatement = victims.length;
+    if (victims.length === 0) victims = [...this.pairs];
+    for (const p of victims) {
+      p.client.resetAndDestroy();
+      p.server.resetAndDestroy();
+    }
+    return { midStatement, cut: victims.length };
+  }
+
+  /** Holds every byte both ways (connections stay open, nothing is refused) for `ms`, then delivers them. */
+  async blackHole(ms: number): Promise<void> {
+    this.holding = true;
+    await sleep(ms);
+    this.holding = false;
+    const held = this.held;
+    this.held = [];
+    for (const send of held) send();
+  }
+
+  /**
+   * Half-close: FIN to the worker and to the engine on every open connection, sockets left open (each side may
+   * still write, nothing more is read from the other). Whatever the worker does next is its own handling.
+   */
+  halfClose(): number {
+    let n = 0;
+    for (const p of this.pairs) {
+      p.client.end();
+      p.server.end();
+      n++;
+    }
+    return n;
+  }
+
+  async close(): Promise<void> {
+    for (const p of this.pairs) {
+      p.client.destroy();
+      p.server.destroy();
+    }
+    this.pairs.clear();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
