@@ -41,9 +41,10 @@ export function renderReliability(params: { outcomes: BackendRun[]; jobs: number
       const sum = (f: (s: ScenarioResult) => number) => rs.reduce((a, s) => a + f(s), 0);
       const rec = rs.flatMap((s) => s.recoveryMs).sort((a, b) => a - b);
       const problems = rs.flatMap((s) => s.problems);
+      const findings = [...new Set(rs.flatMap((s) => s.findings))];
       lines.push(
         `| ${o.backend} | ${scenario} | ${rs.length} | ${sum((s) => s.jobs)} | ${sum((s) => s.lost)} | ${sum((s) => s.duplicated)} | ${sum((s) => s.runsTwice)} | ${sum((s) => s.stuck)} | ` +
-          `${rec.length ? seconds(quantile(rec, 0.5)) : "—"} | ${rec.length ? seconds(rec.at(-1)!) : "—"} | ${problems.length === 0 ? "ok" : `FAILED: ${escape(problems.join("; "))}`} |`,
+          `${rec.length ? seconds(quantile(rec, 0.5)) : "—"} | ${rec.length ? seconds(rec.at(-1)!) : "—"} | ${problems.length === 0 ? (findings.length === 0 ? "ok" : `ok; stated: ${escape(findings.join("; "))}`) : `FAILED: ${escape(problems.join("; "))}`} |`,
       );
       rs.forEach((s, i) => details.push(`| ${o.backend} | ${scenario} | ${i + 1} | ${escape(s.notes.join("; "))} |`));
     }

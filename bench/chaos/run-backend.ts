@@ -20,7 +20,7 @@ import { createServiceRoot, effectsTableSql, MAX_PAYLOAD_BYTES, type ChaosBacken
 import { WorkerProcess } from "./workers.js";
 
 export interface BackendRun {
-  backend: ChaosBackend;
+  backend: ChaosBackend | "kafka";
   scenarios: ScenarioResult[];
   /** Once per backend, after the scenarios: malformed input and the payload limit. */
   extras: Array<{ fault: string; detail: string }>;

@@ -3,6 +3,7 @@
  * run's own, and each scenario CHAOS_RUNS times (default 3) on a batch of CHAOS_JOBS jobs (default 2000; CI
  * runs 500, once): worker kills proven to land mid-job, the engine killed as it dies in production, a worker
  * whose clock runs 30 s ahead, and the network's faults; then malformed messages and an oversized payload.
+ * `kafka`: a broker of the run's own killed with -9 while an inbox-guarded `on` handler consumes CHAOS_JOBS events.
  * Writes RELIABILITY.md at the repository root from what it observed.
  *
  *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_NETWORK=cut,blackhole npm run chaos
@@ -15,6 +16,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
+import { runKafka } from "./kafka-run.js";
 import { renderReliability } from "./reliability.js";
 import { runBackend, type BackendRun } from "./run-backend.js";
 import type { NetworkFault } from "./scenarios.js";
@@ -22,7 +24,7 @@ import type { ChaosBackend } from "./service.js";
 
 // rabbitmq-cluster is opt-in (CHAOS_BACKENDS=rabbitmq-cluster) until the stall after a connected node's loss
 // (docs/rabbitmq.md#what-survives-a-node-loss) is fixed.
-const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq").split(",").filter(Boolean) as ChaosBackend[];
+const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq,kafka").split(",").filter(Boolean) as Array<ChaosBackend | "kafka">;
 const jobs = Number(process.env.CHAOS_JOBS ?? 2000);
 const kills = Number(process.env.CHAOS_KILLS ?? 2);
 const runs = Number(process.env.CHAOS_RUNS ?? 3);
@@ -34,7 +36,7 @@ const outcomes: BackendRun[] = [];
 for (const backend of backends) {
   const t0 = Date.now();
   console.log(`chaos: ${backend}, ${jobs} jobs per scenario, ${runs} run(s), ${kills} kills per run`);
-  outcomes.push(await runBackend({ backend, jobs, kills, runs, network: networkFaults }));
+  outcomes.push(backend === "kafka" ? await runKafka({ events: jobs, runs }) : await runBackend({ backend, jobs, kills, runs, network: networkFaults }));
   console.log(`chaos: ${backend} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 const file = new URL("../../RELIABILITY.md", import.meta.url);

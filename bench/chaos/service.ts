@@ -44,6 +44,8 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
       `[plugin.queue]\nbackend = "${kind}"\nname = "${params.queue}"\nconcurrency = 8\nmax_attempts = 25\n` +
         `visibility_timeout = ${VISIBILITY_TIMEOUT_S}\npoll_interval = ${POLL_INTERVAL_S}\nbackoff_base = 0.2\nmax_payload_bytes = ${MAX_PAYLOAD_BYTES}\nscheduler = true` +
         (url ? `\nurl = "${url}"` : ""),
+      // The clock scenario's ticks in a queue of their own: the stuck count reads the default queue only.
+      `[queues.ticks]\nconcurrency = 2`,
     ].join("\n"),
   );
   await writeFile(path.join(root, "package.json"), JSON.stringify({ name: "chaos-service", private: true, type: "module" }));
@@ -74,7 +76,7 @@ export const effect = task(
 );
 
 // The clock scenario's schedule: each run records its tick and the effects database's time.
-export const tick = task("chaos.tick", { every: { seconds: ${TICK_EVERY_S} } }, async (payload: { scheduled_for: string }) => {
+export const tick = task("chaos.tick", { every: { seconds: ${TICK_EVERY_S} }, queue: "ticks" }, async (payload: { scheduled_for: string }) => {
   await direct.query("INSERT INTO ${params.schema}.chaos_ticks (scheduled_for, pid) VALUES ($1, $2)", [payload.scheduled_for, process.pid]);
 });
 `,
