@@ -30,7 +30,7 @@ export interface BackendRun {
 const DEFAULT_PORT: Record<ChaosBackend, number> = { postgres: 5432, redis: 6379, rabbitmq: 5672, "rabbitmq-cluster": 5672 };
 const ENV_VAR: Record<ChaosBackend, string> = { postgres: "DATABASE_URL", redis: "REDIS_URL", rabbitmq: "AMQP_URL", "rabbitmq-cluster": "AMQP_URL" };
 
-export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number; runs: number; network: NetworkFault[] }): Promise<BackendRun> {
+export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number; runs: number; network: NetworkFault[]; scenarios: string[] }): Promise<BackendRun> {
   const { backend, jobs, kills, runs } = params;
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_chaos_${id}`;
@@ -97,11 +97,12 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
       scenarios.push(r);
       console.log(`chaos: ${backend} / ${what}: lost ${r.lost}, duplicated ${r.duplicated}, runs twice ${r.runsTwice}, stuck ${r.stuck}, ${((Date.now() - t) / 1000).toFixed(1)} s${r.problems.length ? ` — ${r.problems.join("; ")}` : ""}`);
     };
+    const only = (name: string) => params.scenarios.includes(name);
     for (let run = 0; run < runs; run++) {
-      await step("kill -9 worker", () => workerKills(h, jobs, kills));
-      for (const k of engineKills) await step(k.scenario, () => brokerKill(h, jobs, k));
-      await step("clock", () => clockAhead(h, jobs));
-      if (proxies.length > 0) for (const f of params.network) await step(`network ${f}`, () => network(h, jobs, f));
+      if (only("kill")) await step("kill -9 worker", () => workerKills(h, jobs, kills));
+      if (only("engine")) for (const k of engineKills) await step(k.scenario, () => brokerKill(h, jobs, k));
+      if (only("clock")) await step("clock", () => clockAhead(h, jobs));
+      if (only("network") && proxies.length > 0) for (const f of params.network) await step(`network ${f}`, () => network(h, jobs, f));
     }
 
     // Malformed input, straight into the backend, plus a valid job for a task nobody declared (also straight

@@ -6,7 +6,8 @@
  * `kafka`: a broker of the run's own killed with -9 while an inbox-guarded `on` handler consumes CHAOS_JOBS events.
  * Writes RELIABILITY.md at the repository root from what it observed.
  *
- *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_NETWORK=cut,blackhole npm run chaos
+ *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_SCENARIOS=kill,engine,clock,network \
+ *     CHAOS_NETWORK=latency,cut,blackhole,halfclose npm run chaos
  *
  * rabbitmq-cluster (opt-in) runs quorum queues on the loopback three-node cluster (docker/rabbitmq-cluster); its
  * engine kill is a kill -9 of the node every process is connected to; it has no proxy, so no network scenarios.
@@ -28,6 +29,7 @@ const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq,kafka")
 const jobs = Number(process.env.CHAOS_JOBS ?? 2000);
 const kills = Number(process.env.CHAOS_KILLS ?? 2);
 const runs = Number(process.env.CHAOS_RUNS ?? 3);
+const scenarios = (process.env.CHAOS_SCENARIOS ?? "kill,engine,clock,network").split(",").filter(Boolean);
 const networkFaults = (process.env.CHAOS_NETWORK ?? "latency,cut,blackhole,halfclose").split(",").filter(Boolean) as NetworkFault[];
 
 const started = Date.now();
@@ -36,7 +38,7 @@ const outcomes: BackendRun[] = [];
 for (const backend of backends) {
   const t0 = Date.now();
   console.log(`chaos: ${backend}, ${jobs} jobs per scenario, ${runs} run(s), ${kills} kills per run`);
-  outcomes.push(backend === "kafka" ? await runKafka({ events: jobs, runs }) : await runBackend({ backend, jobs, kills, runs, network: networkFaults }));
+  outcomes.push(backend === "kafka" ? await runKafka({ events: jobs, runs }) : await runBackend({ backend, jobs, kills, runs, network: networkFaults, scenarios }));
   console.log(`chaos: ${backend} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 const file = new URL("../../RELIABILITY.md", import.meta.url);

@@ -19,12 +19,13 @@ function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
  * The preferred victim, else the other worker when the preferred one has nothing in hand (a worker may hold
  * the whole rest of a batch in its prefetch buffer while the other idles).
  */
-async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, onlyPreferred = false): Promise<void> {
-  const candidates = onlyPreferred ? [preferred] : [preferred, 1 - preferred];
+async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, onlyPreferred = false): Promise<{ recovery: Promise<void> }> {
   // A kill that lands in the few ms between a handler's check and its commit finds nothing running: it is
   // noted and made again (the victim restarted first); three such misses in a row fail the run.
   for (let attempt = 1; ; attempt++) {
-    for (const i of candidates) await h.workers[i]!.waitRunning();
+    await h.workers[preferred]!.waitRunning();
+    // The other worker is a candidate only while it claims (not while it restarts after an earlier kill).
+    const candidates = onlyPreferred || !h.workers[1 - preferred]!.running ? [preferred] : [preferred, 1 - preferred];
     let victim = h.workers[preferred]!;
     const deadline = Date.now() + 10_000;
     search: while (Date.now() < deadline) {
@@ -38,24 +39,26 @@ async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, on
       await sleep(2);
     }
     const pid = victim.pid!;
+    const before = process.env.CHAOS_DEBUG ? await h.inFlight(pid) : [];
     const at = Date.now();
     victim.kill9();
     // The kill closed its connections: whatever it had not committed is rolled back; what it had is visible.
     await sleep(300);
     const running = await h.inFlight(pid);
+    if (process.env.CHAOS_DEBUG) console.log(`chaos: kill of ${victim.name} pid ${pid}: in flight before ${JSON.stringify(before)}, after ${JSON.stringify(running)}`);
     await sleep(random(0, 300));
     victim.start();
     if (running.length === 0) {
       out.notes.push(`a kill of ${victim.name} found no handler running (made again)`);
       if (attempt < 3) continue;
       out.problems.push(`three kills of ${victim.name} in a row landed while no handler was running in it`);
-      return;
+      return { recovery: Promise.resolve() };
     }
     out.notes.push(`${victim.name} killed with ${running.length} handler(s) running`);
-    // Recovery: until every job that was running in the killed process has committed its effect elsewhere
-    // (its lease expired, or the broker requeued it when the connection dropped).
-    out.recoveryMs.push(await h.doneAfter(running, at));
-    return;
+    // Recovery, timed in the background while the batch goes on (the next kill must land in it too): until
+    // every job that was running in the killed process has committed its effect elsewhere (its lease expired,
+    // or the broker requeued it when the connection dropped).
+    return { recovery: h.doneAfter(running, at).then((ms) => void out.recoveryMs.push(ms)) };
   }
 }
 
@@ -64,10 +67,12 @@ export async function workerKills(h: Harness, jobs: number, kills: number): Prom
   const r = h.range(jobs);
   await h.enqueue(r);
   const t0 = Date.now();
+  const recoveries: Array<Promise<void>> = [];
   for (let k = 0; k < kills; k++) {
     await h.waitFinished(r, ((k + 1) / (kills + 2)) * jobs, t0);
-    await killMidJob(h, k % 2, out);
+    recoveries.push((await killMidJob(h, k % 2, out)).recovery);
   }
+  await Promise.all(recoveries);
   Object.assign(out, merge(out, await h.settle(r, t0)));
   return out;
 }
@@ -146,7 +151,7 @@ export async function clockAhead(h: Harness, jobs: number): Promise<ScenarioResu
   const t0 = Date.now();
   await h.waitFinished(r, jobs / 2, t0);
   const before = await h.settleRunsTwice(r);
-  await killMidJob(h, 1, out, true);
+  await (await killMidJob(h, 1, out, true)).recovery;
   const lease = out.recoveryMs.at(-1)!;
   if (lease > (VISIBILITY_TIMEOUT_S + 4) * 1000) out.problems.push(`the skewed worker's jobs came back after ${(lease / 1000).toFixed(1)} s, not within the ${VISIBILITY_TIMEOUT_S} s lease`);
   Object.assign(out, merge(out, await h.settle(r, t0)));
