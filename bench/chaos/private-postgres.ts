@@ -9,10 +9,10 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 
@@ -29,17 +29,6 @@ function binDir(): string {
   } catch {
     throw new Error("chaos: pg_config is not on PATH; install the PostgreSQL server package (it brings initdb and pg_ctl)");
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {

@@ -1,6 +1,7 @@
 /**
  * A throwaway service root for one chaos run: jfast.toml for the backend under test, one module whose task
- * records its effect in PostgreSQL inside its TaskSession, guarded by the inbox (idempotentOn → claimOnce).
+ * records "started" on its own and its effect ("finished") in PostgreSQL inside its TaskSession, guarded by the
+ * inbox (idempotentOn → claimOnce), and a recurring task for the clock scenario.
  * node_modules is linked in so the module and the CLI resolve the same @jfast/runtime.
  */
 import { mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
