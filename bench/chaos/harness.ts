@@ -68,9 +68,10 @@ export class Harness {
     return r;
   }
 
-  async enqueue(r: Range): Promise<void> {
+  /** `ms`: how long each handler takes (±50%); by default 5–40 ms. */
+  async enqueue(r: Range, ms?: number): Promise<void> {
     for (let i = r.from; i < r.to; i += 500) {
-      await this.queue.enqueue(Array.from({ length: Math.min(500, r.to - i) }, (_, k) => new Job({ task: "chaos.effect", payload: { n: i + k } })));
+      await this.queue.enqueue(Array.from({ length: Math.min(500, r.to - i) }, (_, k) => new Job({ task: "chaos.effect", payload: ms === undefined ? { n: i + k } : { n: i + k, ms } })));
     }
   }
 

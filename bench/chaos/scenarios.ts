@@ -9,6 +9,8 @@ import { TICK_EVERY_S, VISIBILITY_TIMEOUT_S } from "./service.js";
 
 const CLOCK_PRELOAD = new URL("./clock-ahead.mjs", import.meta.url).href;
 export const CLOCK_SHIFT_MS = 30_000;
+/** Handlers of the batches a worker is killed in take about this long: the batch lasts, a kill lands mid-job. */
+const KILL_HANDLER_MS = 80;
 
 function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
   return { backend: h.backend, scenario, jobs, lost: 0, duplicated: 0, runsTwice: 0, stuck: 0, recoveryMs: [], notes: [], problems: [], findings: [] };
@@ -19,7 +21,7 @@ function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
  * The preferred victim, else the other worker when the preferred one has nothing in hand (a worker may hold
  * the whole rest of a batch in its prefetch buffer while the other idles).
  */
-async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, onlyPreferred = false): Promise<{ recovery: Promise<void> }> {
+async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, drained: () => Promise<boolean>, onlyPreferred = false): Promise<{ recovery: Promise<void> }> {
   // A kill that lands in the few ms between a handler's check and its commit finds nothing running: it is
   // noted and made again (the victim restarted first); three such misses in a row fail the run.
   for (let attempt = 1; ; attempt++) {
@@ -28,7 +30,7 @@ async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, on
     const candidates = onlyPreferred || !h.workers[1 - preferred]!.running ? [preferred] : [preferred, 1 - preferred];
     let victim = h.workers[preferred]!;
     const deadline = Date.now() + 10_000;
-    search: while (Date.now() < deadline) {
+    search: while (Date.now() < deadline && !(await drained())) {
       for (const i of candidates) {
         const w = h.workers[i]!;
         if (w.pid !== null && (await h.inFlight(w.pid)).length > 0) {
@@ -48,6 +50,10 @@ async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, on
     if (process.env.CHAOS_DEBUG) console.log(`chaos: kill of ${victim.name} pid ${pid}: in flight before ${JSON.stringify(before)}, after ${JSON.stringify(running)}`);
     await sleep(random(0, 300));
     victim.start();
+    if (running.length === 0 && (await drained())) {
+      out.problems.push(`the batch had drained before the kill of ${victim.name} could land mid-job: raise CHAOS_JOBS`);
+      return { recovery: Promise.resolve() };
+    }
     if (running.length === 0) {
       out.notes.push(`a kill of ${victim.name} found no handler running (made again)`);
       if (attempt < 3) continue;
@@ -65,12 +71,13 @@ async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, on
 export async function workerKills(h: Harness, jobs: number, kills: number): Promise<ScenarioResult> {
   const out = result(h, "kill -9 worker mid-job", jobs);
   const r = h.range(jobs);
-  await h.enqueue(r);
+  await h.enqueue(r, KILL_HANDLER_MS);
   const t0 = Date.now();
+  const drained = async () => (await h.finished(r)) >= jobs;
   const recoveries: Array<Promise<void>> = [];
   for (let k = 0; k < kills; k++) {
     await h.waitFinished(r, ((k + 1) / (kills + 2)) * jobs, t0);
-    recoveries.push((await killMidJob(h, k % 2, out)).recovery);
+    recoveries.push((await killMidJob(h, k % 2, out, drained)).recovery);
   }
   await Promise.all(recoveries);
   Object.assign(out, merge(out, await h.settle(r, t0)));
@@ -147,11 +154,11 @@ export async function clockAhead(h: Harness, jobs: number): Promise<ScenarioResu
   await b.waitRunning();
   const since = new Date();
   const r = h.range(jobs);
-  await h.enqueue(r);
+  await h.enqueue(r, KILL_HANDLER_MS);
   const t0 = Date.now();
   await h.waitFinished(r, jobs / 2, t0);
   const before = await h.settleRunsTwice(r);
-  await (await killMidJob(h, 1, out, true)).recovery;
+  await (await killMidJob(h, 1, out, async () => (await h.finished(r)) >= jobs, true)).recovery;
   const lease = out.recoveryMs.at(-1)!;
   if (lease > (VISIBILITY_TIMEOUT_S + 4) * 1000) out.problems.push(`the skewed worker's jobs came back after ${(lease / 1000).toFixed(1)} s, not within the ${VISIBILITY_TIMEOUT_S} s lease`);
   Object.assign(out, merge(out, await h.settle(r, t0)));

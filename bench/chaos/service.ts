@@ -67,11 +67,12 @@ direct.on("error", () => undefined);
 // skips the body; a run killed before its commit leaves a "started" row only and runs again.
 export const effect = task(
   "chaos.effect",
-  { session: true, idempotentOn: (p: { n: number }) => p.n },
-  async (payload: { n: number }, { session }: { session: any }) => {
+  { session: true, idempotentOn: (p: { n: number; ms?: number }) => p.n },
+  async (payload: { n: number; ms?: number }, { session }: { session: any }) => {
     const run = randomUUID();
     await direct.query("INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES ($1, $2, $3, 'started')", [payload.n, process.pid, run]);
-    await new Promise((r) => setTimeout(r, 2 + Math.random() * 18));
+    // The kill scenarios ask for longer handlers (payload.ms): a batch that lasts, and wide windows mid-job.
+    await new Promise((r) => setTimeout(r, payload.ms !== undefined ? payload.ms * (0.5 + Math.random()) : 5 + Math.random() * 35));
     await session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES (\${payload.n}, \${process.pid}, \${run}, 'finished')\`);
   },
 );
