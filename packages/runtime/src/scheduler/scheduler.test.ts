@@ -82,6 +82,28 @@ describe("Scheduler", () => {
     expect(queue.jobs.size).toBe(1);
   });
 
+  it("keeps to the store's clock: a process 30 s ahead neither fires a tick early nor claims ahead of the others", async () => {
+    const store = { t: Date.parse("2024-06-01T09:59:00Z") };
+    // This process's clock runs 30 s ahead of the store's (its host lost NTP).
+    const clock = new FakeClock(store.t + 30_000);
+    const queue = fakeQueue();
+    const memory = createMemoryScheduleStore({ enqueue: queue.enqueue, now: () => store.t });
+    const withServerTime: ScheduleStore = { ...memory, kind: "postgres", serverTime: async () => store.t };
+    const s = scheduler({ clock, store: withServerTime, schedules: [hourly()] });
+    await s.runPass();
+    // 09:59:45 by the store, 10:00:15 by this process: the 10:00 tick is not due yet.
+    store.t = Date.parse("2024-06-01T09:59:45Z");
+    clock.set(new Date(store.t + 30_000).toISOString());
+    const wakeAt = await s.runPass();
+    expect(queue.jobs.size).toBe(0);
+    // It wakes at 10:00 by the store's clock (10:00:30 by its own).
+    expect(new Date(wakeAt).toISOString()).toBe("2024-06-01T10:00:00.000Z");
+    store.t = Date.parse("2024-06-01T10:00:01Z");
+    clock.set(new Date(store.t + 30_000).toISOString());
+    await s.runPass();
+    expect(queue.scheduledFor()).toEqual(["2024-06-01T10:00:00.000Z"]);
+  });
+
   it("after downtime fires only the most recent missed tick, once", async () => {
     const clock = new FakeClock(Date.parse("2024-06-01T09:59:00Z"));
     const queue = fakeQueue();

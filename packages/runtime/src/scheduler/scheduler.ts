@@ -4,6 +4,11 @@ import type { ScheduleStore } from "./stores/schedule-store.js";
 import { tickJob } from "./tick-job.js";
 import { describeTrigger, nextTick, previousTick } from "./trigger.js";
 
+/** How often the scheduler measures its clock against the store's. */
+const CLOCK_SYNC_MS = 10_000;
+/** A difference from the store's clock worth a warning (NTP keeps hosts within milliseconds). */
+const SKEW_WARN_MS = 2_000;
+
 /** Time as the scheduler sees it; tests drive a fake one. */
 export interface SchedulerClock {
   now(): number;
@@ -101,6 +106,10 @@ export class Scheduler {
   private failing = false;
   private abort: AbortController | null = null;
   private loop: Promise<void> | null = null;
+  /** The store's clock minus this process's (ms), measured at most every CLOCK_SYNC_MS; 0 until measured. */
+  private offset = 0;
+  private offsetReadAt: number | null = null;
+  private warnedSkew = false;
 
   constructor(options: SchedulerOptions) {
     this.schedules = options.schedules;
@@ -112,10 +121,46 @@ export class Scheduler {
     this.retryMs = options.retryMs ?? 5_000;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
     this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
-    this.startedAt = this.clock.now();
+    this.startedAt = this.now();
     for (const schedule of this.schedules) {
       // nextTick is known before the first pass so that /ready can show it at once.
       this.states.set(schedule.name, { lastTick: null, nextTick: nextTick(schedule.trigger, this.startedAt), lastError: null, skipped: null, recent: null });
+    }
+  }
+
+  /** Now, by the store's clock (this process's clock corrected by the measured offset). */
+  private now(): number {
+    return this.clock.now() + this.offset;
+  }
+
+  /**
+   * Measures how far this process's clock is from the store's (half the round trip taken off), so that ticks
+   * are due by the time every replica shares. A failure keeps the last offset: the pass that follows reads the
+   * same store and reports it.
+   */
+  private async followStoreClock(): Promise<void> {
+    if (!this.store.serverTime) return;
+    const local = this.clock.now();
+    if (this.offsetReadAt !== null && local - this.offsetReadAt < CLOCK_SYNC_MS) return;
+    let server: number;
+    try {
+      server = await this.store.serverTime();
+    } catch {
+      return;
+    }
+    const after = this.clock.now();
+    if (!Number.isFinite(server)) return;
+    const offset = server - (local + after) / 2;
+    // The first measurement moves the start too: a new schedule's first tick is the first after the start by the store's clock.
+    if (this.offsetReadAt === null) this.startedAt += offset - this.offset;
+    this.offset = offset;
+    this.offsetReadAt = after;
+    if (Math.abs(offset) > SKEW_WARN_MS && !this.warnedSkew) {
+      this.warnedSkew = true;
+      this.logger.warn(
+        `this process's clock is ${(Math.abs(offset) / 1000).toFixed(1)} s ${offset < 0 ? "ahead of" : "behind"} the schedule store's; the scheduler keeps to the store's clock (jfast docs scheduler#clocks)`,
+        { offset_ms: Math.round(offset) },
+      );
     }
   }
 
@@ -125,7 +170,7 @@ export class Scheduler {
 
   start(): void {
     if (this.loop) return;
-    this.startedAt = this.clock.now();
+    this.startedAt = this.now();
     const abort = new AbortController();
     this.abort = abort;
     this.loop = this.run(abort.signal);
@@ -146,7 +191,8 @@ export class Scheduler {
    * The loop calls it; tests call it directly with a fake clock.
    */
   async runPass(): Promise<number> {
-    const now = this.clock.now();
+    await this.followStoreClock();
+    const now = this.now();
     let errors = 0;
     let lastTicks: Map<string, number>;
     try {
@@ -279,11 +325,11 @@ export class Scheduler {
       try {
         wakeAt = await this.runPass();
       } catch (error) {
-        this.recordError(error, this.clock.now());
-        wakeAt = this.clock.now() + this.retryMs;
+        this.recordError(error, this.now());
+        wakeAt = this.now() + this.retryMs;
       }
       if (signal.aborted) break;
-      const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - this.clock.now()));
+      const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - this.now()));
       await this.clock.sleep(delay, signal);
     }
   }

@@ -30,6 +30,10 @@ export function createPostgresScheduleStore(params: {
       const rows = await db.query<{ name: string; tick_ms: number }>(SQL.lastTicks, [names]);
       return new Map(rows.map((r) => [r.name, Number(r.tick_ms)]));
     },
+    async serverTime() {
+      const [row] = await db.query<{ now_ms: number | string }>("SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now_ms");
+      return Number(row?.now_ms);
+    },
     async claim({ name, tick, job }) {
       const at = new Date(tick).toISOString();
       if (enqueueWithin) {

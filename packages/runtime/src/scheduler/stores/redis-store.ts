@@ -58,6 +58,15 @@ export function createRedisScheduleStore(params: {
   return {
     kind: "redis",
     keys,
+    async serverTime() {
+      let time: [string, string];
+      try {
+        time = (await redis.time()) as unknown as [string, string];
+      } catch (error) {
+        throw translate(error, "read the server's time", params.url);
+      }
+      return Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    },
     async lastTicks({ names }) {
       if (names.length === 0) return new Map();
       let values: (string | null)[];

@@ -23,6 +23,12 @@ export interface ScheduleStore {
   tickClaims(params: { name: string; from: number; to: number }): Promise<TickClaims>;
   /** Deletes claims made before `before` (epoch ms), keeping each schedule's last. Returns how many went. */
   prune(params: { before: number }): Promise<number>;
+  /**
+   * The store's clock (epoch ms): the time every replica's ticks are due by, so that a process whose own clock
+   * is off neither fires ticks early nor claims ticks ahead of the others (docs/scheduler.md#clocks). Absent: the
+   * store lives in the process (memory), whose clock is the reference.
+   */
+  serverTime?(): Promise<number>;
   close(): Promise<void>;
 }
 
