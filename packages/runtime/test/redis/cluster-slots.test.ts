@@ -4,6 +4,7 @@ import { SCRIPT_NAMES, type ScriptName } from "../../src/backends/redis/scripts.
 import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
 import type { SlotOffer } from "../../src/core/queue-backend.js";
 import type { Job } from "../../src/core/job.js";
+import { RetainedState } from "../../src/core/retention.js";
 import { makeJob, sleep } from "../conformance/harness.js";
 import { dropQueue, openBackend, rawClient, uniqueQueue } from "./redis-test-env.js";
 import { redisCluster } from "./redis-cluster-env.js";
@@ -114,6 +115,13 @@ describe("redis cluster: one slot per queue", () => {
       if (first) await backend.complete({ workerId: worker, job: first });
       await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
       await backend.limitUsage({ task: "slots.limited" });
+      // The pruner: its lease, then a batch of each retained state.
+      expect(await backend.claimPruner({ owner: "slots-pruner", ttlMs: 10_000 })).toBe(true);
+      for (const state of [RetainedState.completed, RetainedState.dead, RetainedState.cancelled]) {
+        await backend.prune({ state, select: { before: new Date(Date.now() + 60_000) }, limit: 10 });
+      }
+      await backend.prune({ state: RetainedState.completed, select: { keepNewest: 0 }, limit: 10 });
+      await backend.releasePruner({ owner: "slots-pruner" });
       // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
       await backend.sweep();
       await backend.close();
