@@ -104,16 +104,19 @@ async function killPrimaryMidDrain(params: { waitReplicas: number; replicaLagMs:
     let enqueueErrors = 0;
     let lastAck = Date.now();
     let outage = 0;
-    const started = Date.now();
     let promotedAt = 0;
     let restarted = false;
-    // Batches of 10 every 10 ms, faster than the workers drain, so a backlog waits when the kill comes one second
-    // in; a failed batch is sent again (same ids: enqueue is idempotent), as a caller such as the outbox relay does.
+    let cutAt = 0;
+    // Batches of 10 every 10 ms, faster than the workers drain, so a backlog waits when the kill comes (at batch
+    // 40, or replicaLagMs after the link was cut there): the kill is tied to the batches, not to the clock, so a
+    // fast machine cannot finish every batch before it. A failed batch is sent again (same ids: enqueue is
+    // idempotent), as a caller such as the outbox relay does.
     for (let batch = 0; batch < 100; batch++) {
       const jobs = Array.from({ length: 10 }, (_, i) => makeJob({ task: "crash.effect", payload: { batch, i }, maxAttempts: 10 }));
       for (;;) {
-        if (replicaLagMs > 0 && !linkCut && Date.now() - started > 1000 - replicaLagMs) {
+        if (replicaLagMs > 0 && !linkCut && batch >= 40) {
           linkCut = true;
+          cutAt = Date.now();
           const admin = node(primary);
           await admin.connect();
           await admin.config("SET", "requirepass", randomUUID());
@@ -121,7 +124,7 @@ async function killPrimaryMidDrain(params: { waitReplicas: number; replicaLagMs:
           await admin.call("CLIENT", "KILL", "TYPE", "replica");
           admin.disconnect();
         }
-        if (!killedAt && Date.now() - started > 1000) {
+        if (!killedAt && batch >= 40 && (replicaLagMs === 0 || (cutAt > 0 && Date.now() - cutAt >= replicaLagMs))) {
           killedAt = Date.now();
           process.kill(pidOf(primary), "SIGKILL");
         }
@@ -144,8 +147,20 @@ async function killPrimaryMidDrain(params: { waitReplicas: number; replicaLagMs:
       }
       await sleep(10);
     }
+    // Fewer than replicaLagMs' worth of batches after the cut: the kill comes now.
+    if (!killedAt) {
+      if (replicaLagMs > 0) await sleep(Math.max(0, replicaLagMs - (Date.now() - cutAt)));
+      killedAt = Date.now();
+      process.kill(pidOf(primary), "SIGKILL");
+    }
     if (!promotedAt) {
-      await until("the replica to be promoted", async () => (await role(replica)) === "master", 30_000);
+      await until("the replica to be promoted", async () => (await role(replica)) === "master", 30_000).catch(async (error: Error) => {
+        // What the replica knows of the cluster says why it did not take over (no majority, data too old, ...).
+        const client = node(replica);
+        const nodes = await client.connect().then(() => client.cluster("NODES")).catch((e: Error) => e.message);
+        client.disconnect();
+        throw new Error(`${error.message}; the replica (${replica}) sees:\n${String(nodes)}`);
+      });
       promotedAt = Date.now();
     }
     if (!restarted) startClusterNode(primary);
