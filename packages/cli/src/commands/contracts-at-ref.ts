@@ -89,7 +89,8 @@ function git(args: readonly string[], cwd: string, input?: string): Promise<Buff
     const out: Buffer[] = [];
     let err = "";
     child.stdout!.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr!.on("data", (chunk: Buffer) => (err += chunk));
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => (err += chunk));
     child.on("error", (error) =>
       reject(
         (error as NodeJS.ErrnoException).code === "ENOENT"

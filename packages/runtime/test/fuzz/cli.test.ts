@@ -23,8 +23,12 @@ function jfast(root: string, args: string[]): Promise<{ code: number | null; std
   const child = spawn(process.execPath, [JFAST_BIN, ...args, "--root", root], { cwd: root, env: { ...process.env, JFAST_DEBUG: "" }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
+  // Decoded as a stream: a character whose UTF-8 bytes straddle two chunks stays one character (decoding chunk
+  // by chunk turned an astral character split across a pipe read into replacement characters).
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.on("data", (chunk: string) => (stderr += chunk));
   const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
   return new Promise((resolve) =>
     child.on("close", (code) => {
