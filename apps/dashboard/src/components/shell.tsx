@@ -26,7 +26,9 @@ export function Shell({ children }: { children: ReactNode }) {
       <nav className="nav" aria-label="Main">
         <div className="brand">jfast</div>
         {PAGES.map((page) => (
-          <Link key={page.href} href={page.href} aria-current={path === page.href ? "page" : undefined}>
+          // No prefetch: every page renders with its data on the server, and prefetching them all on each load
+          // would ask each service for every page's data while this page waits for its own.
+          <Link key={page.href} href={page.href} prefetch={false} aria-current={path === page.href ? "page" : undefined}>
             {page.label}
           </Link>
         ))}

@@ -8,6 +8,7 @@ import { EmptyState } from "~/components/empty-state";
 import { Sparkline } from "~/components/sparkline";
 import { isMissingProcedure } from "~/trpc/errors";
 import { useServiceTRPC, useServices } from "~/trpc/provider";
+import { THROUGHPUT_MINUTES } from "./throughput";
 
 export interface InitialOverview {
   service: string;
@@ -95,7 +96,6 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
   );
 }
 
-const THROUGHPUT_MINUTES = 60;
 
 /** Jobs processed, failed and dead per minute over the last hour (stored by the service, so it survives restarts). */
 function Throughput({ service }: { service: string }) {

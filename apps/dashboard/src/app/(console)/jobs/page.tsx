@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { WithFirstData } from "~/server/prefetch";
 import { JobSearch } from "./job-search";
 
 export const dynamic = "force-dynamic";
@@ -11,7 +12,10 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
       <p>
         <Link href="/jobs/states">Browse jobs by state</Link>: ready, scheduled, running, completed, dead and cancelled, with cancel, run now and delete.
       </p>
-      <JobSearch initial={{ id: id ?? "", tenant: tenant ?? "" }} />
+      {/* The task names the search suggests come with the HTML. */}
+      <WithFirstData queries={(trpc) => [trpc.overview.tasks.queryOptions()]}>
+        <JobSearch initial={{ id: id ?? "", tenant: tenant ?? "" }} />
+      </WithFirstData>
     </>
   );
 }

@@ -1,3 +1,4 @@
+import { WithFirstData } from "~/server/prefetch";
 import { Queues } from "./queues";
 
 export const dynamic = "force-dynamic";
@@ -7,7 +8,10 @@ export default async function QueuesPage({ searchParams }: { searchParams: Promi
   return (
     <>
       <h1>Queues</h1>
-      <Queues initialTenant={tenant ?? ""} />
+      {/* The depths per task (the same input the page asks with) and the token's role come with the HTML. */}
+      <WithFirstData queries={(trpc) => [trpc.queues.list.queryOptions(tenant ? { tenant } : undefined), trpc.overview.whoami.queryOptions()]}>
+        <Queues initialTenant={tenant ?? ""} />
+      </WithFirstData>
     </>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 import { useQueries } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { Badge } from "~/components/badge";
 import { Card } from "~/components/card";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
@@ -11,8 +12,15 @@ export default function SchedulesPage() {
   const services = useServices();
   const trpc = useTRPC();
   const queries = useQueries({ queries: services.map((s) => trpc(s).schedules.list.queryOptions({ count: 3 })) });
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+  // The viewer's zone is the browser's: the server renders the page (with its data) without it, and it is
+  // filled in once the page runs in the browser.
+  const [local, setLocal] = useState<{ zone: string; format: Intl.DateTimeFormat } | null>(null);
+  useEffect(() => {
+    setLocal({
+      zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      format: new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" }),
+    });
+  }, []);
   return (
     <>
       <h1>Schedules</h1>
@@ -39,7 +47,11 @@ export default function SchedulesPage() {
                       { key: "expr", header: "Expression", cell: (r) => <code>{r.expression}</code> },
                       { key: "zone", header: "Zone", cell: (r) => r.timezone },
                       { key: "next", header: "Next ticks (UTC)", cell: (r) => r.nextTicks.map((t) => <div key={t} className="nowrap" data-tick={t}><time dateTime={t}>{t.replace(".000Z", "Z")}</time></div>) },
-                      { key: "local", header: `In your zone (${zone})`, cell: (r) => r.nextTicks.map((t) => <div key={t} className="nowrap" data-local-tick={t}>{local.format(new Date(t))}</div>) },
+                      {
+                        key: "local",
+                        header: local ? `In your zone (${local.zone})` : "In your zone",
+                        cell: (r) => (local ? r.nextTicks.map((t) => <div key={t} className="nowrap" data-local-tick={t}>{local.format.format(new Date(t))}</div>) : <span className="muted">…</span>),
+                      },
                       { key: "last", header: "Last tick", cell: (r) => <RelativeTime iso={r.lastTickAt} /> },
                       { key: "error", header: "Last error", cell: (r) => (r.lastError ? <span className="error-text">{r.lastError}</span> : <span className="muted">—</span>) },
                     ]}
