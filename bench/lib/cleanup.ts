@@ -3,8 +3,8 @@ import amqp from "amqplib";
 import { Redis } from "ioredis";
 import { services } from "./subject.js";
 
-export async function dropRedisKeys(pattern: string): Promise<void> {
-  const redis = new Redis(services.redis);
+export async function dropRedisKeys(pattern: string, url = services.redis): Promise<void> {
+  const redis = new Redis(url);
   try {
     let cursor = "0";
     do {

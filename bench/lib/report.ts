@@ -16,9 +16,30 @@ export interface RunResult {
   rssMb: number;
 }
 
-const GROUPS = [
-  { backend: "PostgreSQL", jfast: ["jfast-postgres", "jfast-postgres@node20", "jfast-postgres-kept"], peers: ["graphile-worker", "pg-boss"], ceiling: "postgres" as const },
-  { backend: "Redis", jfast: ["jfast-redis", "jfast-redis@node20"], peers: ["bullmq"], ceiling: "redis" as const },
+/** The AOF rows (a private Redis with an append-only file) are compared with each other only, the others likewise. */
+const aof = (subject: string) => subject.endsWith("-aof");
+
+const GROUPS: Array<{
+  backend: string;
+  jfast: string[];
+  peers: string[];
+  ceiling: "postgres" | "redis" | null;
+  /** Which jfast row a peer's ratios are taken against: like with like. Default: every pair. */
+  comparable?: (ours: string, peer: string) => boolean;
+}> = [
+  {
+    backend: "PostgreSQL",
+    jfast: ["jfast-postgres", "jfast-postgres@node20", "jfast-postgres-kept", "jfast-postgres-sync"],
+    peers: ["graphile-worker", "pg-boss"],
+    ceiling: "postgres",
+  },
+  {
+    backend: "Redis",
+    jfast: ["jfast-redis", "jfast-redis@node20", "jfast-redis-aof"],
+    peers: ["bullmq", "bullmq-aof"],
+    ceiling: "redis",
+    comparable: (ours, peer) => aof(ours) === aof(peer),
+  },
   { backend: "RabbitMQ", jfast: ["jfast-rabbitmq"], peers: ["amqplib", "amqplib-prefetch"], ceiling: null },
 ];
 
@@ -26,6 +47,7 @@ const GROUPS = [
 const TARGETS: Record<string, string> = {
   "graphile-worker": "target: c=1, c=10 and enqueue ≥ 1.5×, pickup p50 enqueued elsewhere ≤ 2.0 ms",
   bullmq: "target: c=10 and enqueue ≥ 1.5×, pickup p50 enqueued elsewhere ≤ 1.0 ms",
+  "bullmq-aof": "no target: both on a private Redis with appendonly yes, appendfsync everysec, to show what persistence costs each",
   amqplib: "target: enqueue ≥ 0.7× of raw amqplib with publisher confirms",
   "amqplib-prefetch": "no target: the same raw client with the broker pushing 1 000 ahead, for comparison with jfast's push-ahead",
 };
@@ -51,7 +73,7 @@ function values(results: RunResult[], subject: string, metric: Metric): number[]
 
 export function renderReport(params: {
   results: RunResult[];
-  ceilings: { postgres: string; redis: string } | null;
+  ceilings: { postgres: string[]; redis: string[] } | null;
   machine: string;
   loadBefore: string;
   loadAfter: string;
@@ -69,17 +91,28 @@ export function renderReport(params: {
     "across machines or runs.",
     "",
     `Workload: ${env.jobs} no-op jobs enqueued in bulk, then processed by one worker at concurrency 1, enqueued again and`,
-    `processed at concurrency 10; ${env.pickups} single jobs into an idle worker (enqueue call → handler start, 20 ms apart;`,
-    "enqueued in the worker's process, and for jfast on PostgreSQL also by a second instance with its own connections,",
-    "since a job enqueued next to an idle jfast worker is handed over in memory: docs/postgres.md#in-process-hand-off),",
-    `then the same after ${env.dead} dead rows were added to the queue's table (PostgreSQL subjects only). Each figure is`,
-    `the median of ${env.runs} runs, (min–max) in brackets; every run is a fresh process, and its peak RSS covers the`,
-    "enqueuing and the worker together.",
+    `processed at concurrency 10; ${env.pickups} single jobs into an idle worker (enqueue call → handler start, 20 ms apart),`,
+    "enqueued in the worker's process (\"pickup\"), and for jfast on PostgreSQL and on Redis also by a second instance with",
+    "its own connections (\"enqueued elsewhere\"): a job enqueued next to an idle jfast worker is handed over in memory",
+    "(docs/postgres.md#in-process-hand-off, docs/redis.md#in-process-hand-off), one from elsewhere is claimed through the",
+    "store. A peer's job always reaches its worker through the store (BullMQ's Queue and Worker, for one, have",
+    "connections of their own), so its ratio in that column is taken against its own pickup; its cell there stays empty.",
+    `Then ${env.dead} dead rows are added to the queue's table (PostgreSQL subjects only) and the pickup measured again`,
+    "(\"100k dead\"), for jfast with jobs enqueued by the second instance, so that the worker claims each one through the",
+    `table past the dead rows. Each figure is the median of ${env.runs} runs, (min–max) in brackets; every run is a fresh`,
+    "process, and its peak RSS covers the enqueuing and the worker together.",
+    "",
+    "The Settings lines under each table say what each subject runs with, including",
+    "the server's durability settings: jfast's PostgreSQL claim commits with synchronous_commit off unless",
+    "`durable_claims = true` (the row \"synchronous_commit on\"); the shared Redis runs without persistence, and the rows",
+    "marked \"AOF everysec\" run on a private redis-server the bench starts with `--appendonly yes --appendfsync everysec`.",
+    "The pgbench lines are references, not ceilings: jfast and its peers batch claims and completions.",
     "",
     "To rerun (services as in docker/: PostgreSQL, Redis, RabbitMQ on their default ports, or DATABASE_URL, REDIS_URL,",
     "AMQP_URL): `npm ci && npm run bench`. `BENCH_JOBS` (default 20000), `BENCH_RUNS` (3), `BENCH_PICKUPS` (200),",
     "`BENCH_DEAD` (100000), `BENCH_ONLY=jfast-redis,bullmq` (a subset), `BENCH_CEILINGS=0` (skip pgbench and",
-    "redis-benchmark). One subject by hand: `cd bench && npx tsx run-subject.ts jfast-postgres`.",
+    "redis-benchmark). The AOF rows need `redis-server` on the PATH. One subject by hand:",
+    "`cd bench && npx tsx run-subject.ts jfast-postgres`.",
     "",
   ];
   for (const group of GROUPS) {
@@ -94,6 +127,7 @@ export function renderReport(params: {
     for (const ours of group.jfast) {
       for (const peer of group.peers) {
         if (!present.includes(peer) || !present.includes(ours)) continue;
+        if (group.comparable && !group.comparable(ours, peer)) continue;
         const ratios = COLUMNS.map((c) => {
           const mine = median(values(results, ours, c.metric));
           const theirs = median(values(results, peer, c.peer ?? c.metric));
@@ -112,7 +146,7 @@ export function renderReport(params: {
       const r = results.find((x) => x.subject === subject)!;
       lines.push(`- ${r.label}: ${r.settings}`);
     }
-    if (group.ceiling && params.ceilings) lines.push(`- ceiling: ${params.ceilings[group.ceiling]}`);
+    if (group.ceiling && params.ceilings) for (const line of params.ceilings[group.ceiling]) lines.push(`- ${line}`);
     lines.push("");
   }
   lines.push(readFileSync(new URL("../analysis.md", import.meta.url), "utf8").trim(), "");

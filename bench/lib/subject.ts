@@ -17,8 +17,10 @@ export interface Subject {
   pickupOne(): Promise<number>;
   /**
    * The same pickup for a job enqueued by another client of the same queue (a second instance with its own
-   * connections), where that differs from `pickupOne`: jfast on PostgreSQL hands a job enqueued in the idle
-   * worker's own process over in memory (docs/postgres.md#in-process-hand-off).
+   * connections), where that differs from `pickupOne`: jfast on PostgreSQL and on Redis hands a job enqueued in
+   * the idle worker's own process over in memory (docs/postgres.md#in-process-hand-off,
+   * docs/redis.md#in-process-hand-off). The pickup after `fillDead` is measured this way too, so that the job is
+   * claimed past the dead rows.
    */
   pickupOneElsewhere?(): Promise<number>;
   stopIdle(): Promise<void>;

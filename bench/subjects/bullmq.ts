@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { dropRedisKeys } from "../lib/cleanup.js";
+import { redisPersistence } from "../lib/server-settings.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
@@ -10,9 +11,16 @@ const version = packageVersion("bullmq");
 const CHUNK = 5000;
 const jobOptions = { removeOnComplete: true, removeOnFail: true };
 
-export function bullmqSubject(): Subject {
+/**
+ * `redis`: another server than the shared one (a private one with persistence), and what the label adds for it.
+ * The Queue that enqueues and each Worker have connections of their own, so a job reaches the Worker through
+ * Redis whoever enqueues it: its pickup is already the pickup of a job enqueued elsewhere.
+ */
+export function bullmqSubject(options: { redis?: { url: string; label: string } } = {}): Subject {
   const prefix = `bullbench${randomBytes(4).toString("hex")}`;
-  const connection = () => new Redis(services.redis, { maxRetriesPerRequest: null });
+  const url = options.redis?.url ?? services.redis;
+  let persistence = "";
+  const connection = () => new Redis(url, { maxRetriesPerRequest: null });
   let queue: Queue;
   let idle: Worker | null = null;
   const start = async (concurrency: number) => {
@@ -21,9 +29,12 @@ export function bullmqSubject(): Subject {
     return worker;
   };
   return {
-    label: `BullMQ ${version}`,
-    settings: "removeOnComplete, addBulk, one Worker",
+    label: `BullMQ ${version}${options.redis ? `, ${options.redis.label}` : ""}`,
+    get settings() {
+      return `removeOnComplete, addBulk, one Worker, the Queue on a connection of its own, ${persistence}`;
+    },
     async setup() {
+      persistence = await redisPersistence(url);
       queue = new Queue("noop", { connection: connection(), prefix });
       await queue.waitUntilReady();
     },
@@ -48,7 +59,7 @@ export function bullmqSubject(): Subject {
     },
     async teardown() {
       await queue?.close();
-      await dropRedisKeys(`${prefix}:*`);
+      await dropRedisKeys(`${prefix}:*`, url);
     },
   };
 }

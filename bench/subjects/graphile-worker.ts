@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from "graphile-worker";
+import { pgSynchronousCommit } from "../lib/server-settings.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
@@ -12,6 +13,7 @@ export function graphileSubject(): Subject {
   const schema = `gw_bench_${randomBytes(4).toString("hex")}`;
   let utils: WorkerUtils;
   let idle: Runner | null = null;
+  let synchronousCommit = "";
   const start = (concurrency: number) =>
     run({
       connectionString: services.postgres,
@@ -32,8 +34,11 @@ export function graphileSubject(): Subject {
     });
   return {
     label: `graphile-worker ${version}`,
-    settings: "localQueue.size 500, completeJobBatchDelay 0 (batched completions), LISTEN/NOTIFY, maxPoolSize 12",
+    get settings() {
+      return `localQueue.size 500, completeJobBatchDelay 0 (batched completions), LISTEN/NOTIFY, maxPoolSize 12, every commit under the server's synchronous_commit (${synchronousCommit})`;
+    },
     async setup() {
+      synchronousCommit = await pgSynchronousCommit(services.postgres);
       utils = await makeWorkerUtils({ connectionString: services.postgres, schema });
       await utils.migrate();
     },

@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { createJfast, Job, task, type Jfast, type AppWorker, type QueueProvider } from "@jfast/runtime";
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
+import { pgSynchronousCommit, redisPersistence } from "../lib/server-settings.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 
 export type JfastBackend = "postgres" | "redis" | "rabbitmq";
@@ -16,12 +17,24 @@ const limited = task("bench.limited", { concurrency: 1000, rateLimit: { max: 1_0
 const silent = { debug() {}, info() {}, warn() {}, error: console.error };
 const CHUNK = 5000;
 
-/**
- * `keepCompleted: false` is `[plugin.queue] keep_completed = false`: completed jobs are deleted, as
- * graphile-worker does and as BullMQ does with removeOnComplete. The PostgreSQL default keeps them.
- */
-export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: boolean; limited?: boolean } = {}): Subject {
+export interface JfastSubjectOptions {
+  /**
+   * `[plugin.queue] keep_completed = false`: completed jobs are deleted, as graphile-worker does and as BullMQ
+   * does with removeOnComplete. The PostgreSQL default keeps them.
+   */
+  keepCompleted?: boolean;
+  limited?: boolean;
+  /** `[plugin.queue] durable_claims = true`: claims commit under the server's synchronous_commit too. */
+  durableClaims?: boolean;
+  /** Redis: another server than the shared one (a private one with persistence), and what the label adds for it. */
+  redis?: { url: string; label: string };
+}
+
+export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions = {}): Subject {
   const keepCompleted = options.keepCompleted ?? true;
+  const redisUrl = options.redis?.url ?? services.redis;
+  /** The server's durability settings, read in setup for the settings line. */
+  let durability = "";
   const taskName = options.limited ? "bench.limited" : "bench.noop";
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_bench_${id}`;
@@ -30,28 +43,40 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
   let jfast: Jfast;
   let queue: QueueProvider;
   let idle: AppWorker | null = null;
-  /** PostgreSQL: a second instance on the same queue that only enqueues (its jobs are not handed over in memory). */
+  /**
+   * A second instance on the same queue that only enqueues (PostgreSQL and Redis): its jobs are not handed over in
+   * memory, as a job enqueued in the idle worker's own process is, but claimed through the store.
+   */
   let elsewhere: Jfast | null = null;
 
   const toml = () => {
     const plugins = backend === "postgres" ? `"database", "queue"` : `"queue"`;
-    const url = backend === "redis" ? services.redis : backend === "rabbitmq" ? services.amqp : null;
+    const url = backend === "redis" ? redisUrl : backend === "rabbitmq" ? services.amqp : null;
     return [
       `[service]\nname = "bench"`,
       `[plugins]\nenabled = [${plugins}]`,
       backend === "postgres" ? `[plugin.database]\nurl = "${services.postgres}"\nschema = "${schema}"\npool_size = 12` : "",
-      `[plugin.queue]\nbackend = "${backend}"\nname = "${queueName}"\nconcurrency = 10${url ? `\nurl = "${url}"` : ""}${keepCompleted ? "" : "\nkeep_completed = false"}`,
+      `[plugin.queue]\nbackend = "${backend}"\nname = "${queueName}"\nconcurrency = 10${url ? `\nurl = "${url}"` : ""}${keepCompleted ? "" : "\nkeep_completed = false"}${options.durableClaims ? "\ndurable_claims = true" : ""}`,
     ].join("\n");
   };
 
   return {
-    label: `jfast ${backend}${keepCompleted ? (backend === "postgres" ? ", completed kept" : "") : ""}${options.limited ? ", limited task" : ""}`,
-    settings: [
-      keepCompleted ? "" : `keep_completed = false (completed jobs deleted, as ${backend === "redis" ? "BullMQ's removeOnComplete does" : "graphile-worker does"})`,
-      backend === "postgres" ? "pool_size 12" : "",
-      options.limited ? "the task has concurrency 1000 and rateLimit 1 000 000 per second (limits that never bind)" : "",
-      "defaults otherwise",
+    label: [
+      `jfast ${backend}`,
+      keepCompleted && backend === "postgres" ? "completed kept" : "",
+      options.limited ? "limited task" : "",
+      options.durableClaims ? "synchronous_commit on" : "",
+      options.redis?.label ?? "",
     ].filter(Boolean).join(", "),
+    get settings() {
+      return [
+        keepCompleted ? "" : `keep_completed = false (completed jobs deleted, as ${backend === "redis" ? "BullMQ's removeOnComplete does" : "graphile-worker does"})`,
+        backend === "postgres" ? "pool_size 12" : "",
+        options.limited ? "the task has concurrency 1000 and rateLimit 1 000 000 per second (limits that never bind)" : "",
+        durability,
+        "defaults otherwise",
+      ].filter(Boolean).join(", ");
+    },
     async setup() {
       root = await mkdtemp(path.join(tmpdir(), "jfast-bench-"));
       await writeFile(path.join(root, "jfast.toml"), toml());
@@ -59,6 +84,13 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
       await jfast.start();
       queue = jfast.require<QueueProvider>("queue");
       if (backend === "postgres") {
+        const server = await pgSynchronousCommit(services.postgres);
+        durability = options.durableClaims
+          ? `durable_claims = true: claims commit under the server's synchronous_commit (${server}), as enqueues and completions do`
+          : `claims commit with synchronous_commit off for their own transaction (the default), enqueues and completions under the server's (${server})`;
+      }
+      if (backend === "redis") durability = await redisPersistence(redisUrl);
+      if (backend === "postgres" || backend === "redis") {
         elsewhere = await createJfast({ root, env: {}, tasks: options.limited ? [noop, limited] : [noop], logger: silent as never });
         await elsewhere.start();
       }
@@ -80,7 +112,7 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
       idle.start();
     },
     pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: taskName }))),
-    ...(backend === "postgres"
+    ...(backend === "postgres" || backend === "redis"
       ? { pickupOneElsewhere: () => timePickup(() => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: taskName }))) }
       : {}),
     async stopIdle() {
@@ -114,7 +146,7 @@ export function jfastSubject(backend: JfastBackend, options: { keepCompleted?: b
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.end();
       }
-      if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`);
+      if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`, redisUrl);
       if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName);
       if (root) await rm(root, { recursive: true, force: true });
     },

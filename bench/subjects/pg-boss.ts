@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { PgBoss, type Job as PgBossJob } from "pg-boss";
+import { pgSynchronousCommit } from "../lib/server-settings.js";
 import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
@@ -18,6 +19,7 @@ export function pgBossSubject(): Subject {
   const schema = `pgboss_bench_${randomBytes(4).toString("hex")}`;
   let boss: PgBoss;
   let workIds: string[] = [];
+  let synchronousCommit = "";
   const handler = async (jobs: PgBossJob[]) => {
     for (const _ of jobs) probe.hit();
   };
@@ -31,8 +33,11 @@ export function pgBossSubject(): Subject {
   };
   return {
     label: `pg-boss ${version}`,
-    settings: `batchSize ${BATCH}, localConcurrency = the concurrency, burstWhenBatchFull, useListenNotify with a notify queue (polling 0.5 s as the floor), max 12 connections`,
+    get settings() {
+      return `batchSize ${BATCH}, localConcurrency = the concurrency, burstWhenBatchFull, useListenNotify with a notify queue (polling 0.5 s as the floor), max 12 connections, every commit under the server's synchronous_commit (${synchronousCommit})`;
+    },
     async setup() {
+      synchronousCommit = await pgSynchronousCommit(services.postgres);
       boss = new PgBoss({ connectionString: services.postgres, schema, max: 12, supervise: false, schedule: false, useListenNotify: true });
       boss.on("error", console.error);
       await boss.start();

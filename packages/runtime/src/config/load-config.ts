@@ -49,6 +49,8 @@ export interface QueueConfig {
   /** Redis: replicas that must acknowledge an enqueue and a completion (WAIT), and for how long to wait. */
   waitReplicas: number;
   waitTimeoutMs: number;
+  /** PostgreSQL: `durable_claims`, a claim waits for its WAL flush (docs/postgres.md#durability-of-claims). */
+  durableClaims: boolean;
   /**
    * The named queues (docs/queues.md), `default` first and always present; each with `[plugin.queue]`'s values
    * where `[queues.<name>]` leaves a key out.
@@ -244,6 +246,14 @@ export function resolveConfig(params: {
     });
   }
 
+  if (queueRaw && queueRaw.backend !== "postgres" && queueRaw.durable_claims) {
+    throw new ConfigError(`${params.file}: [plugin.queue] durable_claims applies to the PostgreSQL queue only, not backend = "${queueRaw.backend}"`, {
+      code: "CONFIG_INVALID",
+      hint: `remove durable_claims, or set backend = "postgres"`,
+      docs: DOCS,
+    });
+  }
+
   const baseQueueName = queueRaw ? queueName(queueRaw.name, env) : "";
   const retention = queueRaw ? { ...DEFAULT_RETENTION, ...resolveRetention(queueRaw, "[plugin.queue]", params.file) } : null;
   const environment =
@@ -301,6 +311,7 @@ export function resolveConfig(params: {
       cluster: queueRaw.cluster,
       waitReplicas: queueRaw.wait_replicas,
       waitTimeoutMs: Math.round(queueRaw.wait_timeout * 1000),
+      durableClaims: queueRaw.durable_claims,
       queues: namedQueues({ raw, queue: queueRaw, base: baseQueueName, retention: retention!, file: params.file }),
     },
     outbox: enabled.has("outbox")

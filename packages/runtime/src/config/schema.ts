@@ -59,6 +59,11 @@ export const queueSchema = z
           wait_replicas: z.number().int().min(0).max(10).default(0),
           /** Redis: how long WAIT may take (seconds) before the write fails as not replicated. */
           wait_timeout: seconds.default(1),
+          /**
+           * PostgreSQL: a claim commits as every other write does, under the server's synchronous_commit (on by
+           * default), instead of with synchronous_commit off for its own transaction (docs/postgres.md#durability-of-claims).
+           */
+          durable_claims: z.boolean().default(false),
           /** How many times one job may snooze (`return snooze(ms)`) before it is dead-lettered. */
           max_snoozes: z.number().int().min(0).default(100),
         });

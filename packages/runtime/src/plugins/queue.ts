@@ -192,7 +192,7 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
     }
     case "postgres": {
       const { createPostgresBackend } = await import("../backends/postgres/postgres-backend.js");
-      return createPostgresBackend({ db: database!.sql, reader: database!.reader, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, logger });
+      return createPostgresBackend({ db: database!.sql, reader: database!.reader, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, durableClaims: queue.durableClaims, logger });
     }
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).

@@ -42,4 +42,30 @@ describe("postgres: the claim's commit", () => {
     // The next transaction of the same connection is back to the server's setting.
     expect(await setting()).toBe(server);
   });
+
+  it("with durable_claims commits under the server's setting, and the backend claims through that statement", async () => {
+    env = await openTestBackend({ durableClaims: true });
+    client = new pg.Client({ connectionString: PG_URL, options: `-c search_path=${env.schema}` });
+    await client.connect();
+    const setting = async () => (await client!.query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0]!.synchronous_commit;
+    const server = await setting();
+    const first = [makeJob(), makeJob()];
+    await env.backend.enqueue({ jobs: first });
+
+    await client.query("BEGIN");
+    const claimed = await client.query(SQL.claimDurable, ["jfast.jobs", 1, "w1", 30_000, jsonbText(workerLostError(0)), []]);
+    expect(claimed.rows.map((r: { id: string }) => r.id)).toEqual([first[0]!.id]);
+    expect(await setting()).toBe(server);
+    await client.query("COMMIT");
+
+    await env.cleanup();
+    // One connection, so the backend's prepared statements are those of the session asked below.
+    env = await openTestBackend({ durableClaims: true, poolSize: 1 });
+    const job = makeJob();
+    await env.backend.enqueue({ jobs: [job] });
+    expect((await env.backend.claim({ workerId: "w2", limit: 10, leaseMs: 30_000 })).map((j) => j.id)).toEqual([job.id]);
+    const prepared = await env.database.sql.query<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'jfast_claim%'");
+    expect(prepared.map((r) => r.name)).toEqual(["jfast_claim_durable"]);
+    expect(prepared[0]!.statement).not.toContain("set_config(");
+  });
 });

@@ -48,7 +48,7 @@ export async function openTestDatabase(overrides: Partial<DatabaseConfig> & { sc
 }
 
 /** A migrated schema with a backend on it; `cleanup` closes both and drops the schema. */
-export async function openTestBackend(options: { schema?: string; poolSize?: number; queue?: string; keepCompleted?: boolean } = {}): Promise<{
+export async function openTestBackend(options: { schema?: string; poolSize?: number; queue?: string; keepCompleted?: boolean; durableClaims?: boolean } = {}): Promise<{
   schema: string;
   database: DatabaseProvider;
   backend: PostgresBackend;
@@ -61,6 +61,7 @@ export async function openTestBackend(options: { schema?: string; poolSize?: num
     schema,
     queue: options.queue ?? "jfast.jobs",
     ...(options.keepCompleted !== undefined ? { keepCompleted: options.keepCompleted } : {}),
+    ...(options.durableClaims !== undefined ? { durableClaims: options.durableClaims } : {}),
     logger: silentLogger,
   });
   await backend.setup();

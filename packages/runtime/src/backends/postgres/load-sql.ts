@@ -18,6 +18,8 @@ export const SQL = {
   uniqueHolders: loadSql("unique-holders"),
   claim: loadSql("claim"),
   claimOne: claimOfOne(loadSql("claim")),
+  claimDurable: durableClaim(loadSql("claim")),
+  claimOneDurable: claimOfOne(durableClaim(loadSql("claim"))),
   claimCandidates: loadSql("claim-candidates"),
   claimLimitsLock: loadSql("claim-limits-lock"),
   claimLimited: loadSql("claim-limited"),
@@ -82,6 +84,17 @@ function claimOfOne(sql: string): string {
   const from = "  WHERE queue = $1 AND phase = 'open'";
   if (!sql.includes(from)) throw new Error(`claim.sql no longer has "${from.trim()}", which the one-job claim narrows`);
   return sql.replace(from, "  WHERE id = $7::text AND queue = $1 AND phase = 'open'");
+}
+
+/**
+ * claim.sql without its one-time filter that turns synchronous_commit off for the claim's transaction
+ * (`[plugin.queue] durable_claims = true`): the claim then commits under the server's setting. Derived, so the
+ * two cannot drift.
+ */
+function durableClaim(sql: string): string {
+  const from = "      AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'\n";
+  if (!sql.includes(from)) throw new Error(`claim.sql no longer has "${from.trim()}", which durable_claims removes`);
+  return sql.replace(from, "");
 }
 
 /**

@@ -47,6 +47,7 @@ const PREPARED = {
   enqueueFresh: { name: "jfast_enqueue_fresh" },
   enqueueHandOff: { name: "jfast_enqueue_hand_off" },
   claim: { name: "jfast_claim" },
+  claimDurable: { name: "jfast_claim_durable" },
   claimLimitsLock: { name: "jfast_claim_limits_lock" },
   claimLimited: { name: "jfast_claim_limited" },
   complete: { name: "jfast_complete" },
@@ -99,6 +100,11 @@ export interface PostgresBackendOptions {
    */
   keepCompleted?: boolean;
   /**
+   * `[plugin.queue] durable_claims`: a claim commits under the server's synchronous_commit (on by default)
+   * instead of with it off for its own transaction (docs/postgres.md#durability-of-claims). Default false.
+   */
+  durableClaims?: boolean;
+  /**
    * Where the views read (depths, job lists, dead letters): a replica of `[plugin.database] read_url`. Never
    * the claim or anything that must see its own writes. Default: `db`.
    */
@@ -133,6 +139,8 @@ export class PostgresBackend implements QueueBackend {
   /** The queue's limited tasks (setLimits): empty, the claim is claim.sql alone, as without limits. */
   private limitedTasks: string[] = [];
   private limitedSet: ReadonlySet<string> = new Set();
+  /** claim.sql as durable_claims asks: with synchronous_commit off for its transaction (default), or not. */
+  private readonly claimSql: { all: string; one: string; prepared: { name: string } };
 
   constructor(options: PostgresBackendOptions) {
     this.db = options.db;
@@ -141,6 +149,9 @@ export class PostgresBackend implements QueueBackend {
     this.schema = options.schema;
     this.logger = options.logger;
     this.channel = notificationChannel(options.schema, options.queue);
+    this.claimSql = options.durableClaims
+      ? { all: SQL.claimDurable, one: SQL.claimOneDurable, prepared: PREPARED.claimDurable }
+      : { all: SQL.claim, one: SQL.claimOne, prepared: PREPARED.claim };
     const [complete, name] = options.keepCompleted === false ? [SQL.completeDelete, PREPARED.completeDelete] : [SQL.complete, PREPARED.complete];
     // The ids as an array literal built here (textArray): node-postgres's own conversion escapes each element
     // through regular expressions, a visible share of a drain's time at hundreds of ids per write.
@@ -335,7 +346,7 @@ export class PostgresBackend implements QueueBackend {
   private async claimPlain(params: unknown[]): Promise<Job[]> {
     let rows: JobRow[];
     try {
-      rows = await this.db.query<JobRow>(SQL.claim, params, PREPARED.claim);
+      rows = await this.db.query<JobRow>(this.claimSql.all, params, this.claimSql.prepared);
     } catch (error) {
       if (!isRowError(error)) throw translate(error, "claim", this.schema);
       return this.claimOneByOne(params);
@@ -355,7 +366,7 @@ export class PostgresBackend implements QueueBackend {
     const jobs: Job[] = [];
     for (const { id } of candidates) {
       try {
-        const [row] = await this.db.query<JobRow>(SQL.claimOne, [...params, id]);
+        const [row] = await this.db.query<JobRow>(this.claimSql.one, [...params, id]);
         if (row) jobs.push(rowToJob(row));
       } catch (error) {
         // Another kind of failure (the connection) ends the round; what was claimed so far runs.
