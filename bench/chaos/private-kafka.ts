@@ -4,6 +4,10 @@
  * tests share is never touched. A kill is kill -9 of its JVM; the restart runs the same java command on the same
  * server.properties without formatting (start.sh formats fresh storage), so the log and the committed offsets
  * come back from disk as after a crash.
+ *
+ * `advertise`: given the port the broker listens on, returns the port it tells clients to use after their first
+ * metadata request (JFAST_KAFKA_ADVERTISED_PORT): a FaultProxy's in front of it, so every client connection,
+ * not only the bootstrap, goes through the proxy. `brokers` is then the proxy's address.
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -25,16 +29,31 @@ export interface PrivateKafka {
   destroy(): Promise<void>;
 }
 
-export async function startPrivateKafka(): Promise<PrivateKafka> {
+export async function startPrivateKafka(params: { advertise?: (port: number) => Promise<number> } = {}): Promise<PrivateKafka> {
   const state = mkdtempSync(path.join(tmpdir(), "jfast-chaos-kafka-"));
-  const port = await freePort();
-  const controllerPort = await freePort();
-  const env = { ...process.env, JFAST_KAFKA_PORT: String(port), JFAST_KAFKA_CONTROLLER_PORT: String(controllerPort), JFAST_KAFKA_STATE: state, JFAST_KAFKA_START_TIMEOUT: "180" };
-  await run("bash", [`${SCRIPTS}start.sh`], { env, timeout: 600_000 });
   const pidFile = path.join(state, "kafka.pid");
   const pid = () => Number(readFileSync(pidFile, "utf8").trim());
+  const port = await freePort();
+  const controllerPort = await freePort();
+  const advertisedPort = params.advertise ? await params.advertise(port) : port;
+  const env = {
+    ...process.env,
+    JFAST_KAFKA_PORT: String(port),
+    JFAST_KAFKA_ADVERTISED_PORT: String(advertisedPort),
+    JFAST_KAFKA_CONTROLLER_PORT: String(controllerPort),
+    JFAST_KAFKA_STATE: state,
+    JFAST_KAFKA_START_TIMEOUT: "180",
+  };
+  try {
+    await run("bash", [`${SCRIPTS}start.sh`], { env, timeout: 600_000 });
+  } catch (error) {
+    // A broker that started but was not ready in time is still ours to stop.
+    killBroker(pid);
+    rmSync(state, { recursive: true, force: true });
+    throw error;
+  }
   return {
-    brokers: `127.0.0.1:${port}`,
+    brokers: `127.0.0.1:${advertisedPort}`,
     async kill9(downMs) {
       const jvm = pid();
       try {
@@ -58,14 +77,18 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
       }
     },
     async destroy() {
-      try {
-        const jvm = pid();
-        if (alive(jvm)) process.kill(jvm, "SIGKILL");
-      } catch {
-        // never started
-      }
+      killBroker(pid);
       await sleep(200);
       rmSync(state, { recursive: true, force: true });
     },
   };
+}
+
+function killBroker(pid: () => number): void {
+  try {
+    const jvm = pid();
+    if (alive(jvm)) process.kill(jvm, "SIGKILL");
+  } catch {
+    // never started
+  }
 }

@@ -20,6 +20,8 @@ export class FaultProxy {
   private latencyMs = 0;
   private holding = false;
   private held: Array<() => void> = [];
+  /** Called once when a request next goes towards the engine (see dropMidStatement). */
+  private waiters: Array<() => void> = [];
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -64,6 +66,7 @@ export class FaultProxy {
     client.on("data", (chunk: Buffer) => {
       pair.awaitingReply = true;
       this.forward(() => server.writable && server.write(chunk));
+      for (const wake of this.waiters.splice(0)) wake();
     });
     server.on("data", (chunk: Buffer) => {
       pair.awaitingReply = false;
@@ -88,12 +91,22 @@ export class FaultProxy {
    * mid-statement and in all.
    */
   async dropMidStatement(withinMs = 2000): Promise<{ midStatement: number; cut: number }> {
-    const deadline = Date.now() + withinMs;
-    let victims: Pair[] = [];
-    while (Date.now() < deadline) {
+    let victims = [...this.pairs].filter((p) => p.awaitingReply);
+    if (victims.length === 0) {
+      // Woken by the next request, not by polling: a loopback reply (a Kafka heartbeat's) can come back between
+      // two polls. The wake-up runs before any reply can be read, so the request is still on the wire.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== wake);
+          resolve();
+        }, withinMs);
+        const wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        this.waiters.push(wake);
+      });
       victims = [...this.pairs].filter((p) => p.awaitingReply);
-      if (victims.length > 0) break;
-      await sleep(1);
     }
     const midStatement = victims.length;
     if (victims.length === 0) victims = [...this.pairs];

@@ -1,5 +1,6 @@
 /** RELIABILITY.md from what the chaos run observed: per backend and scenario, runs, jobs, lost, duplicated, runs twice, stuck, recovery. */
 import type { ScenarioResult } from "./harness.js";
+import { KAFKA_SESSION_TIMEOUT_S } from "./kafka-run.js";
 import type { BackendRun } from "./run-backend.js";
 
 function quantile(sorted: number[], q: number): number {
@@ -19,7 +20,9 @@ export function renderReliability(params: { outcomes: BackendRun[]; jobs: number
     "Every engine the run kills or cuts is its own: a PostgreSQL server (initdb on a free port), a redis-server",
     "(free port, append-only file in a temporary directory) and a single RabbitMQ node (own name, ports, data",
     "and cookie) started for the run; the machine's shared servers are never touched. Two `jfast worker`",
-    "processes run the jobs, each reaching the engine through a TCP proxy of the run's own.",
+    "processes run the jobs, each reaching the engine through a TCP proxy of the run's own. The Kafka broker is",
+    "its own too (own ports and state); it advertises the port of a proxy in front of it, so the `on` consumer's",
+    "and the publisher's connections all go through that proxy, not only the first metadata request.",
     "",
     "Each job's handler writes a *started* row (committed at once, straight to the effects database) when its body",
     "begins, and a *finished* row — the effect — inside its task session, guarded by an inbox key (`idempotentOn`).",
@@ -57,7 +60,14 @@ export function renderReliability(params: { outcomes: BackendRun[]; jobs: number
     "The clock scenario restarts worker B with its wall clock 30 s ahead (a preload shifts `Date`; `performance.now()`",
     "is monotonic and left alone), checks that nothing runs twice while both workers live, kills B mid-job and",
     "times how soon its jobs come back, and reads the ticks of a 2 s schedule against the database's clock.",
-    "The network scenarios misbehave on worker A's proxy only; worker B's path stays clean.",
+    "The network scenarios misbehave on worker A's proxy only; worker B's path stays clean. On Kafka there is one",
+    "consumer, behind the broker's one proxy, so every fault hits the consumer and the publisher alike. A third of",
+    "the events is published and consumed first, the rest is published live in small batches (a publish that fails",
+    "is retried with the same events), and the fault lands halfway through. The black hole outlasts the consumer's",
+    `${KAFKA_SESSION_TIMEOUT_S} s session timeout (the group expels it; it rejoins). Kafka's *stuck* is the group's lag left once`,
+    "every event was applied; its *recovery* runs from the fault's end (broker back, latency lifted, connections",
+    "cut or half-closed, held bytes delivered) until the first event published after it was applied. Events read",
+    "again after a fault are its *runs twice*; the inbox keeps their effect single.",
     "",
   );
   return lines.join("\n");

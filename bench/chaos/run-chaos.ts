@@ -3,7 +3,9 @@
  * run's own, and each scenario CHAOS_RUNS times (default 3) on a batch of CHAOS_JOBS jobs (default 2000; CI
  * runs 500, once): worker kills proven to land mid-job, the engine killed as it dies in production, a worker
  * whose clock runs 30 s ahead, and the network's faults; then malformed messages and an oversized payload.
- * `kafka`: a broker of the run's own killed with -9 while an inbox-guarded `on` handler consumes CHAOS_JOBS events.
+ * `kafka`: an inbox-guarded `on` handler consumes CHAOS_JOBS events while a broker of the run's own is killed with -9
+ * (scenario `engine`), or while the same network faults hit every client connection to it (`network`: the broker
+ * advertises a proxy's port); the other scenarios have no Kafka counterpart.
  * Writes RELIABILITY.md at the repository root from what it observed.
  *
  *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_SCENARIOS=kill,engine,clock,network \
@@ -38,7 +40,7 @@ const outcomes: BackendRun[] = [];
 for (const backend of backends) {
   const t0 = Date.now();
   console.log(`chaos: ${backend}, ${jobs} jobs per scenario, ${runs} run(s), ${kills} kills per run`);
-  outcomes.push(backend === "kafka" ? await runKafka({ events: jobs, runs }) : await runBackend({ backend, jobs, kills, runs, network: networkFaults, scenarios }));
+  outcomes.push(backend === "kafka" ? await runKafka({ events: jobs, runs, scenarios, network: networkFaults }) : await runBackend({ backend, jobs, kills, runs, network: networkFaults, scenarios }));
   console.log(`chaos: ${backend} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 const file = new URL("../../RELIABILITY.md", import.meta.url);

@@ -7,8 +7,10 @@
 # - Writes .ci/kafka/kafka.pid and logs to .ci/kafka/kafka.log; waits until the port accepts connections.
 # - Idempotent: when our broker is already running it does nothing and exits 0.
 #
-# Environment: JFAST_KAFKA_PORT (9092), JFAST_KAFKA_CONTROLLER_PORT (9093), JFAST_KAFKA_JAVA (java),
-# JFAST_KAFKA_START_TIMEOUT seconds (60), JFAST_KAFKA_STATE (.ci/kafka: data, pid file and log of this broker).
+# Environment: JFAST_KAFKA_PORT (9092), JFAST_KAFKA_ADVERTISED_PORT (the port clients are told to use after
+# their first metadata request; JFAST_KAFKA_PORT, or a proxy's in front of it), JFAST_KAFKA_CONTROLLER_PORT (9093),
+# JFAST_KAFKA_JAVA (java), JFAST_KAFKA_START_TIMEOUT seconds (60), JFAST_KAFKA_STATE (.ci/kafka: data, pid file
+# and log of this broker).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,6 +22,7 @@ data="$state/data"
 pid_file="$state/kafka.pid"
 log_file="$state/kafka.log"
 port="${JFAST_KAFKA_PORT:-9092}"
+advertised_port="${JFAST_KAFKA_ADVERTISED_PORT:-$port}"
 controller_port="${JFAST_KAFKA_CONTROLLER_PORT:-9093}"
 java_bin="${JFAST_KAFKA_JAVA:-java}"
 timeout="${JFAST_KAFKA_START_TIMEOUT:-60}"
@@ -71,7 +74,7 @@ else
 
   rm -rf "$data"
   mkdir -p "$data"
-  sed -e "s|@PORT@|$port|g" -e "s|@CONTROLLER_PORT@|$controller_port|g" -e "s|@DATA_DIR@|$data|g" \
+  sed -e "s|@PORT@|$port|g" -e "s|@ADVERTISED_PORT@|$advertised_port|g" -e "s|@CONTROLLER_PORT@|$controller_port|g" -e "s|@DATA_DIR@|$data|g" \
     "$here/server.properties.template" >"$state/server.properties"
 
   # Start-up is mostly class loading and JIT warm-up on a machine that is busy running tests: C1 only and the
