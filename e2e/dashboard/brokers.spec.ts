@@ -3,7 +3,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type BrowserContext, type Page } from "@playwright/test";
 import pg from "pg";
-import { PASSWORD, PG_URL, SCREENSHOTS, adminCall, eventually, installPackages, queueStats, startDashboard, startService, type Running } from "./fixtures.js";
+import { PASSWORD, PG_URL, SCREENSHOTS, adminCall, eventually, installPackages, queueStats, startDashboard, startService, type Running, waitForHydration } from "./fixtures.js";
 
 /**
  * The dashboard watching services whose queues live in Redis and in RabbitMQ, in a real browser against the real
@@ -64,7 +64,7 @@ const test = base.extend<{}, { brokers: Brokers; session: BrowserContext }>({
   ],
   session: [
     async ({ browser, brokers }, use) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: brokers.dashboard.url });
+      const context = waitForHydration(await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: brokers.dashboard.url }));
       const page = await context.newPage();
       await page.goto("/login");
       await page.getByLabel("Password").fill(PASSWORD);

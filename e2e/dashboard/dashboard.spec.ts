@@ -1,7 +1,7 @@
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Locator, type Page } from "@playwright/test";
-import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test } from "./fixtures.js";
+import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test, waitForHydration } from "./fixtures.js";
 
 /**
  * The dashboard in a real browser (Debian's Chromium) against two real services: billing on PostgreSQL and
@@ -43,7 +43,7 @@ test.describe("dashboard in a browser", () => {
   }
 
   test("refuses a wrong password and shows nothing without a session", async ({ browser, stack: { dashboard } }) => {
-    const anonymous = await browser.newContext({ baseURL: dashboard.url });
+    const anonymous = waitForHydration(await browser.newContext({ baseURL: dashboard.url }));
     const page = await anonymous.newPage();
     try {
       await page.goto("/dead-letters");
@@ -387,7 +387,7 @@ test.describe("dashboard in a browser", () => {
 
   test("lists schedules with their next ticks in UTC and in the viewer's own zone", async ({ browser, session: context, stack: { dashboard } }) => {
     // A viewer in Tokyo: the same session, another time zone.
-    const tokyo = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url, timezoneId: "Asia/Tokyo", locale: "en-GB", storageState: await context.storageState() });
+    const tokyo = waitForHydration(await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: dashboard.url, timezoneId: "Asia/Tokyo", locale: "en-GB", storageState: await context.storageState() }));
     const page = await tokyo.newPage();
     try {
       await page.goto("/schedules");

@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { test as base, type BrowserContext } from "@playwright/test";
+import { test as base, type BrowserContext, type Page } from "@playwright/test";
 import amqp from "amqplib";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -311,6 +311,30 @@ export async function startDashboard(installed: Installed, settings: DashboardSe
   return { ...running, startMs: Date.now() - began };
 }
 
+/**
+ * Every page of `context` waits, after `goto` and `reload`, until React runs it (`<html data-hydrated>`). Pages
+ * arrive with their data in the HTML, so a row can be on screen before its buttons work; a click in between
+ * would be lost, as a person's would. A context with scripts off must not use this.
+ */
+export function waitForHydration<T extends BrowserContext>(context: T): T {
+  context.on("page", (page) => {
+    const settle = () => page.locator("html[data-hydrated]").waitFor({ state: "attached", timeout: 60_000 });
+    const goto = page.goto.bind(page);
+    const reload = page.reload.bind(page);
+    page.goto = async (...args: Parameters<Page["goto"]>) => {
+      const response = await goto(...args);
+      await settle();
+      return response;
+    };
+    page.reload = async (...args: Parameters<Page["reload"]>) => {
+      const response = await reload(...args);
+      await settle();
+      return response;
+    };
+  });
+  return context;
+}
+
 /** Calls an admin procedure of a service directly (not through the dashboard), as an operator script would. */
 export async function adminCall(service: string, token: string, procedure: string, input?: unknown, mutation = false): Promise<{ status: number; body: any }> {
   const url = `${service}/jfast/admin/${procedure}${!mutation && input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(input))}` : ""}`;
@@ -393,7 +417,7 @@ export const test = base.extend<{}, { stack: Stack; session: BrowserContext }>({
   ],
   session: [
     async ({ browser, stack }, use) => {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: stack.dashboard.url });
+      const context = waitForHydration(await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: stack.dashboard.url }));
       await use(context);
       await context.close();
     },

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Browser, type Page } from "@playwright/test";
-import { TOKENS, adminCall, eventually, queueStats, startDashboard, test, type Installed, type Running } from "./fixtures.js";
+import { TOKENS, adminCall, eventually, queueStats, startDashboard, test, type Installed, type Running, waitForHydration } from "./fixtures.js";
 
 /**
  * The installed @jfast/dashboard (packed, installed in a temporary folder, run as its `jfast-dashboard` binary)
@@ -61,10 +61,16 @@ async function expectAccessible(page: Page) {
   }
 }
 
-async function signIn(browser: Browser, url: string, name: keyof typeof PASSWORDS) {
-  const context = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } });
+/**
+ * A context signed in as `name`. Its pages wait for hydration after each `goto` (so clicks land), unless
+ * `hydration` is false: then a `goto` returns as soon as the page is there, for timing what a reader sees.
+ */
+async function signIn(browser: Browser, url: string, name: keyof typeof PASSWORDS, { hydration = true } = {}) {
+  const opened = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 } });
+  const context = hydration ? waitForHydration(opened) : opened;
   const page = await context.newPage();
   await page.goto("/login");
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
   await page.getByLabel("Name").fill(name);
   await page.getByLabel("Password").fill(PASSWORDS[name]);
   await page.getByRole("button", { name: "Log in" }).click();
@@ -199,7 +205,7 @@ test.describe("the installed dashboard, signed in per person", () => {
 
   test("every page as a viewer: accessible in both themes, and its warm load time", async ({ browser }) => {
     test.setTimeout(600_000);
-    const { context, page } = await signIn(browser, console_.url, "vic");
+    const { context, page } = await signIn(browser, console_.url, "vic", { hydration: false });
     try {
       const timings: string[] = [];
       for (const { path: where, heading } of PAGES) {
@@ -289,7 +295,7 @@ test.describe("the installed dashboard, signed in per person", () => {
       await page.getByRole("button", { name: "Log out" }).click();
       await page.getByRole("button", { name: "Log in" }).waitFor();
       // Someone who kept the cookie (a copy taken before the logout) gets nothing with it.
-      const kept = await browser.newContext({ baseURL: console_.url });
+      const kept = waitForHydration(await browser.newContext({ baseURL: console_.url }));
       try {
         await kept.addCookies([{ ...cookie!, expires: Date.now() / 1000 + 3600 }]);
         expect((await kept.request.get("/api/admin/billing/overview.whoami")).status()).toBe(401);
@@ -305,7 +311,7 @@ test.describe("the installed dashboard, signed in per person", () => {
   });
 
   test("single sign-on: a proxy with the shared secret names the person; without it the header is ignored", async ({ browser }) => {
-    const proxied = await browser.newContext({ baseURL: console_.url, extraHTTPHeaders: { "x-forwarded-email": "sam@example.com", "x-forwarded-user": "sam", "x-proxy-secret": PROXY_SECRET } });
+    const proxied = waitForHydration(await browser.newContext({ baseURL: console_.url, extraHTTPHeaders: { "x-forwarded-email": "sam@example.com", "x-forwarded-user": "sam", "x-proxy-secret": PROXY_SECRET } }));
     try {
       const page = await proxied.newPage();
       await page.goto("/");
@@ -316,7 +322,7 @@ test.describe("the installed dashboard, signed in per person", () => {
     } finally {
       await proxied.close();
     }
-    const forged = await browser.newContext({ baseURL: console_.url, extraHTTPHeaders: { "x-forwarded-email": "sam@example.com", "x-proxy-secret": "not the secret" } });
+    const forged = waitForHydration(await browser.newContext({ baseURL: console_.url, extraHTTPHeaders: { "x-forwarded-email": "sam@example.com", "x-proxy-secret": "not the secret" } }));
     try {
       const page = await forged.newPage();
       await page.goto("/");

@@ -4,6 +4,7 @@ import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 import { usePerson } from "~/trpc/provider";
 import { LiveIndicator } from "./live-indicator";
+import type { Theme } from "./theme";
 import { ThemeToggle } from "./theme-toggle";
 
 const PAGES = [
@@ -18,7 +19,8 @@ const PAGES = [
   { href: "/audit", label: "Audit trail" },
 ] as const;
 
-export function Shell({ children }: { children: ReactNode }) {
+/** The side bar and the page. `theme`: the theme cookie as the server read it. */
+export function Shell({ theme, children }: { theme: Theme; children: ReactNode }) {
   const path = usePathname();
   const person = usePerson();
   return (
@@ -34,7 +36,7 @@ export function Shell({ children }: { children: ReactNode }) {
         ))}
         <div className="spacer" />
         <LiveIndicator />
-        <ThemeToggle />
+        <ThemeToggle initial={theme} />
         <p className="signed-in" data-person={person.name}>
           {person.name} <span className="muted">({person.role})</span>
         </p>

@@ -8,8 +8,9 @@ const LABEL: Record<Theme, string> = { system: "System", light: "Light", dark: "
  * System, light or dark. The choice goes into a cookie (so the server renders the right theme on the first
  * paint, without a flash) and onto <html data-theme>, which globals.css reads.
  */
-export function ThemeToggle() {
-  const [theme, setTheme] = useState<Theme>("system");
+export function ThemeToggle({ initial }: { initial: Theme }) {
+  // The server read the same cookie: the pressed button is right in the first HTML.
+  const [theme, setTheme] = useState<Theme>(initial);
   useEffect(() => setTheme(parseTheme(document.documentElement.dataset.theme)), []);
   const choose = (next: Theme) => {
     setTheme(next);

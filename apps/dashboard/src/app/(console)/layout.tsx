@@ -1,6 +1,8 @@
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { Shell } from "~/components/shell";
+import { THEME_COOKIE, parseTheme } from "~/components/theme";
 import { currentPerson } from "~/server/session";
 import { DashboardProvider } from "~/trpc/provider";
 import { dashboardConfig } from "~/server/config";
@@ -13,7 +15,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (!person) redirect("/login");
   return (
     <DashboardProvider services={dashboardConfig().services.map((s) => s.name)} traceUrl={dashboardConfig().traceUrl} person={{ name: person.name, role: person.role, via: person.via }}>
-      <Shell>{children}</Shell>
+      <Shell theme={parseTheme((await cookies()).get(THEME_COOKIE)?.value)}>{children}</Shell>
     </DashboardProvider>
   );
 }
