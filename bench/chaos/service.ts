@@ -24,7 +24,7 @@ export const POLL_INTERVAL_S = 1;
 export const effectsTableSql = (schema: string) =>
   `CREATE TABLE ${schema}.chaos_effects (n integer NOT NULL, pid integer NOT NULL, run uuid NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
    CREATE INDEX ON ${schema}.chaos_effects (n);
-   CREATE TABLE ${schema}.chaos_ticks (scheduled_for timestamptz NOT NULL, pid integer NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`;
+   CREATE TABLE ${schema}.chaos_ticks (scheduled_for timestamptz NOT NULL, pid integer NOT NULL, attempt integer NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`;
 
 /** The recurring task of the clock scenario: every TICK_EVERY_S seconds, by the epoch in UTC. */
 export const TICK_EVERY_S = 2;
@@ -77,9 +77,11 @@ export const effect = task(
   },
 );
 
-// The clock scenario's schedule: each run records its tick and the effects database's time.
-export const tick = task("chaos.tick", { every: { seconds: ${TICK_EVERY_S} }, queue: "ticks" }, async (payload: { scheduled_for: string }) => {
-  await direct.query("INSERT INTO ${params.schema}.chaos_ticks (scheduled_for, pid) VALUES ($1, $2)", [payload.scheduled_for, process.pid]);
+// The clock scenario's schedule: each run records its tick, its attempt and the effects database's time. A tick's
+// job run again after a worker was killed mid-run is a retry (a later attempt); the same tick enqueued twice would
+// start again at attempt 1.
+export const tick = task("chaos.tick", { every: { seconds: ${TICK_EVERY_S} }, queue: "ticks" }, async (payload: { scheduled_for: string }, { job }: { job: { attempts: number } }) => {
+  await direct.query("INSERT INTO ${params.schema}.chaos_ticks (scheduled_for, pid, attempt) VALUES ($1, $2, $3)", [payload.scheduled_for, process.pid, job.attempts]);
 });
 `,
   );
