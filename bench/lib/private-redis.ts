@@ -4,10 +4,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
+import { freePort } from "../chaos/free-port.js";
 import { sleep, type Subject } from "./subject.js";
 
 export const AOF_ARGS = ["--appendonly", "yes", "--appendfsync", "everysec"] as const;
@@ -112,15 +112,4 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
     }
     await sleep(50);
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
