@@ -15,6 +15,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus } from "node:os";
 import { SUBJECTS } from "./subjects/index.js";
+import { singleProcess } from "./lib/subject.js";
 
 const name = process.argv[2] ?? "";
 const concurrency = Number(process.argv[3] ?? 10);
@@ -63,7 +64,7 @@ async function profiled<T>(phase: string, round: number, work: () => Promise<T>)
   return result;
 }
 
-const subject = make();
+const subject = make(singleProcess());
 await subject.setup();
 const rows: string[] = [];
 const fmt = (n: number) => n.toFixed(1).padStart(6);

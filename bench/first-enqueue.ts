@@ -15,6 +15,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import pg from "pg";
 import { SUBJECTS } from "./subjects/index.js";
+import { singleProcess } from "./lib/subject.js";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 20_000);
 
@@ -34,7 +35,7 @@ async function oneRun(name: string): Promise<void> {
       return result;
     } as typeof pg.Client.prototype.query;
   }
-  const subject = SUBJECTS[name]!();
+  const subject = SUBJECTS[name]!(singleProcess());
   await subject.setup();
   try {
     t0 = performance.now();

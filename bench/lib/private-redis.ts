@@ -41,10 +41,10 @@ export function onPrivateRedis(make: (url: string) => Subject): Subject {
     enqueue: (count) => the().enqueue(count),
     drain: (count, concurrency) => the().drain(count, concurrency),
     startIdle: () => the().startIdle(),
-    pickupOne: () => the().pickupOne(),
-    get pickupOneElsewhere() {
+    enqueueOne: () => the().enqueueOne(),
+    get enqueueOneElsewhere() {
       const subject = the();
-      return subject.pickupOneElsewhere ? () => subject.pickupOneElsewhere!() : undefined;
+      return subject.enqueueOneElsewhere ? () => subject.enqueueOneElsewhere!() : undefined;
     },
     stopIdle: () => the().stopIdle(),
     async teardown() {

@@ -14,6 +14,9 @@ export interface RunResult {
   pickupElsewhere?: { p50: number; p99: number };
   pickupDead?: { p50: number; p99: number };
   rssMb: number;
+  /** The separate-process run's two processes, whose peaks `rssMb` adds. */
+  rssProducerMb?: number;
+  rssWorkerMb?: number;
 }
 
 /** The AOF rows (a private Redis with an append-only file) are compared with each other only, the others likewise. */
@@ -21,6 +24,8 @@ const aof = (subject: string) => subject.endsWith("-aof");
 
 const GROUPS: Array<{
   backend: string;
+  /** The separate-process run: its own table, with the columns that run measures. */
+  split?: boolean;
   jfast: string[];
   peers: string[];
   ceiling: "postgres" | "redis" | null;
@@ -41,7 +46,13 @@ const GROUPS: Array<{
     comparable: (ours, peer) => aof(ours) === aof(peer),
   },
   { backend: "RabbitMQ", jfast: ["jfast-rabbitmq"], peers: ["amqplib", "amqplib-prefetch"], ceiling: null },
+  { backend: "PostgreSQL", split: true, jfast: ["jfast-postgres/split"], peers: ["graphile-worker/split", "pg-boss/split"], ceiling: null },
+  { backend: "Redis", split: true, jfast: ["jfast-redis/split"], peers: ["bullmq/split"], ceiling: null },
+  { backend: "RabbitMQ", split: true, jfast: ["jfast-rabbitmq/split"], peers: ["amqplib/split"], ceiling: null },
 ];
+
+/** The columns the separate-process run fills: every pickup there is of a job enqueued in another process. */
+const SPLIT_COLUMNS = new Set(["enqueue jobs/s", "c=1 jobs/s", "c=10 jobs/s", "pickup p50 ms", "pickup p99 ms", "peak RSS MiB"]);
 
 /** The issue's targets, as ratios to a peer measured in the same run. */
 const TARGETS: Record<string, string> = {
@@ -49,6 +60,9 @@ const TARGETS: Record<string, string> = {
   bullmq: "target: c=10 and enqueue ≥ 1.5×, pickup p50 enqueued elsewhere ≤ 1.0 ms",
   "bullmq-aof": "no target: both on a private Redis with appendonly yes, appendfsync everysec, to show what persistence costs each",
   amqplib: "target: enqueue ≥ 0.7× of raw amqplib with publisher confirms",
+  "graphile-worker/split": "the targets are those of the single-process table; here every pickup is of a job enqueued in another process",
+  "bullmq/split": "the targets are those of the single-process table; here every pickup is of a job enqueued in another process",
+  "amqplib/split": "the target is that of the single-process table",
   "amqplib-prefetch": "no target: the same raw client with the broker pushing 1 000 ahead, for comparison with jfast's push-ahead",
 };
 
@@ -100,7 +114,9 @@ export function renderReport(params: {
     `Then ${env.dead} dead rows are added to the queue's table (PostgreSQL subjects only) and the pickup measured again`,
     "(\"100k dead\"), for jfast with jobs enqueued by the second instance, so that the worker claims each one through the",
     `table past the dead rows. Each figure is the median of ${env.runs} runs, (min–max) in brackets; every run is a fresh`,
-    "process, and its peak RSS covers the enqueuing and the worker together.",
+    "process, and its peak RSS covers the enqueuing and the worker together. The tables \"producer and worker in",
+    "separate processes\" run the same workload with the enqueuing in one process and the worker in a child process",
+    "of its own.",
     "",
     "The Settings lines under each table say what each subject runs with, including",
     "the server's durability settings: jfast's PostgreSQL claim commits with synchronous_commit off unless",
@@ -118,17 +134,26 @@ export function renderReport(params: {
   for (const group of GROUPS) {
     const present = [...group.jfast, ...group.peers].filter((s) => results.some((r) => r.subject === s));
     if (present.length === 0) continue;
-    lines.push(`## ${group.backend}`, "");
-    lines.push(`| subject | ${COLUMNS.map((c) => c.title).join(" | ")} |`, `|---|${COLUMNS.map(() => "---:").join("|")}|`);
+    const columns = group.split ? COLUMNS.filter((c) => SPLIT_COLUMNS.has(c.title)) : COLUMNS;
+    lines.push(`## ${group.backend}${group.split ? ", producer and worker in separate processes" : ""}`, "");
+    if (group.split) {
+      lines.push(
+        "The same workload with the enqueuing in one process and the worker in another, as a service and its worker",
+        "run: the pickup is of a job enqueued in the other process, timed on the machine's monotonic clock, which",
+        "both processes read. Peak RSS adds the two processes' peaks.",
+        "",
+      );
+    }
+    lines.push(`| subject | ${columns.map((c) => c.title).join(" | ")} |`, `|---|${columns.map(() => "---:").join("|")}|`);
     for (const subject of present) {
       const label = results.find((r) => r.subject === subject)!.label;
-      lines.push(`| ${label} | ${COLUMNS.map((c) => withSpread(values(results, subject, c.metric), c.digits)).join(" | ")} |`);
+      lines.push(`| ${label} | ${columns.map((c) => withSpread(values(results, subject, c.metric), c.digits)).join(" | ")} |`);
     }
     for (const ours of group.jfast) {
       for (const peer of group.peers) {
         if (!present.includes(peer) || !present.includes(ours)) continue;
         if (group.comparable && !group.comparable(ours, peer)) continue;
-        const ratios = COLUMNS.map((c) => {
+        const ratios = columns.map((c) => {
           const mine = median(values(results, ours, c.metric));
           const theirs = median(values(results, peer, c.peer ?? c.metric));
           if (!Number.isFinite(mine) || !Number.isFinite(theirs) || theirs === 0) return "—";
@@ -141,6 +166,10 @@ export function renderReport(params: {
     }
     lines.push("", "Ratios: above 1× means jfast is better (faster, or lower latency or memory).");
     for (const peer of group.peers) if (TARGETS[peer]) lines.push(`Against ${peer}, ${TARGETS[peer]}.`);
+    if (group.split) {
+      lines.push("", "Settings: as in the single-process table above.", "");
+      continue;
+    }
     lines.push("", "Settings:");
     for (const subject of present) {
       const r = results.find((x) => x.subject === subject)!;

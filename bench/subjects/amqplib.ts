@@ -4,16 +4,15 @@
  * fixed prefetch (`prefetch`: the broker pushes that many ahead, as jfast's worker lets it with short jobs).
  * No job semantics at all.
  */
-import { randomBytes } from "node:crypto";
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel } from "amqplib";
-import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { probe, services, singleProcess, waitDone, type Subject, type SubjectContext } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
 const version = packageVersion("amqplib");
 const CONFIRM_WINDOW = 1000;
 
-export function amqplibSubject(options: { prefetch?: number } = {}): Subject {
-  const queueName = `amqpbench.${randomBytes(4).toString("hex")}`;
+export function amqplibSubject(options: { prefetch?: number } = {}, context: SubjectContext = singleProcess()): Subject {
+  const queueName = `amqpbench.${context.namespace}`;
   let connection: ChannelModel;
   let publisher: ConfirmChannel;
   let idle: { channel: Channel } | null = null;
@@ -53,17 +52,16 @@ export function amqplibSubject(options: { prefetch?: number } = {}): Subject {
     async startIdle() {
       idle = { channel: await consume(10) };
     },
-    pickupOne: () =>
-      timePickup(async () => {
-        publish();
-        await publisher.waitForConfirms();
-      }),
+    async enqueueOne() {
+      publish();
+      await publisher.waitForConfirms();
+    },
     async stopIdle() {
       await idle?.channel.close();
       idle = null;
     },
     async teardown() {
-      await publisher?.deleteQueue(queueName);
+      if (context.role !== "worker") await publisher?.deleteQueue(queueName);
       await connection?.close();
     },
   };

@@ -1,10 +1,9 @@
 /** BullMQ with removeOnComplete (its documented setting for throughput: no completed set to grow). */
-import { randomBytes } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { dropRedisKeys } from "../lib/cleanup.js";
 import { redisPersistence } from "../lib/server-settings.js";
-import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { probe, services, singleProcess, waitDone, type Subject, type SubjectContext } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
 const version = packageVersion("bullmq");
@@ -16,8 +15,8 @@ const jobOptions = { removeOnComplete: true, removeOnFail: true };
  * The Queue that enqueues and each Worker have connections of their own, so a job reaches the Worker through
  * Redis whoever enqueues it: its pickup is already the pickup of a job enqueued elsewhere.
  */
-export function bullmqSubject(options: { redis?: { url: string; label: string } } = {}): Subject {
-  const prefix = `bullbench${randomBytes(4).toString("hex")}`;
+export function bullmqSubject(options: { redis?: { url: string; label: string } } = {}, context: SubjectContext = singleProcess()): Subject {
+  const prefix = `bullbench${context.namespace}`;
   const url = options.redis?.url ?? services.redis;
   let persistence = "";
   const connection = () => new Redis(url, { maxRetriesPerRequest: null });
@@ -52,14 +51,14 @@ export function bullmqSubject(options: { redis?: { url: string; label: string } 
     async startIdle() {
       idle = await start(10);
     },
-    pickupOne: () => timePickup(() => queue.add("noop", {}, jobOptions)),
+    enqueueOne: () => queue.add("noop", {}, jobOptions),
     async stopIdle() {
       await idle?.close();
       idle = null;
     },
     async teardown() {
       await queue?.close();
-      await dropRedisKeys(`${prefix}:*`, url);
+      if (context.role !== "worker") await dropRedisKeys(`${prefix}:*`, url);
     },
   };
 }

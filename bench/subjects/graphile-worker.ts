@@ -1,16 +1,15 @@
 /** graphile-worker with its documented throughput options: a local queue and batched completions. */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { Logger, makeWorkerUtils, run, type Runner, type WorkerUtils } from "graphile-worker";
 import { pgSynchronousCommit } from "../lib/server-settings.js";
-import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { probe, services, singleProcess, waitDone, type Subject, type SubjectContext } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
 const version = packageVersion("graphile-worker");
 const CHUNK = 5000;
 
-export function graphileSubject(): Subject {
-  const schema = `gw_bench_${randomBytes(4).toString("hex")}`;
+export function graphileSubject(context: SubjectContext = singleProcess()): Subject {
+  const schema = `gw_bench_${context.namespace}`;
   let utils: WorkerUtils;
   let idle: Runner | null = null;
   let synchronousCommit = "";
@@ -56,7 +55,7 @@ export function graphileSubject(): Subject {
     async startIdle() {
       idle = await start(10);
     },
-    pickupOne: () => timePickup(() => utils.addJob("noop", {})),
+    enqueueOne: () => utils.addJob("noop", {}),
     async stopIdle() {
       await idle?.stop();
       idle = null;
@@ -77,6 +76,7 @@ export function graphileSubject(): Subject {
     },
     async teardown() {
       await utils?.release();
+      if (context.role === "worker") return;
       const admin = new pg.Client({ connectionString: services.postgres });
       await admin.connect();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

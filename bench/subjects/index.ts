@@ -1,5 +1,5 @@
 /** Every subject `npm run bench` knows, by the name BENCH_ONLY and run-subject.ts take. */
-import type { Subject } from "../lib/subject.js";
+import type { Subject, SubjectContext } from "../lib/subject.js";
 import { amqplibSubject } from "./amqplib.js";
 import { bullmqSubject } from "./bullmq.js";
 import { graphileSubject } from "./graphile-worker.js";
@@ -10,19 +10,29 @@ import { onPrivateRedis } from "../lib/private-redis.js";
 /** The rows with persistence: a private redis-server per run with `--appendonly yes --appendfsync everysec`. */
 const AOF = "AOF everysec";
 
-export const SUBJECTS: Record<string, () => Subject> = {
-  "jfast-postgres": () => jfastSubject("postgres", { keepCompleted: false }),
-  "jfast-postgres-kept": () => jfastSubject("postgres"),
-  "jfast-postgres-sync": () => jfastSubject("postgres", { keepCompleted: false, durableClaims: true }),
-  "graphile-worker": graphileSubject,
-  "pg-boss": pgBossSubject,
-  "jfast-redis": () => jfastSubject("redis", { keepCompleted: false }),
-  "jfast-postgres-limited": () => jfastSubject("postgres", { keepCompleted: false, limited: true }),
-  "jfast-redis-limited": () => jfastSubject("redis", { keepCompleted: false, limited: true }),
-  "jfast-redis-aof": () => onPrivateRedis((url) => jfastSubject("redis", { keepCompleted: false, redis: { url, label: AOF } })),
-  bullmq: () => bullmqSubject(),
-  "bullmq-aof": () => onPrivateRedis((url) => bullmqSubject({ redis: { url, label: AOF } })),
-  "jfast-rabbitmq": () => jfastSubject("rabbitmq"),
-  amqplib: () => amqplibSubject(),
-  "amqplib-prefetch": () => amqplibSubject({ prefetch: 1000 }),
+/**
+ * Each subject made for a context: a single-process run, or one half of a separate-process run (`<subject>/split`
+ * in run-subject.ts, for the subjects in SPLIT).
+ */
+export const SUBJECTS: Record<string, (context: SubjectContext) => Subject> = {
+  "jfast-postgres": (c) => jfastSubject("postgres", { keepCompleted: false }, c),
+  "jfast-postgres-kept": (c) => jfastSubject("postgres", {}, c),
+  "jfast-postgres-sync": (c) => jfastSubject("postgres", { keepCompleted: false, durableClaims: true }, c),
+  "graphile-worker": (c) => graphileSubject(c),
+  "pg-boss": (c) => pgBossSubject(c),
+  "jfast-redis": (c) => jfastSubject("redis", { keepCompleted: false }, c),
+  "jfast-postgres-limited": (c) => jfastSubject("postgres", { keepCompleted: false, limited: true }, c),
+  "jfast-redis-limited": (c) => jfastSubject("redis", { keepCompleted: false, limited: true }, c),
+  "jfast-redis-aof": (c) => onPrivateRedis((url) => jfastSubject("redis", { keepCompleted: false, redis: { url, label: AOF } }, c)),
+  bullmq: (c) => bullmqSubject({}, c),
+  "bullmq-aof": (c) => onPrivateRedis((url) => bullmqSubject({ redis: { url, label: AOF } }, c)),
+  "jfast-rabbitmq": (c) => jfastSubject("rabbitmq", {}, c),
+  amqplib: (c) => amqplibSubject({}, c),
+  "amqplib-prefetch": (c) => amqplibSubject({ prefetch: 1000 }, c),
 };
+
+/**
+ * The subjects that also run with their producer and their worker in separate processes. The AOF rows do not:
+ * their private redis-server lives in one process.
+ */
+export const SPLIT = new Set(["jfast-postgres", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib"]);

@@ -1,5 +1,4 @@
 /** jfast through its public API, on any of its three server backends. */
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,7 +6,7 @@ import pg from "pg";
 import { createJfast, Job, task, type Jfast, type AppWorker, type QueueProvider } from "@jfast/runtime";
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
 import { pgSynchronousCommit, redisPersistence } from "../lib/server-settings.js";
-import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { probe, services, singleProcess, waitDone, type Subject, type SubjectContext } from "../lib/subject.js";
 
 export type JfastBackend = "postgres" | "redis" | "rabbitmq";
 
@@ -30,13 +29,15 @@ export interface JfastSubjectOptions {
   redis?: { url: string; label: string };
 }
 
-export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions = {}): Subject {
+export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions = {}, context: SubjectContext = singleProcess()): Subject {
   const keepCompleted = options.keepCompleted ?? true;
   const redisUrl = options.redis?.url ?? services.redis;
   /** The server's durability settings, read in setup for the settings line. */
   let durability = "";
   const taskName = options.limited ? "bench.limited" : "bench.noop";
-  const id = randomBytes(4).toString("hex");
+  const id = context.namespace;
+  /** The worker process of a separate-process run leaves the shared schema, keys or queue to the producer. */
+  const owner = context.role !== "worker";
   const schema = `jfast_bench_${id}`;
   const queueName = `bench.${id}`;
   let root = "";
@@ -90,7 +91,7 @@ export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions
           : `claims commit with synchronous_commit off for their own transaction (the default), enqueues and completions under the server's (${server})`;
       }
       if (backend === "redis") durability = await redisPersistence(redisUrl);
-      if (backend === "postgres" || backend === "redis") {
+      if (context.role === "both" && (backend === "postgres" || backend === "redis")) {
         elsewhere = await createJfast({ root, env: {}, tasks: options.limited ? [noop, limited] : [noop], logger: silent as never });
         await elsewhere.start();
       }
@@ -111,9 +112,9 @@ export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions
       idle = jfast.createWorker({ concurrency: 10 });
       idle.start();
     },
-    pickupOne: () => timePickup(() => queue.enqueue(new Job({ task: taskName }))),
-    ...(backend === "postgres" || backend === "redis"
-      ? { pickupOneElsewhere: () => timePickup(() => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: taskName }))) }
+    enqueueOne: () => queue.enqueue(new Job({ task: taskName })),
+    ...(context.role === "both" && (backend === "postgres" || backend === "redis")
+      ? { enqueueOneElsewhere: () => elsewhere!.require<QueueProvider>("queue").enqueue(new Job({ task: taskName })) }
       : {}),
     async stopIdle() {
       await idle?.stop({ graceMs: 1000 });
@@ -140,14 +141,14 @@ export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions
     async teardown() {
       await elsewhere?.stop();
       await jfast?.stop();
-      if (backend === "postgres") {
+      if (owner && backend === "postgres") {
         const admin = new pg.Client({ connectionString: services.postgres });
         await admin.connect();
         await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
         await admin.end();
       }
-      if (backend === "redis") await dropRedisKeys(`*{${queueName}}*`, redisUrl);
-      if (backend === "rabbitmq") await dropJfastAmqpQueue(queueName);
+      if (owner && backend === "redis") await dropRedisKeys(`*{${queueName}}*`, redisUrl);
+      if (owner && backend === "rabbitmq") await dropJfastAmqpQueue(queueName);
       if (root) await rm(root, { recursive: true, force: true });
     },
   };

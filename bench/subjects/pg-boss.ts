@@ -3,11 +3,10 @@
  * one statement each), `localConcurrency` workers per work() call, burst fetching while batches come back full,
  * and LISTEN/NOTIFY wake-ups (`useListenNotify` on the instance, `notify` on the queue) instead of polling.
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { PgBoss, type Job as PgBossJob } from "pg-boss";
 import { pgSynchronousCommit } from "../lib/server-settings.js";
-import { probe, services, timePickup, waitDone, type Subject } from "../lib/subject.js";
+import { probe, services, singleProcess, waitDone, type Subject, type SubjectContext } from "../lib/subject.js";
 import { packageVersion } from "./package-version.js";
 
 const version = packageVersion("pg-boss");
@@ -15,8 +14,8 @@ const QUEUE = "noop";
 const BATCH = 100;
 const CHUNK = 5000;
 
-export function pgBossSubject(): Subject {
-  const schema = `pgboss_bench_${randomBytes(4).toString("hex")}`;
+export function pgBossSubject(context: SubjectContext = singleProcess()): Subject {
+  const schema = `pgboss_bench_${context.namespace}`;
   let boss: PgBoss;
   let workIds: string[] = [];
   let synchronousCommit = "";
@@ -55,7 +54,7 @@ export function pgBossSubject(): Subject {
       await stopWork();
     },
     startIdle: () => startWork(1, BATCH),
-    pickupOne: () => timePickup(() => boss.send(QUEUE, {})),
+    enqueueOne: () => boss.send(QUEUE, {}),
     stopIdle: stopWork,
     async fillDead(count) {
       await this.enqueue(count);
@@ -70,6 +69,7 @@ export function pgBossSubject(): Subject {
     },
     async teardown() {
       await boss?.stop({ graceful: false, wait: true } as never);
+      if (context.role === "worker") return;
       const admin = new pg.Client({ connectionString: services.postgres });
       await admin.connect();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

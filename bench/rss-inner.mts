@@ -1,0 +1,10 @@
+import { createJfast, task } from "@jfast/runtime";
+const mb = () => (process.memoryUsage().rss / 2 ** 20).toFixed(0);
+const h = () => (process.memoryUsage().heapUsed / 2 ** 20).toFixed(0);
+console.log("start", mb(), h());
+const noop = task("x.noop", async () => {});
+const j = await createJfast({ root: "/tmp/rsst", env: {}, tasks: [], logger: { debug() {}, info() {}, warn() {}, error: console.error } as never });
+console.log("created", mb(), h());
+await j.start();
+console.log("started", mb(), h(), JSON.stringify(process.memoryUsage()), "maxrss", (process.resourceUsage().maxRSS / 1024).toFixed(0));
+await j.stop();

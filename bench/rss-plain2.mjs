@@ -1,0 +1,14 @@
+const mb = () => `${(process.memoryUsage().rss / 2 ** 20).toFixed(0)}/${(process.memoryUsage().heapTotal / 2 ** 20).toFixed(0)}`;
+const logger = { debug() {}, info() {}, warn() {}, error: console.error, child() { return logger; } };
+console.log("start", mb());
+const { createPgDatabase } = await import("../packages/runtime/dist/database/pg-database.js");
+console.log("imported pg-database", mb());
+const { drizzle } = await import("drizzle-orm/node-postgres");
+console.log("imported drizzle", mb());
+const sql = createPgDatabase({ url: "postgres://postgres@127.0.0.1:5432/test", schema: "rsst_probe", poolSize: 12, logger });
+await sql.query("select 1");
+console.log("query", mb());
+const { migrate } = await import("../packages/runtime/dist/database/migrate.js");
+await migrate({ db: sql, schema: "rsst_probe", logger });
+console.log("migrated", mb());
+await sql.close();
