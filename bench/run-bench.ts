@@ -38,6 +38,7 @@ const ALL = [
   "jfast-rabbitmq",
   "amqplib",
   "amqplib-prefetch",
+  "amqplib-priority",
   // The separate-process run (run-subject.ts): the enqueuing in one process, the worker in a child of its own.
   "jfast-postgres/split",
   "graphile-worker/split",

@@ -11,13 +11,17 @@ import { packageVersion } from "./package-version.js";
 const version = packageVersion("amqplib");
 const CONFIRM_WINDOW = 1000;
 
-export function amqplibSubject(options: { prefetch?: number } = {}, context: SubjectContext = singleProcess()): Subject {
+/** jfast's work queue is a priority queue with x-max-priority 9 (docs/rabbitmq.md); `priority` declares the same. */
+const MAX_PRIORITY = 9;
+
+export function amqplibSubject(options: { prefetch?: number; priority?: boolean } = {}, context: SubjectContext = singleProcess()): Subject {
   const queueName = `amqpbench.${context.namespace}`;
   let connection: ChannelModel;
   let publisher: ConfirmChannel;
   let idle: { channel: Channel } | null = null;
   const body = Buffer.from(JSON.stringify({ task: "bench.noop", payload: {} }));
-  const publish = () => publisher.sendToQueue(queueName, body, { persistent: true, contentType: "application/json" });
+  const publish = () =>
+    publisher.sendToQueue(queueName, body, { persistent: true, contentType: "application/json", ...(options.priority ? { priority: MAX_PRIORITY } : {}) });
   const consume = async (prefetch: number) => {
     const channel = await connection.createChannel();
     await channel.prefetch(prefetch);
@@ -29,12 +33,12 @@ export function amqplibSubject(options: { prefetch?: number } = {}, context: Sub
     return channel;
   };
   return {
-    label: `amqplib ${version} (raw${options.prefetch ? `, prefetch ${options.prefetch}` : ""})`,
-    settings: `durable classic queue, persistent messages, confirms awaited every ${CONFIRM_WINDOW}, manual ack, prefetch = ${options.prefetch ?? "concurrency"}`,
+    label: `amqplib ${version} (raw${options.prefetch ? `, prefetch ${options.prefetch}` : ""}${options.priority ? ", priority queue" : ""})`,
+    settings: `durable classic queue${options.priority ? ` with x-max-priority ${MAX_PRIORITY} and a priority on every message, as jfast's work queue` : ""}, persistent messages, confirms awaited every ${CONFIRM_WINDOW}, manual ack, prefetch = ${options.prefetch ?? "concurrency"}`,
     async setup() {
       connection = await amqp.connect(services.amqp);
       publisher = await connection.createConfirmChannel();
-      await publisher.assertQueue(queueName, { durable: true });
+      await publisher.assertQueue(queueName, { durable: true, ...(options.priority ? { arguments: { "x-max-priority": MAX_PRIORITY } } : {}) });
     },
     async enqueue(count) {
       for (let i = 0; i < count; i++) {

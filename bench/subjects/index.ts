@@ -29,6 +29,7 @@ export const SUBJECTS: Record<string, (context: SubjectContext) => Subject> = {
   "jfast-rabbitmq": (c) => jfastSubject("rabbitmq", {}, c),
   amqplib: (c) => amqplibSubject({}, c),
   "amqplib-prefetch": (c) => amqplibSubject({ prefetch: 1000 }, c),
+  "amqplib-priority": (c) => amqplibSubject({ priority: true }, c),
 };
 
 /**
