@@ -7,39 +7,20 @@
  * The server is found by its process name: beam.smp for RabbitMQ, redis-server for Redis, postgres for
  * PostgreSQL (every process of that name added: PostgreSQL runs one per connection). Linux only.
  */
-import { readdir, readFile } from "node:fs/promises";
 import { SUBJECTS } from "./subjects/index.js";
 import { median } from "./lib/stats.js";
+import { serverCpuMs } from "./lib/server-cpu.js";
 import { singleProcess } from "./lib/subject.js";
 
 const JOBS = Number(process.env.ENQUEUE_JOBS ?? 20_000);
 const ROUNDS = Number(process.env.ENQUEUE_ROUNDS ?? 3);
 const names = process.argv.slice(2);
 if (names.length === 0) throw new Error("name one subject or more: npx tsx enqueue-cpu.ts jfast-rabbitmq amqplib");
-const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc/<pid>/stat counts CPU time in 10 ms ticks.
 
 function serverName(subject: string): string {
   if (subject.includes("rabbitmq") || subject.startsWith("amqplib")) return "beam.smp";
   if (subject.includes("redis") || subject.startsWith("bullmq")) return "redis-server";
   return "postgres";
-}
-
-/** CPU ms used so far by every process named `comm`. */
-async function serverCpuMs(comm: string): Promise<number> {
-  let total = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (name !== comm) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
 }
 
 const rows = new Map<string, { client: number[]; server: number[]; rate: number[] }>();

@@ -8,23 +8,9 @@
  *   is counted, so run it with no other RabbitMQ node busy)
  */
 import amqp from "amqplib";
+import { serverCpuMs } from "./lib/server-cpu.js";
 import { services } from "./lib/subject.js";
-import { readdir, readFile } from "node:fs/promises";
-async function beam(): Promise<number> {
-  let t = 0;
-  for (const pid of await readdir("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const s = await readFile(`/proc/${pid}/stat`, "utf8");
-      if (s.slice(s.indexOf("(") + 1, s.lastIndexOf(")")) !== "beam.smp") continue;
-      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-      t += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return t;
-}
+const beam = () => serverCpuMs("beam.smp");
 const N = 20000;
 const conn = await amqp.connect(services.amqp);
 const ch = await conn.createConfirmChannel();

@@ -1,0 +1,23 @@
+/** A server's CPU time, read from /proc (Linux only), for the bench's per-side CPU measurements. */
+import { readdir, readFile } from "node:fs/promises";
+
+/** USER_HZ is 100 on Linux: /proc/<pid>/stat counts CPU time in 10 ms ticks. */
+const TICK_MS = 10;
+
+/** CPU ms used so far by every process named `comm` (PostgreSQL runs one per connection: all are added). */
+export async function serverCpuMs(comm: string): Promise<number> {
+  let total = 0;
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (name !== comm) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
