@@ -6,7 +6,7 @@ export type { AdminRouter } from "./admin/root.js";
 export type { AdminRole, AdminPrincipal, ActorRole, AdminTokenKind } from "./admin/tokens.js";
 export type { AuditEntry } from "./admin/audit.js";
 export type { DeadFilter } from "./admin/dead-scan.js";
-export type { DeadLetterView, JobDetailView, JobView } from "./admin/views.js";
+export type { DeadLetterView, JobDetailView, JobView, LastErrorView } from "./admin/views.js";
 export type { RetryMark } from "./admin/retry-marks.js";
 export type { DeadLetterPage, ErrorGroupView } from "./admin/routers/dead-letters.js";
 export type { OverviewView } from "./admin/routers/overview.js";

@@ -8,7 +8,11 @@ import type { RetryMark } from "./retry-marks.js";
 import type { Redaction } from "./redact.js";
 import { traceIdOf } from "../observability/trace-id.js";
 
-/** A dead letter as the admin API shows it: the error that killed it first, the full history next to it. */
+/**
+ * A dead letter as deadLetters.list shows it: the error that killed it (class and message, no stack). Every
+ * attempt's error with its stack comes from jobs.get, one job at a time: a page of 100 rows with every stack
+ * was ~370 KB, re-read on every change by each open dashboard.
+ */
 export interface DeadLetterView {
   id: string;
   task: string;
@@ -20,14 +24,15 @@ export interface DeadLetterView {
   maxAttempts: number | null;
   createdAt: string;
   diedAt: string;
-  lastError: AttemptError | null;
+  lastError: LastErrorView | null;
   group: string;
   /** From the job's traceparent: the trace of the request that caused it (search your tracing UI by it). */
   traceId: string | null;
-  /** Every failed attempt, oldest first. */
-  errors: AttemptError[];
   payload: unknown;
 }
+
+/** The last attempt's error without its stack (jobs.get has every attempt's, with stacks). */
+export type LastErrorView = Omit<AttemptError, "stack">;
 
 export interface JobView {
   id: string;
@@ -82,10 +87,9 @@ export function deadLetterView(dead: DeadJob, redaction: Redaction): DeadLetterV
     maxAttempts: job.maxAttempts,
     createdAt: job.createdAt,
     diedAt: dead.diedAt,
-    lastError,
+    lastError: lastError && withoutStack(lastError),
     group: errorGroup(lastError).key,
     traceId: traceIdOf(job.trace?.traceparent),
-    errors: job.errors,
     payload: job.payload,
   };
 }
@@ -114,4 +118,8 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     errors: job.errors,
     payload: job.payload,
   };
+}
+
+function withoutStack({ stack: _stack, ...rest }: AttemptError): LastErrorView {
+  return rest;
 }

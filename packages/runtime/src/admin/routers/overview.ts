@@ -24,6 +24,11 @@ export interface OverviewView {
         depths: Depths | null;
         /** Each named queue's depths, `default` first (docs/queues.md#admin-api); null when counting failed. */
         queues?: Array<{ name: string; depths: Depths }> | null;
+        /**
+         * The newest dead letter's id and death time (null when there is none): with the dead count, what tells a
+         * client its dead-letter views are out of date, without reading them (docs/dashboard.md#live-data).
+         */
+        newestDead?: { id: string; diedAt: string } | null;
         error: string | null;
       };
   /** `queue`: the named queue the task's jobs go to. */
@@ -59,7 +64,10 @@ export const overviewRouter = router({
           queue.queues.size === 1
             ? [{ name: DEFAULT_QUEUE, depths }]
             : Object.entries(await queue.depthsByQueue()).map(([name, d]) => ({ name, depths: d }));
-        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths, queues, error: null };
+        // One row by the dead letters' newest-first index, read only when there is one.
+        const newest = depths.dead > 0 ? (await queue.backend.listDead({ limit: 1 }))[0] : undefined;
+        const newestDead = newest ? { id: newest.job.id, diedAt: newest.diedAt } : null;
+        queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths, queues, newestDead, error: null };
       } catch (error) {
         queueView = { enabled: true, backend: queue.backend.kind, name: queue.name, depths: null, queues: null, error: (error as Error).message };
       }
