@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import type { AttemptError, JobJSON } from "../core/job.js";
+import { CorruptJob } from "../core/corrupt-job.js";
+import { scrubPairs } from "./redact-pairs.js";
 
 export const REDACTED = "[redacted]";
 
@@ -30,9 +33,10 @@ const MIN_VALUE_LENGTH = 4;
 
 /**
  * What the admin API hides before anything leaves the service: payload fields by name (listed ones exactly,
- * case-insensitive; the defaults as parts of names), and the values found under those fields wherever they reappear
- * in the job's error messages and stacks (a driver's error quoting the query's parameters). Works on copies; the
- * stored job is untouched.
+ * case-insensitive; the defaults as parts of names), the values found under those fields wherever they reappear
+ * in the job's error texts, as written or escaped (a driver's error quoting the query's parameters, a message
+ * built with JSON.stringify(payload)), any `"<hidden name>": value` pair in error text, and unique keys (shown as
+ * a hash: a key derived from the payload carries its values). Works on copies; the stored job is untouched.
  */
 export interface Redaction {
   /** True when a field of this name is redacted. */
@@ -41,6 +45,12 @@ export interface Redaction {
   /** The job with its payload and every error's text redacted. */
   job(job: JobJSON): JobJSON;
   error(error: AttemptError | null, job: JobJSON): AttemptError | null;
+  /** Any text (an outbox row's body that is not JSON): hidden pairs and the given values, escaped forms included. */
+  text(text: string, values?: readonly string[]): string;
+  /** An error's texts with hidden pairs and the given values (from `values(payload)`) hidden. */
+  attempt(error: AttemptError | null, values: readonly string[]): AttemptError | null;
+  /** The values under hidden fields of a payload, with their escaped forms, to look for in text. */
+  values(payload: unknown): string[];
 }
 
 export function createRedaction(params: { fields: readonly string[]; defaults: boolean }): Redaction {
@@ -76,25 +86,42 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
 
   const hiddenValues = (payload: unknown): string[] => {
     const found = new Set<string>();
-    walk(payload, found);
+    walk(readable(payload), found);
+    const forms = new Set<string>();
+    for (const value of found) for (const form of writtenForms(value)) forms.add(form);
     // Longest first, so that a value containing another is replaced whole.
-    return [...found].sort((a, b) => b.length - a.length);
+    return [...forms].sort((a, b) => b.length - a.length);
   };
 
   const scrub = (text: string, values: readonly string[]): string => {
-    let out = text;
+    let out = scrubPairs(text, hides, REDACTED);
     for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED);
     return out;
   };
 
   const error = (attempt: AttemptError | null, values: readonly string[]): AttemptError | null => {
-    if (attempt === null || typeof attempt !== "object" || values.length === 0) return attempt;
+    if (attempt === null || typeof attempt !== "object") return attempt;
     return {
       ...attempt,
       class: scrub(String(attempt.class), values),
       message: scrub(String(attempt.message), values),
       ...(attempt.stack === undefined ? {} : { stack: scrub(String(attempt.stack), values) }),
+      ...(typeof attempt.reason === "string" ? { reason: scrub(attempt.reason, values) } : {}),
     };
+  };
+
+  /** A quarantined job's stored text: decoded and redacted where it is JSON, else hidden (it may be anything). */
+  const payloadOf = (job: JobJSON): unknown => {
+    const shown = walk(job.payload, null);
+    if (job.task !== CorruptJob.task || !shown || typeof shown !== "object" || Array.isArray(shown)) return shown;
+    const out = { ...(shown as Record<string, unknown>) };
+    for (const field of ["raw", "body"] as const) {
+      const text = out[field];
+      if (typeof text !== "string") continue;
+      const decoded = parseJson(text);
+      out[field] = decoded.ok ? JSON.stringify(walk(decoded.value, null)) : `${REDACTED} (${text.length} characters that are not JSON)`;
+    }
+    return out;
   };
 
   return {
@@ -104,13 +131,51 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
       const values = hiddenValues(job.payload);
       // A row written by hand may hold anything in its errors: shown as it is rather than failing the view.
       const errors = Array.isArray(job.errors) ? job.errors.map((e) => error(e, values)!) : job.errors;
-      const redacted: JobJSON = { ...job, payload: walk(job.payload, null), errors };
-      // A key derived from the payload (the default: its JSON) carries the payload's values.
-      if (job.unique) redacted.unique = { ...job.unique, key: scrub(String(job.unique.key), values) };
+      const redacted: JobJSON = { ...job, payload: payloadOf(job), errors };
+      if (job.unique) redacted.unique = { ...job.unique, key: hashedKey(String(job.unique.key)) };
       return redacted;
     },
     error: (attempt, job) => error(attempt, hiddenValues(job.payload)),
+    text: (text, values = []) => scrub(text, values),
+    attempt: error,
+    values: hiddenValues,
   };
+}
+
+/**
+ * How a unique key is shown: a key derived from the payload (the default: its JSON) carries the payload's values,
+ * and a scrubbed key would still tell a short secret. The hash still tells two jobs with the same key apart.
+ */
+export function hashedKey(key: string): string {
+  return `sha256:${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The ways a value reappears in text: as written, JSON-escaped once (inside a string: `JSON.stringify(payload)`)
+ * and twice (that JSON inside another JSON string: an error of a logged request), and URL-encoded.
+ */
+function writtenForms(value: string): string[] {
+  const once = JSON.stringify(value).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return [...new Set([value, once, twice, encodeURIComponent(value)])];
+}
+
+/** A quarantined job's payload is `{ raw }` or `{ body }` text; the values under hidden fields inside it count too. */
+function readable(payload: unknown): unknown {
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) return payload;
+  const { raw, body } = payload as { raw?: unknown; body?: unknown };
+  const text = typeof raw === "string" ? raw : typeof body === "string" ? body : null;
+  if (text === null) return payload;
+  const decoded = parseJson(text);
+  return decoded.ok ? [payload, decoded.value] : payload;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
 }
 
 /** Every string (and number, as written) under a redacted field, long enough to be worth looking for. */

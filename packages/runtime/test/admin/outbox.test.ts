@@ -82,4 +82,18 @@ describe("admin API: dead outbox rows", () => {
       ["outbox.retry", "alice", { retried: 1, missing: 1 }],
     ]);
   });
+
+  it("redacts a dead row's delivery errors too: the secret of its body, escaped or not, and any hidden pair", async () => {
+    const { jfast, schema } = await start();
+    const id = await deadRow(jfast, schema);
+    // A broker's refusal quoting what it was sent, as an error of a real delivery would.
+    const quoted = JSON.stringify({ to: "ap@acme.test", api_key: "sk_live_123456" });
+    const error = { attempt: 1, at: new Date().toISOString(), class: "BrokerError", message: `refused ${JSON.stringify(quoted)}: ${quoted}`, stack: `BrokerError: sk_live_123456\n    at send`, reason: "undeliverable" };
+    await withAdmin((c) => c.query(`UPDATE "${schema}".jfast_outbox SET errors = $2::jsonb WHERE id = $1`, [id, JSON.stringify([error])]));
+    const [row] = (await call(jfast, "outbox.dead", { token: VIEWER })).data.rows;
+    expect(JSON.stringify(row)).not.toContain("sk_live");
+    expect(row.errors[0].message).toContain("refused");
+    expect(row.errors[0].message).toContain("ap@acme.test");
+    expect(row.lastError.stack).toBe("BrokerError: [redacted]\n    at send");
+  });
 });

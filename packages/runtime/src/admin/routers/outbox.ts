@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Outbox } from "../../outbox/outbox.js";
 import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
+import type { AttemptError } from "../../core/job.js";
 import { auditedCall } from "../audit-call.js";
 import type { Redaction } from "../redact.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
@@ -95,9 +96,19 @@ async function outboxCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The body is a job (its payload) or an event (its data): redacted as a payload is. */
+/**
+ * The body is a job (its payload) or an event (its data): redacted as a payload is. The delivery errors are
+ * redacted as a job's are: a broker's or a queue's error may quote the body it refused.
+ */
 function deadOutboxView(row: DeadOutboxRow, redaction: Redaction): DeadOutboxView {
   const body = row.body as { payload?: unknown; data?: unknown } | null;
   const shown = body && typeof body === "object" ? { ...body, ...("payload" in body ? { payload: redaction.payload(body.payload) } : {}), ...("data" in body ? { data: redaction.payload(body.data) } : {}) } : body;
-  return { ...row, body: shown };
+  const values = redaction.values(body && typeof body === "object" ? [body.payload, body.data] : typeof body === "string" ? { raw: body } : null);
+  const error = (e: AttemptError): AttemptError => redaction.attempt(e, values)!;
+  return {
+    ...row,
+    body: typeof shown === "string" ? redaction.text(shown, values) : shown,
+    lastError: row.lastError ? error(row.lastError) : null,
+    errors: Array.isArray(row.errors) ? row.errors.map(error) : row.errors,
+  };
 }
