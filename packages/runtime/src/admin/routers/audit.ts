@@ -8,7 +8,8 @@ export const auditRouter = router({
       z
         .strictObject({
           limit: z.number().int().min(1).max(200).default(50),
-          before: z.string().max(100).optional(),
+          /** An entry's id (the last of the previous page). */
+          before: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "not an audit entry's id: pass the id of the last entry of the previous page").optional(),
           /** Only entries whose filter names this tenant. */
           tenant: z.string().min(1).max(200).optional(),
         })

@@ -9,6 +9,7 @@ import type { AdminPrincipal } from "../tokens.js";
 import { auditedCall, recordAudit } from "../audit-call.js";
 import { MAX_RUNNING_REPLAYS, replaysBusy, type ReplayView } from "../replays.js";
 import { TRPCError } from "@trpc/server";
+import { offsetCursorSchema } from "../cursors.js";
 import type { JfastError } from "../../errors/jfast-error.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 
@@ -26,8 +27,8 @@ const filterSchema = z
   .optional();
 
 const idsSchema = z.array(z.string().min(1).max(200)).min(1).max(1000);
-/** Cursors are offsets into the newest-first list, opaque to callers. */
-const cursorSchema = z.string().regex(/^\d+$/).optional();
+/** Cursors are offsets into the newest-first list, opaque to callers, bounded (cursors.ts). */
+const cursorSchema = offsetCursorSchema.optional();
 /** Bulk requeues go to the backend in slices, so a large replay does not stampede the workers at once. */
 const REPLAY_BATCH = 200;
 

@@ -17,6 +17,7 @@ import type { TaskRegistry } from "../../core/registry.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import { jobListingProcedures } from "./job-listing.js";
+import { badCursor, parseOffset } from "../cursors.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
 const pathSchema = z
@@ -205,6 +206,7 @@ function deadView(dead: DeadJob, redact: Redaction): JobView {
 function parseCursor(cursor: string | undefined): { kind: "none" } | { kind: "key"; value: string } | { kind: "offset"; value: number } {
   if (!cursor) return { kind: "none" };
   if (cursor.startsWith("k:") && cursor.length > 2) return { kind: "key", value: cursor.slice(2) };
-  if (/^o:\d+$/.test(cursor)) return { kind: "offset", value: Number(cursor.slice(2)) };
-  throw new TRPCError({ code: "BAD_REQUEST", message: "not a cursor of jobs.search: pass back the nextCursor of the previous page unchanged" });
+  const offset = cursor.startsWith("o:") ? parseOffset(cursor.slice(2)) : null;
+  if (offset !== null) return { kind: "offset", value: offset };
+  throw badCursor("jobs.search");
 }

@@ -4,6 +4,7 @@ import type { Outbox } from "../../outbox/outbox.js";
 import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
 import type { AttemptError } from "../../core/job.js";
 import { auditedCall } from "../audit-call.js";
+import { MAX_CURSOR_OFFSET } from "../cursors.js";
 import type { Redaction } from "../redact.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import type { AdminSources } from "../sources.js";
@@ -29,7 +30,7 @@ const idsSchema = z.array(z.string().min(1).max(400)).min(1).max(1000);
 export const outboxRouter = router({
   /** Dead rows, newest death first, a page at a time. */
   dead: viewerProcedure
-    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }).default({ limit: 50, offset: 0 }))
+    .input(z.strictObject({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).max(MAX_CURSOR_OFFSET).default(0) }).default({ limit: 50, offset: 0 }))
     .query(async ({ ctx, input }): Promise<{ enabled: boolean; rows: DeadOutboxView[] }> => {
       const outbox = ctx.sources.outbox();
       if (!outbox) return { enabled: false, rows: [] };
