@@ -1,6 +1,6 @@
 import { dashboardConfig, type ServiceConfig } from "./config";
-import { fingerprintOf, type LiveMessage } from "./live-change";
-import { serviceClient } from "~/trpc/server";
+import { LIVE_PARTS, changedParts, partPrints, type LiveMessage, type PartPrints } from "./live-change";
+import { pollerClient } from "~/trpc/server";
 
 /** How often the dashboard's server asks every service for its overview while at least one browser listens. */
 export const LIVE_POLL_MS = 2000;
@@ -9,7 +9,7 @@ type Listener = (message: LiveMessage) => void;
 
 interface Hub {
   listeners: Set<Listener>;
-  latest: Map<string, { message: LiveMessage; fingerprint: string }>;
+  latest: Map<string, { message: LiveMessage; prints: PartPrints }>;
   inFlight: Set<string>;
   timer: ReturnType<typeof setInterval> | null;
 }
@@ -19,12 +19,12 @@ interface Hub {
 const hub: Hub = ((globalThis as { __jfastLiveHub?: Hub }).__jfastLiveHub ??= { listeners: new Set(), latest: new Map(), inFlight: new Set(), timer: null });
 
 /**
- * Adds a listener: it gets the last known state of every service at once, then every change. The poller runs
- * only while someone listens.
+ * Adds a listener: it gets the last known state of every service at once (every part marked changed: its views
+ * may be older), then every change. The poller runs only while someone listens.
  */
 export function subscribeLive(listener: Listener): () => void {
   hub.listeners.add(listener);
-  for (const { message } of hub.latest.values()) listener(message);
+  for (const { message } of hub.latest.values()) listener({ ...message, changed: [...LIVE_PARTS] });
   if (!hub.timer) {
     hub.timer = setInterval(tick, LIVE_POLL_MS);
     tick();
@@ -49,7 +49,7 @@ function tick(): void {
 }
 
 async function poll(service: ServiceConfig): Promise<void> {
-  const client = serviceClient(service);
+  const client = pollerClient(service);
   let message: LiveMessage;
   try {
     const overview = await client.overview.get.query();
@@ -57,12 +57,13 @@ async function poll(service: ServiceConfig): Promise<void> {
       overview.plugins.includes("outbox") ? client.outbox.status.query().catch(() => null) : null,
       overview.plugins.includes("events") ? client.events.status.query().catch(() => null) : null,
     ]);
-    message = { service: service.name, at: new Date().toISOString(), overview, outbox, events, error: null };
+    message = { service: service.name, at: new Date().toISOString(), overview, outbox, events, error: null, changed: [] };
   } catch (error) {
-    message = { service: service.name, at: new Date().toISOString(), overview: null, outbox: null, events: null, error: (error as Error).message };
+    message = { service: service.name, at: new Date().toISOString(), overview: null, outbox: null, events: null, error: (error as Error).message, changed: [] };
   }
-  const fingerprint = fingerprintOf(message);
-  if (hub.latest.get(service.name)?.fingerprint === fingerprint) return;
-  hub.latest.set(service.name, { message, fingerprint });
+  const prints = partPrints(message);
+  message.changed = changedParts(hub.latest.get(service.name)?.prints, prints);
+  if (message.changed.length === 0) return;
+  hub.latest.set(service.name, { message, prints });
   for (const listener of hub.listeners) listener(message);
 }

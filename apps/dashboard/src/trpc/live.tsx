@@ -1,9 +1,9 @@
 "use client";
 import { useQueryClient, type Query } from "@tanstack/react-query";
-import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
-import type { LiveMessage } from "~/server/live-change";
-import { useTRPC } from "./provider";
-import { setLiveMode, type LiveMode } from "./query-client";
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { changedParts, isStale, partPrints, type LiveMessage, type LivePart, type PartPrints } from "~/server/live-change";
+import { useServices, useTRPC } from "./provider";
+import { REFRESH_MS, setLiveMode, type LiveMode } from "./query-client";
 
 /** How long to wait before trying server-sent events again after the stream was refused or cut for good. */
 const SSE_RETRY_MS = 30_000;
@@ -16,8 +16,8 @@ interface LiveState {
 
 const LiveContext = createContext<LiveState>({ mode: "connecting", updates: 0 });
 
-// Queries a push does not refresh: the data came with the push, or it must not change under the user's eyes.
-const NOT_INVALIDATED = new Set(["overview.get", "overview.whoami", "outbox.status", "events.status", "contracts.graph", "deadLetters.preview"]);
+/** How often a tab that has the stream answers its pings (the server drops a stream silent for longer: route.ts). */
+const PONG_PATH = "/api/stream/pong";
 
 /** "deadLetters.list" from a router key: `[[service], ["deadLetters", "list"], { input, type }]`. */
 function procedureOf(query: Query): string {
@@ -27,38 +27,72 @@ function procedureOf(query: Query): string {
 
 /**
  * Subscribes to /api/stream with EventSource. Each push sets that service's overview in React Query's cache and
- * marks the service's other views stale, so the open page refetches what changed. If the stream fails, views
- * poll every few seconds instead until it works again.
+ * marks stale only the views showing a part the push says changed (live-change.ts), so the open page re-reads
+ * what changed and nothing else: with jobs flowing the depths change every push, the dead letters seldom. If the
+ * stream fails, the overview is polled every few seconds instead and compared the same way.
  */
 export function LiveUpdates({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
   const trpc = useTRPC();
+  // Read when polling, so a new array with the same names does not reconnect the stream.
+  const serviceNames = useServices();
+  const services = useRef(serviceNames);
+  services.current = serviceNames;
   const [state, setState] = useState<LiveState>({ mode: "connecting", updates: 0 });
 
   useEffect(() => {
     let source: EventSource | null = null;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    let poll: ReturnType<typeof setInterval> | undefined;
     let mode: LiveMode = "connecting";
+    const polled = new Map<string, PartPrints>();
+    const invalidate = (name: string, changed: readonly LivePart[], error: boolean) => {
+      void queryClient.invalidateQueries(trpc(name).pathFilter({ predicate: (query) => isStale(procedureOf(query), changed, error) }));
+    };
+    // Without the stream: each service's overview every few seconds, compared part by part as the server does.
+    const pollOverviews = () => {
+      for (const name of services.current) {
+        void queryClient.fetchQuery({ ...trpc(name).overview.get.queryOptions(), staleTime: 0 }).then(
+          (overview) => {
+            const prints = partPrints({ overview, outbox: null, events: null, error: null });
+            const changed = changedParts(polled.get(name), prints);
+            polled.set(name, prints);
+            // The outbox and Kafka status are not in the overview: re-read with the depths.
+            if (changed.length) invalidate(name, changed.includes("depths") ? [...changed, "outbox", "events"] : changed, false);
+          },
+          () => invalidate(name, [], true),
+        );
+      }
+    };
     const switchTo = (next: LiveMode) => {
       if (next === mode) return;
       mode = next;
       setLiveMode(next);
       setState((s) => ({ ...s, mode: next }));
-      // Re-arm every query's timer with the new interval (polling needs it now, not in 30 s).
-      if (next === "polling") void queryClient.invalidateQueries();
+      clearInterval(poll);
+      if (next === "polling") {
+        polled.clear();
+        pollOverviews();
+        poll = setInterval(pollOverviews, REFRESH_MS);
+      }
     };
     const apply = (message: LiveMessage) => {
       const service = trpc(message.service);
       if (message.overview) queryClient.setQueryData(service.overview.get.queryKey(), message.overview);
       if (message.outbox) queryClient.setQueryData(service.outbox.status.queryKey(), message.outbox);
       if (message.events) queryClient.setQueryData(service.events.status.queryKey(), message.events);
-      void queryClient.invalidateQueries(service.pathFilter({ predicate: (query) => message.error !== null || !NOT_INVALIDATED.has(procedureOf(query)) }));
+      // A server older than the parts sends none: everything may have changed.
+      invalidate(message.service, message.changed ?? ["health", "setup", "depths", "deadLetters", "outbox", "events"], message.error !== null);
       setState((s) => ({ ...s, updates: s.updates + 1 }));
     };
     const connect = () => {
       source = new EventSource("/api/stream");
       source.addEventListener("open", () => switchTo("sse"));
       source.addEventListener("service", (event) => apply(JSON.parse((event as MessageEvent<string>).data) as LiveMessage));
+      // The server drops a stream whose tab stopped answering (one that vanished without closing it).
+      source.addEventListener("ping", (event) => {
+        void fetch(`${PONG_PATH}?id=${encodeURIComponent((event as MessageEvent<string>).data)}`, { method: "POST" }).catch(() => {});
+      });
       source.addEventListener("error", () => {
         switchTo("polling");
         // CONNECTING: the browser reconnects by itself. CLOSED: it gave up (a refusal, a proxy that cut it); try later.
@@ -72,6 +106,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     return () => {
       source?.close();
       clearTimeout(retry);
+      clearInterval(poll);
     };
   }, [queryClient, trpc]);
 

@@ -1,9 +1,12 @@
 import { QueryClient } from "@tanstack/react-query";
 import { errorCode } from "./errors";
 
-/** Polling interval while server-sent events are not available (see docs/dashboard.md, "Live data"). */
+/**
+ * Polling interval of each service's overview while server-sent events are not available (see docs/dashboard.md,
+ * "Live data"); views are re-read when the overview says a part they show changed (live.tsx).
+ */
 export const REFRESH_MS = 3000;
-/** With server-sent events live, views refetch when a push says their service changed; this is only a safety net. */
+/** Views refetch when a push or the polled overview says their part changed; this is only a safety net. */
 export const SSE_SAFETY_REFRESH_MS = 30_000;
 
 export type LiveMode = "connecting" | "sse" | "polling";
@@ -19,7 +22,9 @@ export function makeQueryClient(): QueryClient {
   return new QueryClient({
     defaultOptions: {
       queries: {
-        refetchInterval: () => (liveMode === "sse" ? SSE_SAFETY_REFRESH_MS : REFRESH_MS),
+        // Until the stream answers, views poll as before; once it did (or failed over to polling the overview),
+        // they are re-read when their part changes.
+        refetchInterval: () => (liveMode === "connecting" ? REFRESH_MS : SSE_SAFETY_REFRESH_MS),
         staleTime: 1000,
         // Pushes or polling keep views current; a refetch on every return to the tab would only add load.
         refetchOnWindowFocus: false,
