@@ -7,6 +7,7 @@ import { ConfigError } from "../errors/jfast-error.js";
 import { tomlSyntaxMessage } from "./toml-syntax-error.js";
 import { backendQueueName, DEFAULT_QUEUE } from "../core/named-queue.js";
 import { DEFAULT_RETENTION, parseDuration, RETAINED_STATES, type RetainedState, type Retention } from "../core/retention.js";
+import { parseEncryptionKeys, type EncryptionKey } from "../core/crypto/keyring.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -109,6 +110,8 @@ export interface JfastConfig {
   http: { readyDetails: boolean };
   /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
   admin: AdminConfig;
+  /** `JFAST_ENCRYPTION_KEYS`: the first key encrypts, every one decrypts (docs/security.md#encryption-at-rest). */
+  encryption: { keys: readonly EncryptionKey[] };
   raw: RawConfig;
 }
 
@@ -118,7 +121,7 @@ const DOCS = "jfast docs configuration";
  * Reads and validates `<root>/jfast.toml`. The only place that reads process.env: URLs may be overridden by
  * DATABASE_URL, REDIS_URL, AMQP_URL, KAFKA_BROKERS; PORT and HOST where to listen; JFAST_ENV / NODE_ENV the environment;
  * JFAST_DISABLE_PLUGINS turns enabled plugins off, JFAST_QUEUE_NAME and KAFKA_TOPIC_PREFIX move a service's
- * queue and topics into a namespace of their own.
+ * queue and topics into a namespace of their own; JFAST_ENCRYPTION_KEYS holds the keys of encrypted tasks.
  */
 export async function loadConfig(params: { root: string; env?: NodeJS.ProcessEnv; overrides?: ConfigOverrides }): Promise<JfastConfig> {
   const file = path.join(params.root, "jfast.toml");
@@ -282,6 +285,7 @@ export function resolveConfig(params: {
     disabledPlugins: new Set([...disabled].filter((name) => raw.plugins.enabled.includes(name))),
     port,
     host: env.HOST?.trim() || (environment === "production" ? null : "127.0.0.1"),
+    encryption: { keys: parseEncryptionKeys(env.JFAST_ENCRYPTION_KEYS) },
     database: databaseRaw && {
       url: databaseUrl,
       readUrl: databaseReadUrl,

@@ -51,6 +51,9 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
     normalizeUnique({ ...options.unique, key: undefined } as Parameters<typeof normalizeUnique>[0], `task("${name}")`, false);
   }
   normalizeLimits(options, `task("${name}")`);
+  if (options.encrypt !== undefined && typeof options.encrypt !== "boolean") {
+    throw new TypeError(`task("${name}"): encrypt must be true or false, got ${JSON.stringify(options.encrypt)}`);
+  }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(
       `task("${name}"): idempotentOn needs session: true, because the inbox claim commits with the handler's work`,

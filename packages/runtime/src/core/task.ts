@@ -69,6 +69,11 @@ export interface TaskOptions<P = unknown> {
   concurrency?: number;
   /** At most `max` of its jobs start in any `perMs` milliseconds, across every worker and process (docs/tasks.md#limits). */
   rateLimit?: RateLimit;
+  /**
+   * Stores its payload and its errors' messages and stacks encrypted (AES-256-GCM) on every backend and in the
+   * outbox, with the keys of JFAST_ENCRYPTION_KEYS; the handler sees the plaintext (docs/tasks.md#encryption).
+   */
+  encrypt?: boolean;
 }
 
 /** A task's `unique` option; a job's own `unique` overrides the key, and its periodMs or states if it gives them. */

@@ -14,6 +14,7 @@ import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
 import { deadRow, OutboxKind, outboxRowId, writeOutboxRows, type DeadOutboxRow } from "./outbox-rows.js";
 import type { RelayStatus } from "./relay.js";
+import type { JobEncryption } from "../encryption/job-encryption.js";
 
 /** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
 export interface TransactionalEnqueue {
@@ -73,6 +74,8 @@ export function createOutbox(params: {
   bus?: () => OutboxEventBus | null;
   /** The relay of this process, once started (its state joins the health check). */
   relay?: () => { status(): RelayStatus } | null;
+  /** Seals the rows of encrypted tasks before they are written (docs/security.md#encryption-at-rest). */
+  encryption?: JobEncryption | null;
 }): Outbox {
   const { database, queue } = params;
   const channel = outboxChannel(database.schema);
@@ -88,13 +91,14 @@ export function createOutbox(params: {
       const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
       const executor = database.executorFor(session);
       if (supportsTransactionalEnqueue(queue.backend)) {
-        // Same database: the job row itself is written in the caller's transaction.
+        // Same database: the job row itself is written in the caller's transaction (sealed by the backend's
+        // encryption seam, encryption/encrypting-backend.ts).
         return perJob(await enqueueWithinQueues(queue, executor, jobs), jobs);
       }
       // Another backend: a jfast_outbox row in the caller's transaction, moved by the relay after commit.
       const inserted = await writeOutboxRows({
         executor,
-        rows: jobs.map((j) => ({ kind: OutboxKind.job, destination: queue.name, id: j.id, body: j.toJSON() })),
+        rows: jobs.map((j) => ({ kind: OutboxKind.job, destination: queue.name, id: j.id, body: params.encryption?.storedJSON(j) ?? j.toJSON() })),
         maxAttempts,
         channel,
       });

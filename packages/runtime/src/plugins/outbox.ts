@@ -19,7 +19,9 @@ export function outboxPlugin(): Plugin<"outbox"> {
       const queue = get("queue")?.provider ?? null;
       // With Kafka on, outbox.publish also writes the event as an outbox row the relay produces to its topic.
       const bus = config.events ? createOutboxEventBus({ maxAttempts: config.outbox!.maxAttempts, channel: outboxChannel(database.schema) }) : null;
-      const outbox = createOutbox({ database, queue, config, logger, registry, bus: () => bus, relay: () => get("relay") });
+      const { encryptionOf } = await import("../encryption/job-encryption.js");
+      const encryption = encryptionOf(config, registry);
+      const outbox = createOutbox({ database, queue, config, logger, registry, bus: () => bus, relay: () => get("relay"), encryption });
       get("telemetry")?.instrumentOutbox(outbox, queue?.name ?? null);
       provide("outbox", outbox);
       return outbox;

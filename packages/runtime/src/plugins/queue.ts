@@ -7,6 +7,7 @@ import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
+import { ENCRYPTION_DOCS, KEY_RECIPE } from "../core/crypto/keyring.js";
 import type { Logger } from "../observability/logger.js";
 import type { Plugin, Running } from "./plugin.js";
 
@@ -22,6 +23,7 @@ export function queuePlugin(): Plugin<"queue"> {
     provides: ["queue"],
     enabled: ({ config }) => config.queue !== null,
     check({ config, registry }) {
+      checkEncryptionKeys(config, registry);
       if (config.queue) return checkTaskQueues(config, registry);
       const subscribers = registry.all().filter((t) => t.kind === "subscriber");
       if (subscribers.length > 0) {
@@ -59,11 +61,14 @@ export function queuePlugin(): Plugin<"queue"> {
         refuseUniqueTasks(registry);
         refuseLimitedTasks(registry);
       }
+      // With keys, every backend is seen through the encryption seam: sealed on the way in, opened at claim.
+      const encryption = await openEncryption(config, registry);
       // One backend instance per named queue, over the same store (core/named-queue.ts); `default` first.
       const opened: { config: NamedQueueConfig; backend: QueueBackend; control: QueueControl }[] = [];
       try {
         for (const named of queueConfig.queues) {
-          const backend = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named, database, logger);
+          const built = named.name === DEFAULT_QUEUE && given ? given : await buildBackend(config, named, database, logger);
+          const backend = encryption ? encryption.wrap(built, logger) : built;
           try {
             await backend.setup();
             // Each queue's limited tasks (docs/tasks.md#limits), declared before any claim.
@@ -163,6 +168,26 @@ function refuseLimitedTasks(registry: TaskRegistry): void {
     hint: `add "database" to [plugins] enabled in jfast.toml (enabled = ["database", "queue", ...]; the limits are counted in jfast_task_limits and jfast_task_slots), or drop the task's ${option} option`,
     docs: "jfast docs rabbitmq#task-limits",
   });
+}
+
+/** A task with `encrypt: true` and no key to encrypt with stops start-up: its payloads would be stored in clear. */
+function checkEncryptionKeys(config: JfastConfig, registry: TaskRegistry): void {
+  if (config.encryption.keys.length > 0) return;
+  const encrypted = registry.all().find((definition) => definition.options.encrypt === true);
+  if (!encrypted) return;
+  throw new ConfigError(`task "${encrypted.name}" is declared with encrypt: true, and JFAST_ENCRYPTION_KEYS holds no key`, {
+    code: "ENCRYPTION_KEY_MISSING",
+    hint: `set JFAST_ENCRYPTION_KEYS=<key id>:<base64 key>, e.g. k1:$(${KEY_RECIPE}), in every process of the service (the same keys everywhere)`,
+    docs: ENCRYPTION_DOCS,
+  });
+}
+
+/** The encryption seam when the service has keys; null otherwise (nothing to seal, and no cost at claim). */
+async function openEncryption(config: JfastConfig, registry: TaskRegistry): Promise<{ wrap(backend: QueueBackend, logger: Logger): QueueBackend } | null> {
+  if (config.encryption.keys.length === 0) return null;
+  const [{ encryptionOf }, { withEncryption }] = await Promise.all([import("../encryption/job-encryption.js"), import("../encryption/encrypting-backend.js")]);
+  const encryption = encryptionOf(config, registry)!;
+  return { wrap: (backend, logger) => withEncryption(backend, encryption, logger) };
 }
 
 /**

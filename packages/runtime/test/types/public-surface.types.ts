@@ -78,6 +78,12 @@ export async function routes(jfast: Jfast): Promise<void> {
   // @ts-expect-error a task's default priority is 0 to 9 as well
   task("types.too_low", { priority: -1 }, async () => undefined);
 
+  // Encryption at rest is a yes or no per task; the handler's payload keeps its type.
+  const card = task<{ pan: string }>("types.charge_card", { encrypt: true }, async (payload) => payload.pan.length);
+  await queue.enqueue(card.job({ pan: "4242" }));
+  // @ts-expect-error encrypt is a boolean, not a key id
+  task("types.encrypt_kid", { encrypt: "k1" }, async () => undefined);
+
   // Untyped jobs stay possible.
   await queue.enqueue(new Job({ task: "types.send_email", payload: { anything: [1, 2] } }));
 }
