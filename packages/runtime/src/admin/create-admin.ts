@@ -15,6 +15,8 @@ import type { ContractsSource, ScheduleSource } from "./sources.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import type { EventsBus } from "../kafka/events-bus.js";
 import { createRedaction } from "./redact.js";
+import { createKeyring } from "../core/crypto/keyring.js";
+import { createScanLimiter } from "./scan-limit.js";
 
 /**
  * Builds the /jfast/admin handler from the running app. Called by the composition root on the first admin
@@ -41,6 +43,7 @@ export function createAdmin(params: {
   return createAdminHandler({
     tokens: config.admin.tokens,
     maxBodyBytes: config.admin.maxBodyBytes,
+    keyring: createKeyring(config.encryption.keys),
     sources: {
       service: { name: config.service.name, environment: config.service.environment },
       plugins: [...config.plugins],
@@ -60,6 +63,7 @@ export function createAdmin(params: {
       queueConfig: config.queue,
       audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
       replays: createReplayLog({ logger }),
+      scans: createScanLimiter(),
       redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
       logger,
     },

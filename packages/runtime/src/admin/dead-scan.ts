@@ -1,6 +1,6 @@
 import type { AttemptError } from "../core/job.js";
 import type { DeadJob, QueueBackend } from "../core/queue-backend.js";
-import type { Redaction } from "./redact.js";
+import { REDACTED, type Redaction } from "./redact.js";
 
 /** Filters the dead-letter views accept. Every field narrows; none means "all dead letters". */
 export interface DeadFilter {
@@ -29,25 +29,48 @@ export const SCAN_PAGE = 500;
  * that stops at the budget says so, and its cursor continues from there.
  */
 export const SCAN_BUDGET = 10_000;
+/** The largest page read at once: a page of big dead letters is decoded by the backend in one piece. */
+export const SCAN_PAGE_MAX = 2_000;
 
 export function hasFilter(filter: DeadFilter | undefined): boolean {
   return Boolean(filter && (filter.task || filter.tenantId || filter.errorText || filter.group || filter.payload || filter.diedBefore));
 }
 
-export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined): boolean {
+/**
+ * Whether a stored (not yet redacted) dead letter matches. The cheap tests come first, on what the backend already
+ * read (task, tenant, time of death, a payload field); the error text is looked for in the stored text, and only
+ * where it is found there (or the needle could overlap a "[redacted]" marker) is the error redacted to test what
+ * a person would see: a filter must not confirm a redacted value, and most rows never pay for redaction.
+ */
+export function matchesFilter(dead: DeadJob, filter: DeadFilter | undefined, redaction?: Redaction): boolean {
   if (!filter) return true;
   if (filter.task && dead.job.task !== filter.task) return false;
   if (filter.tenantId && dead.job.tenantId !== filter.tenantId) return false;
+  if (filter.diedBefore && Date.parse(dead.diedAt) >= Date.parse(filter.diedBefore)) return false;
+  if (filter.payload && !payloadHas(dead.job.payload, filter.payload)) return false;
+  if (!filter.errorText && !filter.group) return true;
   if (filter.errorText) {
     const needle = filter.errorText.toLowerCase();
-    const error = dead.lastError;
-    const text = error ? `${error.class}: ${error.message} ${error.reason ?? ""}`.toLowerCase() : "";
-    if (!text.includes(needle)) return false;
+    if (!errorText(dead.lastError).includes(needle) && !(redaction && touchesMarker(needle))) return false;
   }
-  if (filter.group && errorGroup(dead.lastError).key !== filter.group) return false;
-  if (filter.payload && !payloadHas(dead.job.payload, filter.payload)) return false;
-  if (filter.diedBefore && Date.parse(dead.diedAt) >= Date.parse(filter.diedBefore)) return false;
+  const shown = redaction ? redaction.error(dead.lastError, dead.job) : dead.lastError;
+  if (filter.errorText && !errorText(shown).includes(filter.errorText.toLowerCase())) return false;
+  if (filter.group && errorGroup(shown).key !== filter.group) return false;
   return true;
+}
+
+function errorText(error: AttemptError | null): string {
+  return error ? `${error.class}: ${error.message} ${error.reason ?? ""}`.toLowerCase() : "";
+}
+
+/** True when a needle could match text that redaction produced: it shares a part of the marker at one of its ends. */
+function touchesMarker(needle: string): boolean {
+  const marker = REDACTED.toLowerCase();
+  if (marker.includes(needle)) return true;
+  for (let k = 1; k < Math.min(needle.length, marker.length); k++) {
+    if (needle.endsWith(marker.slice(0, k)) || needle.startsWith(marker.slice(-k))) return true;
+  }
+  return needle.includes(marker);
 }
 
 /** The value at `path` (object keys only) equals `equals`, as PostgreSQL's `@>` on a scalar would say. */
@@ -91,12 +114,24 @@ export function normaliseMessage(message: string): string {
 }
 
 export interface ScanResult {
+  /** Matching dead letters as stored: redact what is shown of them (views.ts). */
   rows: DeadJob[];
   /** Offset to continue from, or null when the end of the dead letters was reached. */
   nextOffset: number | null;
   scanned: number;
   /** True when the scan stopped at SCAN_BUDGET rather than at the end or at `want` matches. */
   budgetReached: boolean;
+}
+
+/**
+ * Rows tested between two turns of the event loop. A scan of thousands of large dead letters held the loop for
+ * seconds (every request and heartbeat of the service waited); each chunk now takes a few milliseconds.
+ */
+export const SCAN_YIELD_EVERY = 50;
+
+/** Lets the event loop run what waits (I/O, timers) before the next chunk of CPU work. */
+export function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Reads dead letters from `offset`, keeping those that match, until `want` matches, the end, or the budget. */
@@ -112,37 +147,27 @@ export async function scanDead(
   },
 ): Promise<ScanResult> {
   const budget = params.budget ?? SCAN_BUDGET;
-  const { redaction } = params;
-  const seen = (dead: DeadJob): DeadJob =>
-    redaction ? { job: redaction.job(dead.job), diedAt: dead.diedAt, lastError: redaction.error(dead.lastError, dead.job) } : dead;
-  if (!hasFilter(params.filter)) {
-    const page = await backend.listDead({ limit: params.want + 1, offset: params.offset });
-    const rows = page.slice(0, params.want).map(seen);
-    return {
-      rows,
-      nextOffset: page.length > params.want ? params.offset + rows.length : null,
-      scanned: rows.length,
-      budgetReached: false,
-    };
-  }
+  const filtered = hasFilter(params.filter);
   const rows: DeadJob[] = [];
   let offset = params.offset;
   let scanned = 0;
-  let pageSize = SCAN_PAGE;
+  let pageSize = filtered ? SCAN_PAGE : Math.min(SCAN_PAGE, params.want + 1);
   while (scanned < budget) {
-    const limit = Math.min(pageSize, budget - scanned);
-    pageSize *= 2;
+    // Without a filter every row read is a match: one more than wanted tells whether there is a next page.
+    const limit = filtered ? Math.min(pageSize, budget - scanned) : Math.min(pageSize, params.want - rows.length + 1);
+    pageSize = Math.min(pageSize * 2, SCAN_PAGE_MAX);
     const page = await backend.listDead({ limit, offset });
-    for (const stored of page) {
-      const dead = seen(stored);
+    for (let i = 0; i < page.length; i++) {
+      if (i > 0 && i % SCAN_YIELD_EVERY === 0) await yieldToLoop();
+      if (rows.length >= params.want) return { rows, nextOffset: offset, scanned, budgetReached: false };
+      const dead = page[i]!;
       offset += 1;
       scanned += 1;
-      if (matchesFilter(dead, params.filter)) {
-        rows.push(dead);
-        if (rows.length >= params.want) return { rows, nextOffset: offset, scanned, budgetReached: false };
-      }
+      if (!filtered || matchesFilter(dead, params.filter, params.redaction)) rows.push(dead);
     }
     if (page.length < limit) return { rows, nextOffset: null, scanned, budgetReached: false };
+    if (rows.length >= params.want) return { rows, nextOffset: offset, scanned, budgetReached: false };
+    await yieldToLoop();
   }
   return { rows, nextOffset: offset, scanned, budgetReached: true };
 }

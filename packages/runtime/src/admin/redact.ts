@@ -56,27 +56,32 @@ export interface Redaction {
 export function createRedaction(params: { fields: readonly string[]; defaults: boolean }): Redaction {
   const exact = new Set(params.fields.map((f) => f.toLowerCase()));
   const parts: readonly string[] = params.defaults ? DEFAULT_REDACTED_PARTS : [];
-  const hides = (name: string): boolean => {
+  const decide = (name: string): boolean => {
     const lower = name.toLowerCase();
     if (exact.has(lower)) return true;
     if (parts.length === 0) return false;
     const bare = lower.replace(/[_-]/g, "");
     return parts.some((part) => bare.includes(part));
   };
+  // Payloads repeat their field names row after row; a scan asks about the same few thousand times.
+  const decided = new Map<string, boolean>();
+  const hides = (name: string): boolean => {
+    let answer = decided.get(name);
+    if (answer === undefined) {
+      answer = decide(name);
+      if (decided.size >= 10_000) decided.clear();
+      decided.set(name, answer);
+    }
+    return answer;
+  };
 
-  const walk = (node: unknown, found: Set<string> | null): unknown => {
-    if (Array.isArray(node)) return node.map((child) => walk(child, found));
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map((child) => walk(child));
     if (node && typeof node === "object") {
       // Own keys copied as own properties, `__proto__` included (an assignment would set the prototype instead).
       const out: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(node)) {
-        let value: unknown;
-        if (hides(key)) {
-          if (found) collect(child, found);
-          value = REDACTED;
-        } else {
-          value = walk(child, found);
-        }
+        const value = hides(key) ? REDACTED : walk(child);
         Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       }
       return out;
@@ -84,9 +89,24 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
     return node;
   };
 
+  /** Like walk, without building the copy: a dead-letter scan runs this on every row it tests. */
+  const gather = (node: unknown, found: Set<string>): void => {
+    if (Array.isArray(node)) {
+      for (const child of node) gather(child, found);
+    } else if (node && typeof node === "object") {
+      for (const key in node) {
+        if (!Object.hasOwn(node, key)) continue;
+        const child = (node as Record<string, unknown>)[key];
+        if (hides(key)) collect(child, found);
+        else if (child && typeof child === "object") gather(child, found);
+      }
+    }
+  };
+
   const hiddenValues = (payload: unknown): string[] => {
     const found = new Set<string>();
-    walk(readable(payload), found);
+    gather(readable(payload), found);
+    if (found.size === 0) return [];
     const forms = new Set<string>();
     for (const value of found) for (const form of writtenForms(value)) forms.add(form);
     // Longest first, so that a value containing another is replaced whole.
@@ -112,21 +132,21 @@ export function createRedaction(params: { fields: readonly string[]; defaults: b
 
   /** A quarantined job's stored text: decoded and redacted where it is JSON, else hidden (it may be anything). */
   const payloadOf = (job: JobJSON): unknown => {
-    const shown = walk(job.payload, null);
+    const shown = walk(job.payload);
     if (job.task !== CorruptJob.task || !shown || typeof shown !== "object" || Array.isArray(shown)) return shown;
     const out = { ...(shown as Record<string, unknown>) };
     for (const field of ["raw", "body"] as const) {
       const text = out[field];
       if (typeof text !== "string") continue;
       const decoded = parseJson(text);
-      out[field] = decoded.ok ? JSON.stringify(walk(decoded.value, null)) : `${REDACTED} (${text.length} characters that are not JSON)`;
+      out[field] = decoded.ok ? JSON.stringify(walk(decoded.value)) : `${REDACTED} (${text.length} characters that are not JSON)`;
     }
     return out;
   };
 
   return {
     hides,
-    payload: (value) => walk(value, null),
+    payload: (value) => walk(value),
     job(job) {
       const values = hiddenValues(job.payload);
       // A row written by hand may hold anything in its errors: shown as it is rather than failing the view.

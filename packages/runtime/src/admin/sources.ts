@@ -8,6 +8,7 @@ import type { QueueProvider } from "../queue/queue-provider.js";
 import type { AuditLog } from "./audit.js";
 import type { ReplayLog } from "./replays.js";
 import type { Redaction } from "./redact.js";
+import type { ScanLimiter } from "./scan-limit.js";
 
 /**
  * Everything the admin router reads, handed over by the composition root. The router reaches each feature
@@ -32,6 +33,8 @@ export interface AdminSources {
   /** Plugins jfast.toml enables that JFAST_DISABLE_PLUGINS turns off in this process. */
   disabledPlugins: readonly string[];
   audit: AuditLog;
+  /** How often each caller may run a scanning view (scan-limit.ts). */
+  scans: ScanLimiter;
   /** Throttled bulk retries running in (or recently finished by) this process. */
   replays: ReplayLog;
   /** Payload fields named in `[admin] redact` (and the defaults), and their values in error text, hidden before anything leaves the service. */

@@ -17,7 +17,12 @@ const t = initTRPC.context<AdminContext>().create({
     // Zod issues reach the caller as a readable reason (the HTTP status is already 400).
     const cause = error.cause as { issues?: { path: PropertyKey[]; message: string }[] } | undefined;
     const issues = error.code === "BAD_REQUEST" && cause?.issues ? cause.issues.map((i) => `${i.path.map(String).join(".") || "(input)"}: ${i.message}`) : null;
-    return { ...shape, message: issues ? `invalid input: ${issues.join("; ")}` : shape.message, data: { ...shape.data, stack: undefined } };
+    const retryAfterSeconds = (error.cause as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    return {
+      ...shape,
+      message: issues ? `invalid input: ${issues.join("; ")}` : shape.message,
+      data: { ...shape.data, stack: undefined, ...(typeof retryAfterSeconds === "number" ? { retryAfterSeconds } : {}) },
+    };
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, type DeadFilter } from "../dead-scan.js";
+import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, SCAN_YIELD_EVERY, yieldToLoop, type DeadFilter } from "../dead-scan.js";
+import { takeScan } from "../scan-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
@@ -71,17 +72,23 @@ export const deadLettersRouter = router({
       };
     }),
 
-  /** Dead letters grouped by error class and normalised message, over the newest SCAN_BUDGET dead letters. */
+  /**
+   * Dead letters grouped by error class and normalised message (of the error as shown: redacted), over the newest
+   * SCAN_BUDGET dead letters. A scan: rate-limited per caller (scan-limit.ts).
+   */
   groups: viewerProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput }).optional()).query(async ({ ctx, input }) => {
     const service = ctx.sources.queue();
     const queue = service && queueScope(service, input?.queue);
     if (!queue) return { enabled: false, groups: [] as ErrorGroupView[], scanned: 0, budgetReached: false };
+    takeScan(ctx.sources.scans, ctx.principal, "deadLetters.groups");
     const scan = await backendCall(queue, "grouping dead letters", () =>
       scanDead(queue.backend, { filter: input?.filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }),
     );
     const groups = new Map<string, ErrorGroupView & { taskSet: Set<string> }>();
-    for (const dead of scan.rows) {
-      const group = errorGroup(dead.lastError);
+    for (let i = 0; i < scan.rows.length; i++) {
+      if (i > 0 && i % SCAN_YIELD_EVERY === 0) await yieldToLoop();
+      const dead = scan.rows[i]!;
+      const group = errorGroup(ctx.sources.redaction.error(dead.lastError, dead.job));
       const existing = groups.get(group.key);
       if (existing) {
         existing.count += 1;
@@ -107,6 +114,7 @@ export const deadLettersRouter = router({
       const depths = await backendCall(queue, "counting dead letters", () => queue.depths());
       return { count: depths.dead, exact: true };
     }
+    takeScan(ctx.sources.scans, ctx.principal, "deadLetters.preview");
     const scan = await backendCall(queue, "counting dead letters", () =>
       scanDead(queue.backend, { filter: input.filter, offset: 0, want: SCAN_BUDGET, redaction: ctx.sources.redaction }),
     );

@@ -18,6 +18,7 @@ import type { JobInfo } from "../../core/queue-backend.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import { jobListingProcedures } from "./job-listing.js";
 import { badCursor, parseOffset } from "../cursors.js";
+import { takeScan } from "../scan-limit.js";
 
 /** One path segment: an object key; ten levels are plenty for a payload field. */
 const pathSchema = z
@@ -158,6 +159,7 @@ export const jobsRouter = router({
       if (cursor.kind === "key") throw new TRPCError({ code: "BAD_REQUEST", message: "this cursor belongs to an indexed search, which this queue does not offer" });
     }
 
+    takeScan(ctx.sources.scans, ctx.principal, "jobs.search (a scan)");
     const scan = await backendCall(queue, "searching dead letters", () =>
       scanDead(queue.backend, { filter, offset: cursor.kind === "offset" ? cursor.value : 0, want: input.limit, redaction: redact }),
     );
