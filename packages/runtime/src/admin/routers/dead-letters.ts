@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, SCAN_YIELD_EVERY, yieldToLoop, type DeadFilter } from "../dead-scan.js";
 import { takeScan } from "../scan-limit.js";
+import { checkIdsPerCall, MAX_IDS_PER_CALL, requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
@@ -27,7 +28,7 @@ const filterSchema = z
   .transform(({ tenant, ...rest }): DeadFilter => ({ ...rest, ...(tenant ? { tenantId: tenant } : {}) }))
   .optional();
 
-const idsSchema = z.array(z.string().min(1).max(200)).min(1).max(1000);
+const idsSchema = z.array(z.string().min(1).max(200)).min(1).max(MAX_IDS_PER_CALL);
 /** Cursors are offsets into the newest-first list, opaque to callers, bounded (cursors.ts). */
 const cursorSchema = offsetCursorSchema.optional();
 /** Bulk requeues go to the backend in slices, so a large replay does not stampede the workers at once. */
@@ -123,6 +124,7 @@ export const deadLettersRouter = router({
 
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
+    checkIdsPerCall(ctx.principal, "deadLetters.retry", input.ids.length);
     return auditedCall(
       ctx,
       { action: "deadLetters.retry", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
@@ -133,6 +135,7 @@ export const deadLettersRouter = router({
 
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
+    checkIdsPerCall(ctx.principal, "deadLetters.discard", input.ids.length);
     return auditedCall(
       ctx,
       { action: "deadLetters.discard", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
@@ -148,6 +151,7 @@ export const deadLettersRouter = router({
   retryMatching: operatorProcedure
     .input(z.strictObject({ filter: filterSchema, ratePerSecond: z.number().int().min(1).max(10_000).default(100), queue: queueInput }))
     .mutation(async ({ ctx, input }) => {
+      requireBulkRole(ctx.principal, "deadLetters.retryMatching");
       const queue = queueScope(requireQueue(ctx.sources), input.queue);
       const filter = input.filter ?? {};
       if (ctx.sources.replays.running() >= MAX_RUNNING_REPLAYS) throw busy();
@@ -191,6 +195,7 @@ export const deadLettersRouter = router({
   replays: viewerProcedure.query(({ ctx }): ReplayView[] => ctx.sources.replays.recent()),
 
   discardMatching: operatorProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
+    requireBulkRole(ctx.principal, "deadLetters.discardMatching");
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
     const outcome = await auditedCall(
       ctx,

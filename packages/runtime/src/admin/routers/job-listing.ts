@@ -4,6 +4,7 @@ import { listStateOf } from "../../core/job-listing.js";
 import { ListOrder, ListState, type Depths, type JobActionResult, type ListJobsParams } from "../../core/queue-backend.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import { auditedCall } from "../audit-call.js";
+import { requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { operatorProcedure, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
@@ -91,6 +92,7 @@ export const jobListingProcedures = {
 
   /** Cancels, runs now or deletes every job of a state matching the filter, at most BULK_LIMIT per call. Audited. */
   bulk: operatorProcedure.input(bulkInput).mutation(async ({ ctx, input }) => {
+    requireBulkRole(ctx.principal, `jobs.bulk (${input.action})`);
     const queue = requireQueue(ctx.sources);
     const filter = { state: input.state, ...(input.task ? { task: input.task } : {}), ...(input.tenantId ? { tenantId: input.tenantId } : {}) };
     return auditedCall(

@@ -5,6 +5,7 @@ import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
 import type { AttemptError } from "../../core/job.js";
 import { auditedCall } from "../audit-call.js";
 import { MAX_CURSOR_OFFSET } from "../cursors.js";
+import { checkIdsPerCall, MAX_IDS_PER_CALL } from "../bulk-limit.js";
 import type { Redaction } from "../redact.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import type { AdminSources } from "../sources.js";
@@ -25,7 +26,7 @@ export interface OutboxView {
 /** A row the relay set aside as dead: what it carried (its payload or event data redacted) and every delivery error. */
 export type DeadOutboxView = DeadOutboxRow;
 
-const idsSchema = z.array(z.string().min(1).max(400)).min(1).max(1000);
+const idsSchema = z.array(z.string().min(1).max(400)).min(1).max(MAX_IDS_PER_CALL);
 
 export const outboxRouter = router({
   /** Dead rows, newest death first, a page at a time. */
@@ -41,6 +42,7 @@ export const outboxRouter = router({
   /** Puts dead rows back for the relay with their attempts reset. Audited. */
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
     const outbox = requireOutbox(ctx.sources);
+    checkIdsPerCall(ctx.principal, "outbox.retry", input.ids.length);
     return auditedCall(
       ctx,
       { action: "outbox.retry", ids: input.ids, filter: null },
@@ -52,6 +54,7 @@ export const outboxRouter = router({
   /** Deletes dead rows for good. Audited. */
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
     const outbox = requireOutbox(ctx.sources);
+    checkIdsPerCall(ctx.principal, "outbox.discard", input.ids.length);
     return auditedCall(
       ctx,
       { action: "outbox.discard", ids: input.ids, filter: null },
