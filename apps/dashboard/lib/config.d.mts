@@ -18,7 +18,8 @@ export interface ProxyAuthConfig {
   trustedProxies: string[];
   secretHeader: string | null;
   secret: string | null;
-  roles: Record<string, DashboardRole>;
+  /** Person (e-mail or user header) to role. */
+  roles: ReadonlyMap<string, DashboardRole>;
   defaultRole: DashboardRole | null;
 }
 export interface ResolvedDashboardConfig {

@@ -150,8 +150,14 @@ function validateProxyAuth(value) {
     throw new DashboardConfigError(`"proxyAuth" trusts nobody: without "trustedProxies" or a shared "secret" anyone could send the user header`, `list the proxy's addresses in "trustedProxies" and/or set "secretHeader" and "secret"; ${DOCS}#single-sign-on-through-a-proxy`);
   }
   if (secret !== null && (typeof secret !== "string" || secret.length < MIN_SECRET)) throw new DashboardConfigError(`"proxyAuth.secret" needs at least ${MIN_SECRET} characters`, `${DOCS}#single-sign-on-through-a-proxy`);
-  const roles = value.roles ?? {};
-  for (const [who, role] of Object.entries(roles)) if (!ROLES.includes(role)) throw new DashboardConfigError(`"proxyAuth.roles.${who}" must be viewer, operator or admin`, `${DOCS}#single-sign-on-through-a-proxy`);
+  const listed = value.roles ?? {};
+  if (typeof listed !== "object" || Array.isArray(listed)) throw new DashboardConfigError(`"proxyAuth.roles" must be an object of name: role`, `${DOCS}#single-sign-on-through-a-proxy`);
+  // A Map, so that a header naming "toString" or "__proto__" finds no role a plain object would inherit.
+  const roles = new Map();
+  for (const [who, role] of Object.entries(listed)) {
+    if (!ROLES.includes(role)) throw new DashboardConfigError(`"proxyAuth.roles.${who}" must be viewer, operator or admin`, `${DOCS}#single-sign-on-through-a-proxy`);
+    roles.set(who, role);
+  }
   const defaultRole = value.defaultRole ?? null;
   if (defaultRole !== null && !ROLES.includes(defaultRole)) throw new DashboardConfigError(`"proxyAuth.defaultRole" must be viewer, operator or admin (or absent: only people named in "roles" or "users" get in)`, `${DOCS}#single-sign-on-through-a-proxy`);
   return {

@@ -1,26 +1,10 @@
-import { dehydrate, HydrationBoundary, QueryClient, type FetchQueryOptions, type QueryKey } from "@tanstack/react-query";
-import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import type { AdminRouter } from "@jfast/runtime/admin";
-import type { AdminTRPC } from "~/trpc/client";
-import { serviceClient } from "~/trpc/server";
 import { dashboardConfig } from "./config";
-import { currentPerson } from "./session";
+import { prefetchFirstData, type FirstQueries } from "./first-data";
 
-/**
- * How long a page's server render waits for its first data. A service slower than this (or down) is asked again
- * by the browser, as without a first answer; the page is never held longer on its account.
- */
-export const FIRST_DATA_BUDGET_MS = 1000;
-
-/** What `trpc.<procedure>.queryOptions(input)` gives, as far as prefetching needs it (each procedure's own type differs). */
-interface FirstQuery {
-  queryKey: QueryKey;
-  queryFn?: unknown;
-}
-
-/** The queries a page shows first, for one service: `(trpc) => [trpc.queues.list.queryOptions()]`. */
-export type FirstQueries = (trpc: AdminTRPC, service: string) => readonly FirstQuery[];
+export { FIRST_DATA_BUDGET_MS, type FirstQueries } from "./first-data";
+import { requirePerson } from "./session";
 
 /**
  * Renders `children` with the answers to `queries` already in React Query's cache, so the page's first HTML
@@ -30,16 +14,10 @@ export type FirstQueries = (trpc: AdminTRPC, service: string) => readonly FirstQ
  * as the browser's calls through /api/admin do.
  */
 export async function WithFirstData({ queries, services: only, children }: { queries: FirstQueries; services?: readonly string[]; children: ReactNode }) {
-  const person = await currentPerson();
+  // Not only the console layout's check: Next.js skips a layout the client says it already has.
+  const person = await requirePerson();
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const services = dashboardConfig().services.filter((s) => !only || only.includes(s.name));
-  const pending = services.flatMap((service) => {
-    const trpc = createTRPCOptionsProxy<AdminRouter, { keyPrefix: true }>({ client: serviceClient(service, person), queryClient, keyPrefix: service.name });
-    return queries(trpc as AdminTRPC, service.name).map((options) => queryClient.prefetchQuery(options as FetchQueryOptions));
-  });
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(pending), new Promise((resolve) => (timer = setTimeout(resolve, FIRST_DATA_BUDGET_MS)))]);
-  clearTimeout(timer);
+  await prefetchFirstData({ person, queryClient, services: dashboardConfig().services.filter((s) => !only || only.includes(s.name)), queries });
   // Only answers go to the browser: a failed or unfinished call is made again there, and shown as it fails.
   return <HydrationBoundary state={dehydrate(queryClient)}>{children}</HydrationBoundary>;
 }

@@ -1,8 +1,10 @@
 import { createHmac, randomBytes, timingSafeEqual, createHash } from "node:crypto";
 import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { normaliseAddress } from "../../lib/config.mjs";
 import { verifyPassword } from "../../lib/passwords.mjs";
 import { dashboardConfig, type DashboardRole } from "./config";
+import { proxyPerson } from "./proxy-person";
 
 export const SESSION_COOKIE = "jfast_session";
 
@@ -68,29 +70,27 @@ function sweep(now: number): void {
 
 /** The person behind the current request: a proxy's trusted header when configured, else the session cookie. */
 export async function currentPerson(): Promise<Person | null> {
-  const fromProxy = proxyPerson(await headers());
-  if (fromProxy) return fromProxy;
-  const session = sessionOf((await cookies()).get(SESSION_COOKIE)?.value);
-  return session ? { name: session.name, role: session.role, via: "session" } : null;
+  return personFrom(await headers(), (await cookies()).get(SESSION_COOKIE)?.value);
 }
 
 /**
- * oauth2-proxy style single sign-on: the proxy in front authenticates people and names them in a header. Trusted
- * only from the configured proxy addresses (as the binary saw the connection) or with the shared secret header.
+ * The person for a request's headers and session cookie, checked on this server: the proxy's header only from a
+ * trusted proxy, the cookie only when its HMAC holds and its session is live here. src/proxy.ts calls it for every
+ * console request; pages and routes call it again through currentPerson().
  */
-function proxyPerson(request: Headers): Person | null {
-  const proxy = dashboardConfig().proxyAuth;
-  if (!proxy) return null;
-  const fromTrustedAddress = proxy.trustedProxies.length > 0 && proxy.trustedProxies.includes(peerAddress(request) ?? "");
-  const withSecret = proxy.secretHeader !== null && proxy.secret !== null && safeEqual(digest(request.get(proxy.secretHeader) ?? ""), digest(proxy.secret));
-  if (!fromTrustedAddress && !withSecret) return null;
-  const user = request.get(proxy.userHeader)?.trim();
-  const email = request.get(proxy.emailHeader)?.trim();
-  const name = email || user;
-  if (!name) return null;
-  const listed = dashboardConfig().users.find((u) => u.name === name || u.name === user);
-  const role = proxy.roles[name] ?? (user ? proxy.roles[user] : undefined) ?? listed?.role ?? proxy.defaultRole;
-  return role ? { name, role, via: "proxy" } : null;
+export function personFrom(request: Headers, cookie: string | undefined): Person | null {
+  const config = dashboardConfig();
+  const fromProxy = proxyPerson({ proxy: config.proxyAuth, users: config.users, headers: request, peer: peerAddress(request), secretMatches: (a, b) => safeEqual(digest(a), digest(b)) });
+  if (fromProxy) return { ...fromProxy, via: "proxy" };
+  const session = sessionOf(cookie);
+  return session ? { name: session.name, role: session.role, via: "session" } : null;
+}
+
+/** The signed-in person, or the way to the login page: for pages and layouts that render someone's data. */
+export async function requirePerson(): Promise<Person> {
+  const person = await currentPerson();
+  if (!person) redirect("/login");
+  return person;
 }
 
 /** The marker by which the binary proves it set the peer header (a client cannot know it). */

@@ -27,16 +27,35 @@ export function mayCall(person: { role: DashboardRole }, procedure: string): str
   return null;
 }
 
+/** Thrown when code on the server would call a service for nobody: every call is made for a signed-in person. */
+export class SignInRequiredError extends Error {
+  constructor() {
+    super("no one is signed in: the dashboard calls a service only for a signed-in person (jfast docs security)");
+    this.name = "SignInRequiredError";
+  }
+}
+
 /**
  * One server-side tRPC client per service, carrying that service's bearer token (which never reaches a browser)
- * and, for a page rendered for someone, that person.
+ * and the person the page is rendered for. Without a person it refuses to exist: a request that skipped the
+ * sign-in check (src/proxy.ts, the console layout) still cannot reach a service.
  */
-export function serviceClient(service: ServiceConfig, person: { name: string; role: DashboardRole } | null = null) {
+export function serviceClient(service: ServiceConfig, person: { name: string; role: DashboardRole } | null) {
+  if (!person || typeof person.name !== "string" || !person.name) throw new SignInRequiredError();
+  return clientFor(service, actorHeaders(person));
+}
+
+/** The live poller's client (src/server/live-hub.ts): no person, so a dashboard's token only reads with it. */
+export function pollerClient(service: ServiceConfig) {
+  return clientFor(service, {});
+}
+
+function clientFor(service: ServiceConfig, actor: Record<string, string>) {
   return createTRPCClient<AdminRouter>({
     links: [
       httpLink({
         url: adminUrl(service),
-        headers: () => ({ authorization: `Bearer ${service.token}`, ...actorHeaders(person) }),
+        headers: () => ({ authorization: `Bearer ${service.token}`, ...actor }),
         fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(SERVICE_TIMEOUT_MS), cache: "no-store" }),
       }),
     ],

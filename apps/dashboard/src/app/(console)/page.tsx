@@ -1,5 +1,5 @@
 import { dashboardConfig } from "~/server/config";
-import { currentPerson } from "~/server/session";
+import { requirePerson } from "~/server/session";
 import { serviceClient } from "~/trpc/server";
 import { WithFirstData } from "~/server/prefetch";
 import { OverviewGrid, type InitialOverview } from "./_overview/overview-grid";
@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 /** First paint comes from the server (one client per service, in parallel); the browser then keeps it live. */
 export default async function OverviewPage() {
   const { services } = dashboardConfig();
-  const person = await currentPerson();
+  const person = await requirePerson();
   const settled = await Promise.allSettled(services.map((s) => serviceClient(s, person).overview.get.query()));
   const initial: InitialOverview[] = services.map((s, i) => {
     const result = settled[i]!;

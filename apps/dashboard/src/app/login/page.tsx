@@ -21,7 +21,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         ) : null}
         {error === "locked" ? (
           <p className="alert alert-bad" role="alert">
-            Too many failed sign-ins from this address. Try again in {Number(wait) || 1} seconds.
+            Too many failed sign-ins from this address or for this name. Try again in {Number(wait) || 1} seconds.
           </p>
         ) : error ? (
           <p className="alert alert-bad" role="alert">
