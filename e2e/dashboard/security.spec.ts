@@ -110,7 +110,7 @@ test("a console page fetched as a client-side navigation without a cookie answer
   expect(await signedIn.text()).toContain(SECRET_TEXT[0]);
 
   for (const page of ["/dead-letters", "/audit", "/outbox", "/queues", "/jobs", "/schedules", "/"]) {
-    for (const extra of [{}, { "next-router-prefetch": "1" }]) {
+    for (const extra of [{}, { "next-router-prefetch": "1" }] as Record<string, string>[]) {
       const answer = await navigate(`${dashboard.url}${page}`, { rsc: "1", "next-router-state-tree": SIBLING_TREE, ...extra });
       const body = await answer.text();
       for (const text of SECRET_TEXT) expect(body, `${page} ${JSON.stringify(extra)}`).not.toContain(text);
@@ -141,7 +141,8 @@ test("a console page fetched as a client-side navigation without a cookie answer
 test("a sign-in POST from another origin is refused with 403, before any password is checked", async () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${dashboard.url}/api/login`, { method: "POST", body: new URLSearchParams({ name: "admin", password: PASSWORD }), redirect: "manual", headers });
-  for (const headers of [{ origin: "https://evil.example" }, { origin: "null" }, { origin: dashboard.url.replace("127.0.0.1", "localhost") }, { "sec-fetch-site": "cross-site" }]) {
+  const foreign: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { origin: dashboard.url.replace("127.0.0.1", "localhost") }, { "sec-fetch-site": "cross-site" }];
+  for (const headers of foreign) {
     const answer = await post(headers);
     expect(answer.status, JSON.stringify(headers)).toBe(403);
     expect(answer.headers.get("set-cookie")).toBeNull();
