@@ -1,6 +1,6 @@
 import type { EventsView, OverviewView } from "@jfast/runtime/admin";
 import { describe, expect, it } from "vitest";
-import { LIVE_PARTS, changedParts, isStale, partPrints, type LiveMessage } from "./live-change";
+import { LIVE_PARTS, changedParts, isStale, partPrints, rereadDelay, type LiveMessage } from "./live-change";
 
 const fingerprintOf = (m: LiveMessage) => JSON.stringify(partPrints(m));
 
@@ -98,5 +98,15 @@ describe("which part of a service changed", () => {
     expect(isStale("something.new", [], false)).toBe(false);
     expect(isStale("outbox.dead", ["depths"], false)).toBe(false);
     expect(isStale("outbox.dead", ["outbox"], false)).toBe(true);
+  });
+});
+
+describe("how often a costly view is re-read", () => {
+  it("re-reads dead letters at once after a quiet spell, and at most every 10 s while they keep changing", () => {
+    const now = 1_000_000;
+    expect(rereadDelay("deadLetters.list", now - 60_000, now)).toBe(0);
+    expect(rereadDelay("deadLetters.list", now - 2_000, now)).toBe(8_000);
+    expect(rereadDelay("deadLetters.groups", now - 9_000, now)).toBe(1_000);
+    expect(rereadDelay("jobs.list", now - 100, now)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 "use client";
 import { useQueryClient, type Query } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
-import { changedParts, isStale, partPrints, type LiveMessage, type LivePart, type PartPrints } from "~/server/live-change";
+import { changedParts, isStale, partPrints, rereadDelay, type LiveMessage, type LivePart, type PartPrints } from "~/server/live-change";
 import { useServices, useTRPC } from "./provider";
 import { REFRESH_MS, setLiveMode, type LiveMode } from "./query-client";
 
@@ -46,8 +46,24 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
     let poll: ReturnType<typeof setInterval> | undefined;
     let mode: LiveMode = "connecting";
     const polled = new Map<string, PartPrints>();
+    // Costly views read a moment ago wait for their least interval (live-change.ts), then are re-read once.
+    const deferred = new Map<string, ReturnType<typeof setTimeout>>();
     const invalidate = (name: string, changed: readonly LivePart[], error: boolean) => {
-      void queryClient.invalidateQueries(trpc(name).pathFilter({ predicate: (query) => isStale(procedureOf(query), changed, error) }));
+      const now = Date.now();
+      const predicate = (query: Query) => {
+        if (!isStale(procedureOf(query), changed, error)) return false;
+        const wait = error ? 0 : rereadDelay(procedureOf(query), query.state.dataUpdatedAt, now);
+        if (wait === 0) return true;
+        if (!deferred.has(query.queryHash)) {
+          const hash = query.queryHash;
+          deferred.set(hash, setTimeout(() => {
+            deferred.delete(hash);
+            void queryClient.invalidateQueries({ predicate: (q) => q.queryHash === hash });
+          }, wait));
+        }
+        return false;
+      };
+      void queryClient.invalidateQueries(trpc(name).pathFilter({ predicate }));
     };
     // Without the stream: each service's overview every few seconds, compared part by part as the server does.
     const pollOverviews = () => {
@@ -107,6 +123,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       source?.close();
       clearTimeout(retry);
       clearInterval(poll);
+      for (const timer of deferred.values()) clearTimeout(timer);
     };
   }, [queryClient, trpc]);
 
