@@ -1,5 +1,7 @@
 // The public surface of @jfast/runtime. Curated: add names here on purpose.
 export { createJfast } from "./create-jfast.js";
+export { rotateEncryptionKeys } from "./encryption/rotate-keys.js";
+export type { KeyRotationReport, QueueRotation } from "./encryption/rotate-keys.js";
 export type { CreateJfastOptions, Jfast } from "./create-jfast.js";
 export type { Providers } from "./core/providers.js";
 export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js";

@@ -19,4 +19,6 @@ export const SQL = {
   listDead: loadSql("list-dead"),
   retryDead: loadSql("retry-dead"),
   discardDead: loadSql("discard-dead"),
+  sealedPage: loadSql("sealed-page"),
+  rewriteBody: loadSql("rewrite-body"),
 } as const;

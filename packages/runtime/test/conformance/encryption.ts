@@ -1,14 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createKeyring, parseEncryptionKeys, type Keyring } from "../../src/core/crypto/keyring.js";
-import { kidOf } from "../../src/core/crypto/envelope.js";
+import { decryptValue, kidOf } from "../../src/core/crypto/envelope.js";
+import { resealJobJSON } from "../../src/core/crypto/sealed-job.js";
+import { supportsStoredRewrite, type StoredRewrite } from "../../src/core/stored-rewrite.js";
 import { defineTask } from "../../src/core/define-task.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createJobEncryption } from "../../src/encryption/job-encryption.js";
 import { withEncryption } from "../../src/encryption/encrypting-backend.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Worker } from "../../src/worker/worker.js";
-import { eventually, makeJob, startTestWorker } from "./harness.js";
+import { eventually, makeJob, startTestWorker, WORKER } from "./harness.js";
 
 /** A backend with a way to read what it stores with the driver itself (rows, hashes, messages), as text. */
 export interface EncryptionFactory {
@@ -112,6 +114,49 @@ export function describeEncryption(factory: EncryptionFactory): void {
       await rotated.enqueue({ jobs: [makeJob({ task: TASK, payload: { card: "after" } })] });
       await eventually("the new job", async () => cards.length === 2);
       expect(cards).toEqual(["before", "after"]);
+    });
+
+    it("rotation rewrites waiting jobs and dead letters under the first key where the backend can, and says where it cannot", async () => {
+      const old = keyOf("old");
+      const before = sealedBackend(backend, ring(old));
+      const fresh = keyOf("new");
+      const keys = ring(fresh, old);
+      const after = sealedBackend(backend, keys);
+      const secret = `card-${randomUUID()}`;
+      const dying = makeJob({ task: TASK, payload: { card: secret }, maxAttempts: 1 });
+      await before.enqueue({ jobs: [dying] });
+      const [claimed] = await eventually("the claim", async () => {
+        const jobs = await before.claim({ workerId: WORKER, limit: 1, leaseMs: 30_000 });
+        return jobs.length > 0 ? jobs : null;
+      });
+      await before.kill({ workerId: WORKER, job: claimed!, error: { attempt: 1, at: new Date().toISOString(), class: "Error", message: `declined ${secret}`, stack: `Error: declined ${secret}` } });
+      const waiting = makeJob({ task: TASK, payload: { card: secret }, delayMs: 60_000 });
+      await before.enqueue({ jobs: [waiting] });
+
+      expect(supportsStoredRewrite(after)).toBe(true);
+      const result = await (after as QueueBackend & StoredRewrite).rewriteStored({ rewrite: (parts) => resealJobJSON(parts, keys) });
+      expect(result.dead).toBe(1);
+      expect(result.skipped).toEqual([]);
+      const [dead] = await backend.listDead({ limit: 5 });
+      expect(kidOf(dead!.job.payload)).toBe("new");
+      expect(kidOf(dead!.job.errors[0]!.message)).toBe("new");
+      expect(kidOf(dead!.job.errors[0]!.stack)).toBe("new");
+      if (result.waiting === null) {
+        // The broker's waiting messages cannot be rewritten: said, and left under the key still listed.
+        expect(result.waitingNotSupported).toMatch(/cannot rewrite a message waiting in the broker/);
+      } else {
+        expect(result.waiting).toBe(1);
+        expect(kidOf((await backend.getJob({ id: waiting.id }))!.job.payload)).toBe("new");
+        const stored = await raw();
+        expect(stored).not.toContain('"kid":"old"');
+        expect(stored).not.toContain('\\"kid\\":\\"old\\"');
+        expect(stored).not.toContain("$enc:v1:old:");
+        expect(stored).not.toContain(secret);
+        // Nothing left to do: a second run rewrites nothing.
+        expect(await (after as QueueBackend & StoredRewrite).rewriteStored({ rewrite: (parts) => resealJobJSON(parts, keys) })).toMatchObject({ waiting: 0, dead: 0 });
+      }
+      // Opened with the new key alone.
+      expect(decryptValue(dead!.job.payload, ring(fresh))).toEqual({ card: secret });
     });
   });
 }

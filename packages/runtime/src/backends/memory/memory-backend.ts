@@ -23,6 +23,7 @@ import { holdsKey, scopedUniqueKey } from "../../core/unique.js";
 import { StartWindow, type LimitMap, type LimitUsage } from "../../core/limits.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
+import { rewriteParts, type StoredParts, type StoredRewriteResult } from "../../core/stored-rewrite.js";
 import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 
 interface Entry {
@@ -405,6 +406,20 @@ export class MemoryBackend implements QueueBackend {
       else depths.dead++;
     }
     return { tasks, exact: true };
+  }
+
+  /** `jfast keys rotate` (core/stored-rewrite.ts): in place, between two awaits, so no claim can interleave. */
+  async rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
+    const result: StoredRewriteResult = { waiting: 0, dead: 0, skipped: [] };
+    for (const entry of this.entries.values()) {
+      if (entry.state !== JobState.ready && entry.state !== JobState.dead) continue;
+      const next = rewriteParts(entry.json.id, { payload: entry.json.payload, errors: entry.json.errors }, params.rewrite, result.skipped);
+      if (!next) continue;
+      entry.json = { ...entry.json, payload: next.payload, errors: next.errors };
+      if (entry.state === JobState.dead) result.dead++;
+      else result.waiting! += 1;
+    }
+    return result;
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

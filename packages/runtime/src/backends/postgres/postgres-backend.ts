@@ -33,6 +33,8 @@ import { enqueueUnique } from "./unique-enqueue.js";
 import { hasUnique } from "../../core/unique.js";
 import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
+import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import { rewriteStoredJobs } from "./rewrite-stored.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -584,6 +586,11 @@ export class PostgresBackend implements QueueBackend {
       }),
       next: rows.length > params.limit && last ? `${last.cursor_at}|${last.seq}` : null,
     };
+  }
+
+  /** `jfast keys rotate`: waiting jobs and dead letters re-encrypted in place (core/stored-rewrite.ts). */
+  rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
+    return rewriteStoredJobs({ db: this.db, queue: this.queue, rewrite: params.rewrite });
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

@@ -8,6 +8,7 @@ import { ListOrder, type DeadJob, type JobInfo, type JobListing, type ListJobsPa
 import type { BrokerConnection, Publication } from "./connection.js";
 import { decodeJob, encodeJob, numberHeader, unreadableJob } from "./message.js";
 import { Header, type QueueNames } from "./names.js";
+import { rewriteParts, type StoredParts, type StoredRewriteResult } from "../../core/stored-rewrite.js";
 
 /** One dead letter read from `<queue>.dead`, held unacked on the browsing channel. */
 export interface DeadEntry {
@@ -82,6 +83,27 @@ export class DeadLetters {
       await this.connection.publish("retry dead letters", publications);
       for (const e of found) channel.ack(e.message);
       return { retried: unique(found.map((e) => e.json.id)), missing };
+    });
+  }
+
+  /**
+   * `jfast keys rotate`: each dead letter `rewrite` changes is published again to the dead queue with its time of
+   * death, and the original acked once the broker confirmed the copy.
+   */
+  async rewrite(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<{ dead: number; skipped: StoredRewriteResult["skipped"] }> {
+    return this.browse("rewrite dead letters", async (entries, channel) => {
+      const skipped: StoredRewriteResult["skipped"] = [];
+      const changed: Array<{ entry: DeadEntry; json: JobJSON }> = [];
+      for (const entry of entries) {
+        const next = rewriteParts(entry.json.id, { payload: entry.json.payload, errors: entry.json.errors }, params.rewrite, skipped);
+        if (next) changed.push({ entry, json: { ...entry.json, payload: next.payload, errors: next.errors } });
+      }
+      await this.connection.publish(
+        "rewrite dead letters",
+        changed.map(({ entry, json }) => ({ exchange: "", routingKey: this.names.dead, message: encodeJob(json, { diedAt: entry.diedAt }) })),
+      );
+      for (const { entry } of changed) channel.ack(entry.message);
+      return { dead: changed.length, skipped };
     });
   }
 

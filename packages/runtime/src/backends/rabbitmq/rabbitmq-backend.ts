@@ -29,6 +29,7 @@ import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-e
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
 import { Consumer, type Delivery } from "./consumer.js";
+import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import { DeadLetters } from "./dead-letters.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
 
@@ -449,6 +450,21 @@ export class RabbitMqBackend implements QueueBackend {
 
   retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
     return this.dead.retry(params);
+  }
+
+  /**
+   * `jfast keys rotate`: dead letters only. A waiting message cannot be changed in the broker, nor taken out of the
+   * middle of a queue and put back without racing the workers; it keeps its key until a worker takes it.
+   */
+  async rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
+    const { dead, skipped } = await this.dead.rewrite(params);
+    return {
+      waiting: null,
+      waitingNotSupported:
+        "RabbitMQ cannot rewrite a message waiting in the broker: waiting jobs keep the key they were encrypted with until a worker takes them, so keep that key in JFAST_ENCRYPTION_KEYS (after the new one) until the queue has drained",
+      dead,
+      skipped,
+    };
   }
 
   discardDead(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {

@@ -38,6 +38,8 @@ import { listById } from "../../core/job-listing.js";
 import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
+import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import { rewriteStoredJobs } from "./rewrite-stored.js";
 import { defineScripts, type ReplicaWait, type ScriptName, type ScriptRunner } from "./scripts.js";
 
 export interface RedisBackendOptions {
@@ -555,6 +557,13 @@ export class RedisBackend implements QueueBackend {
       }
     }
     return { tasks, exact };
+  }
+
+  /** `jfast keys rotate`: waiting jobs and dead letters re-encrypted in place (core/stored-rewrite.ts). */
+  rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
+    return this.guard("rewrite stored jobs", () =>
+      rewriteStoredJobs({ redis: this.redis, keys: this.keys, rewrite: params.rewrite, write: (args) => this.script("rewrite", "rewrite a job", args) }),
+    );
   }
 
   async getJob({ id }: { id: string }): Promise<JobInfo | null> {

@@ -32,6 +32,7 @@ export const SCRIPT_NAMES = [
   "prune",
   "claim-pruner",
   "release-pruner",
+  "rewrite",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

@@ -52,7 +52,7 @@ describe("encryption envelope", () => {
     const before = createKeyring(parseEncryptionKeys(oldKey))!;
     const after = createKeyring(parseEncryptionKeys(`new:${key()},${oldKey}`))!;
     const json = { payload: encryptValue({ a: 1 }, before), errors: [{ attempt: 1, at: "x", class: "Error", message: encryptText("m", before) }] };
-    const resealed = resealJobJSON(json as never, after)!;
+    const resealed = resealJobJSON(json, after)!;
     expect(kidOf(resealed.payload)).toBe("new");
     expect(kidOf(resealed.errors[0]!.message)).toBe("new");
     expect(decryptValue(resealed.payload, after)).toEqual({ a: 1 });

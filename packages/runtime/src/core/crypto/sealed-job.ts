@@ -34,7 +34,7 @@ export function isSealedJob(json: Pick<JobJSON, "payload" | "errors">): boolean 
  * The job with everything encrypted under the current key, for `jfast keys rotate`; null when nothing needs it
  * (plaintext, or already under the current key). Throws DecryptionError for a value no key opens.
  */
-export function resealJobJSON(json: JobJSON, keyring: Keyring): JobJSON | null {
+export function resealJobJSON<T extends Pick<JobJSON, "payload" | "errors">>(json: T, keyring: Keyring): T | null {
   const current = keyring.current.kid;
   const stale = (value: unknown) => {
     const kid = kidOf(value);
