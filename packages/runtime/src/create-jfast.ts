@@ -24,6 +24,8 @@ import { schedulerPlugin } from "./plugins/scheduler.js";
 import { telemetryPlugin } from "./plugins/telemetry.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
 import { createAppWorker, type AppWorkerOptions } from "./worker/app-worker.js";
+import type { AdminService } from "./admin/create-admin.js";
+import type { AdminRepairs } from "./admin/repairs.js";
 import type { AppWorker } from "./worker/worker-group.js";
 
 export interface CreateJfastOptions {
@@ -73,6 +75,11 @@ export interface Jfast {
   fetch(request: Request): Promise<Response>;
   /** Express / node:http middleware serving the same routes. */
   routes(): ReturnType<typeof nodeRoutes>;
+  /**
+   * The admin API's repairs, run in this process as `actor` (`jfast jobs retry` passes `cli:<os user>`): the same
+   * operations as the admin API's, each written to the audit trail (docs/admin-api.md#audit-trail).
+   */
+  repairs(actor: string): Promise<AdminRepairs>;
   /** Stores tenant, request id and trace for everything `fn` does (jobs built inside inherit them). */
   withRequest<T>(context: RequestContext, fn: () => T): T;
   middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
@@ -130,7 +137,11 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       },
     },
   });
-  let admin: Promise<(request: Request) => Promise<Response>> | null = null;
+  let admin: Promise<AdminService> | null = null;
+  const adminService = (): Promise<AdminService> =>
+    (admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
+      createAdmin({ config, registry, logger, queue, outbox: () => plugins.get("outbox"), provider: plugins.find }),
+    ));
   const fetchHandler = createFetchHandler({
     config,
     registry,
@@ -140,10 +151,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     scheduler: () => plugins.get("scheduler"),
     metrics,
     admin: async (request) => {
-      admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
-        createAdmin({ config, registry, logger, queue, outbox: () => plugins.get("outbox"), provider: plugins.find }),
-      );
-      return (await admin)(request);
+      return (await adminService()).handle(request);
     },
   });
   const workers = new Set<AppWorker>();
@@ -162,6 +170,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     require: (name: string) => plugins.require(name) as never,
     fetch: (request) => fetchHandler(request),
     routes: () => nodeRoutes((request) => fetchHandler(request)),
+    repairs: async (actor) => (await adminService()).repairs(actor),
     withRequest,
     middleware: { hono: honoContextMiddleware, node: nodeContextMiddleware },
     createWorker(workerOptions = {}) {

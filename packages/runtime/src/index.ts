@@ -3,6 +3,7 @@ export { createJfast } from "./create-jfast.js";
 export { rotateEncryptionKeys } from "./encryption/rotate-keys.js";
 export type { KeyRotationReport, QueueRotation } from "./encryption/rotate-keys.js";
 export type { CreateJfastOptions, Jfast } from "./create-jfast.js";
+export type { AdminRepairs } from "./admin/repairs.js";
 export type { Providers } from "./core/providers.js";
 export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js";
 export { task } from "./core/define-task.js";

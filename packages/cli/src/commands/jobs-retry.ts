@@ -1,6 +1,7 @@
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
+import { cliActor } from "../queue-pauses.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -8,7 +9,8 @@ export default defineCommand({
   summary: "requeue dead letters with their attempts reset",
   description: `
 Moves dead letters back to the queue with their attempts reset to 0, runnable at once. Their error history
-is kept. Ids that are not dead letters are reported on stderr.
+is kept. Ids that are not dead letters are reported on stderr. The retry is written to the service's audit
+trail with the actor cli:<your user name>, as a retry from the admin API or the dashboard is.
 
 Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);
 2 usage error.`,
@@ -22,8 +24,10 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
   docs: "jfast docs cli#jfast-jobs-retry",
   async run({ flags, positionals, io }) {
     const params = selection(flags.all, positionals, "retry");
-    return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {
-      const { retried, missing } = await backend.retryDead(params);
+    return withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
+      // The admin API's own operation, so the retry is audited like one made there.
+      const repairs = await jfast.repairs(cliActor());
+      const { retried, missing } = await repairs.retryDead({ ...params, ...(flags.queue === undefined ? {} : { queue: flags.queue }) });
       for (const id of retried) io.out(`retried ${id}\n`);
       if (retried.length === 0 && missing.length === 0) io.out("no dead letters to retry\n");
       for (const line of await explainMissing(backend, missing)) io.err(`${line}\n`);

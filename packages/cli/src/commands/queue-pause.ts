@@ -22,16 +22,18 @@ See jfast docs worker#pausing-a-task.`,
       if (positionals.length > 0) throw new UsageError("give a task or --queue, not both");
       const name = flags.queue;
       return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
-        const { tasks, pauses } = queueTasks(jfast, name);
-        for (const task of tasks) await pauses.pause({ task, by: cliActor() });
-        io.out(`paused queue ${name}: ${tasks.join(", ")}\n`);
+        queueTasks(jfast, name);
+        const paused = await (await jfast.repairs(cliActor())).pauseQueue(name);
+        io.out(`paused queue ${name}: ${paused.map((p) => p.task).join(", ")}\n`);
         return 0;
       });
     }
     if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue pause <task> (or --queue NAME)");
     const task = positionals[0]!;
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
-      const entry = await pausesFor(jfast, task).pause({ task, by: cliActor() });
+      pausesFor(jfast, task);
+      // The admin API's own operation, so the pause is audited like one made there.
+      const entry = await (await jfast.repairs(cliActor())).pauseTask(task);
       io.out(`paused ${task} (since ${entry.pausedAt}${entry.pausedBy ? `, by ${entry.pausedBy}` : ""})\n`);
       return 0;
     });

@@ -1,7 +1,7 @@
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
-import { pausesFor, queueTasks } from "../queue-pauses.js";
+import { cliActor, pausesFor, queueTasks } from "../queue-pauses.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -9,7 +9,8 @@ export default defineCommand({
   summary: "let workers start a paused task's jobs again",
   description: `
 Resumes a paused task: every worker of the service starts its jobs again, the ones that waited first, in their
-usual order, attempts as they were. Resuming a task that is not paused changes nothing and says so.
+usual order, attempts as they were. Resuming a task that is not paused changes nothing and says so. Each resume
+is written to the service's audit trail with the actor cli:<your user name>.
 See jfast docs worker#pausing-a-task.`,
   flags: { queue: { ...QUEUE_FLAG, description: "resume every task of this named queue instead of one task" }, root: ROOT_FLAG },
   positionals: [{ name: "task", description: "the task's name, e.g. invoice.send_email" }],
@@ -20,9 +21,8 @@ See jfast docs worker#pausing-a-task.`,
       if (positionals.length > 0) throw new UsageError("give a task or --queue, not both");
       const name = flags.queue;
       return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
-        const { tasks, pauses } = queueTasks(jfast, name);
-        let resumed = 0;
-        for (const task of tasks) if (await pauses.resume({ task })) resumed++;
+        queueTasks(jfast, name);
+        const { tasks, resumed } = await (await jfast.repairs(cliActor())).resumeQueue(name);
         io.out(`resumed queue ${name}: ${resumed} of ${tasks.length} tasks were paused\n`);
         return 0;
       });
@@ -30,7 +30,9 @@ See jfast docs worker#pausing-a-task.`,
     if (positionals.length !== 1) throw new UsageError("give exactly one task name: jfast queue resume <task> (or --queue NAME)");
     const task = positionals[0]!;
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
-      const was = await pausesFor(jfast, task).resume({ task });
+      pausesFor(jfast, task);
+      // The admin API's own operation, so the resume is audited like one made there.
+      const was = await (await jfast.repairs(cliActor())).resumeTask(task);
       io.out(was ? `resumed ${task}\n` : `${task} was not paused; nothing changed\n`);
       return 0;
     });

@@ -11,16 +11,23 @@ import { createSqlAuditLog } from "./sql-audit.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { contractsSourceFor } from "./contracts-source.js";
 import { scheduleSourceFrom } from "./scheduler-source.js";
-import type { ContractsSource, ScheduleSource } from "./sources.js";
+import type { AdminSources, ContractsSource, ScheduleSource } from "./sources.js";
+import { createRepairs, type AdminRepairs } from "./repairs.js";
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import type { EventsBus } from "../kafka/events-bus.js";
 import { createRedaction } from "./redact.js";
 import { createKeyring } from "../core/crypto/keyring.js";
 import { createScanLimiter } from "./scan-limit.js";
 
+/** The admin API of a running app: its HTTP handler, and its repairs for a program in the same process. */
+export interface AdminService {
+  handle(request: Request): Promise<Response>;
+  repairs(actor: string): AdminRepairs;
+}
+
 /**
- * Builds the /jfast/admin handler from the running app. Called by the composition root on the first admin
- * request, so services that never open the admin API never load tRPC.
+ * Builds the /jfast/admin handler (and the repairs) from the running app. Called by the composition root on the
+ * first admin request or repair, so services that never use the admin API never load tRPC.
  */
 export function createAdmin(params: {
   config: JfastConfig;
@@ -31,7 +38,7 @@ export function createAdmin(params: {
   /** A started provider by name, or undefined (the scheduler and contracts checker register themselves). */
   provider: (name: string) => unknown;
   audit?: AuditLog;
-}): (request: Request) => Promise<Response> {
+}): AdminService {
   const { config, logger } = params;
   const events = () => (params.provider("events") as EventsBus | undefined) ?? null;
   const schedulerProvider = () => (params.provider("scheduler") as { status(): SchedulerStatus } | undefined) ?? null;
@@ -40,34 +47,33 @@ export function createAdmin(params: {
   if (config.admin.tokens.length === 0) {
     logger.warn("the admin API at /jfast/admin has no tokens and refuses every call; set JFAST_ADMIN_TOKENS (jfast docs admin-api)");
   }
-  return createAdminHandler({
-    tokens: config.admin.tokens,
-    maxBodyBytes: config.admin.maxBodyBytes,
-    keyring: createKeyring(config.encryption.keys),
-    sources: {
-      service: { name: config.service.name, environment: config.service.environment },
-      plugins: [...config.plugins],
-      registry: params.registry,
-      queue: params.queue,
-      outbox: params.outbox,
-      readiness: () => readiness.check(),
-      scheduler: () => {
-        const scheduler = params.provider("scheduler") as Partial<ScheduleSource> & { status?(): SchedulerStatus } | undefined;
-        if (!scheduler) return null;
-        if (typeof scheduler.describeSchedules === "function") return scheduler as ScheduleSource;
-        return typeof scheduler.status === "function" ? scheduleSourceFrom(scheduler as { status(): SchedulerStatus }) : ({} as ScheduleSource);
-      },
-      contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
-      events,
-      disabledPlugins: [...config.disabledPlugins],
-      queueConfig: config.queue,
-      audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
-      replays: createReplayLog({ logger }),
-      scans: createScanLimiter(),
-      redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
-      logger,
+  const sources: AdminSources = {
+    service: { name: config.service.name, environment: config.service.environment },
+    plugins: [...config.plugins],
+    registry: params.registry,
+    queue: params.queue,
+    outbox: params.outbox,
+    readiness: () => readiness.check(),
+    scheduler: () => {
+      const scheduler = params.provider("scheduler") as Partial<ScheduleSource> & { status?(): SchedulerStatus } | undefined;
+      if (!scheduler) return null;
+      if (typeof scheduler.describeSchedules === "function") return scheduler as ScheduleSource;
+      return typeof scheduler.status === "function" ? scheduleSourceFrom(scheduler as { status(): SchedulerStatus }) : ({} as ScheduleSource);
     },
-  });
+    contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
+    events,
+    disabledPlugins: [...config.disabledPlugins],
+    queueConfig: config.queue,
+    audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
+    replays: createReplayLog({ logger }),
+    scans: createScanLimiter(),
+    redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
+    logger,
+  };
+  return {
+    handle: createAdminHandler({ tokens: config.admin.tokens, maxBodyBytes: config.admin.maxBodyBytes, keyring: createKeyring(config.encryption.keys), sources }),
+    repairs: (actor) => createRepairs(sources, actor),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, SCAN_YIELD_EVERY, yieldToLoop, type DeadFilter } from "../dead-scan.js";
 import { takeScan } from "../scan-limit.js";
+import { retryDeadLetters } from "../operations/retry-dead.js";
 import { checkIdsPerCall, MAX_IDS_PER_CALL, requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
@@ -125,12 +126,7 @@ export const deadLettersRouter = router({
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
     checkIdsPerCall(ctx.principal, "deadLetters.retry", input.ids.length);
-    return auditedCall(
-      ctx,
-      { action: "deadLetters.retry", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
-      () => backendCall(queue, "retrying dead letters", () => queue.backend.retryDead({ ids: input.ids })),
-      (result) => counts({ retried: result.retried, missing: result.missing }),
-    );
+    return retryDeadLetters(ctx, queue, { ids: input.ids, queueName: input.queue });
   }),
 
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {

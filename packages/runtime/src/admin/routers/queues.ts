@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Depths, TaskDepths } from "../../core/queue-backend.js";
 import type { PausedTask } from "../../core/pause.js";
 import { pauseUnsupportedReason } from "../../queue/queue-control.js";
-import { auditedCall } from "../audit-call.js";
+import { pauseQueue, pauseTask, resumeQueue, resumeTask } from "../operations/pause-tasks.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
 import { DEFAULT_QUEUE } from "../../core/named-queue.js";
@@ -81,54 +81,27 @@ export const queuesRouter = router({
       };
     }),
 
-  /** Stops every worker of the service from starting the task's jobs (docs/worker.md#pausing-a-task). */
   /** Pauses every task of a named queue, as `pause` does one task; the other queues keep running. */
   pauseQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {
-    const targets = queueTasks(ctx.sources, input.queue);
-    const entries = await auditedCall(
-      ctx,
-      { action: "queues.pause", ids: [], filter: { queue: input.queue } },
-      () => storeCall(ctx.sources, "pausing the queue", () => Promise.all(targets.map((t) => t.pauses.pause({ task: t.task, by: ctx.principal.name })))),
-      (paused) => ({ paused: true, tasks: paused.map((p) => p.task) }),
-    );
+    const entries = await pauseQueue(ctx, input.queue);
     return { queue: input.queue, paused: true, tasks: entries.map((e) => e.task) };
   }),
 
+  /** Stops every worker of the service from starting the task's jobs (docs/worker.md#pausing-a-task). */
   pause: operatorProcedure.input(taskInput).mutation(async ({ ctx, input }) => {
-    const task = input.task;
-    const pauses = requirePauses(ctx.sources, task);
-    const entry = await auditedCall(
-      ctx,
-      { action: "queues.pause", ids: [], filter: { task } },
-      () => storeCall(ctx.sources, "pausing the task", () => pauses.pause({ task, by: ctx.principal.name })),
-      (paused) => ({ paused: true, pausedAt: paused.pausedAt, pausedBy: paused.pausedBy }),
-    );
-    return { task, paused: true, pausedAt: entry.pausedAt, pausedBy: entry.pausedBy };
+    const entry = await pauseTask(ctx, input.task);
+    return { task: input.task, paused: true, pausedAt: entry.pausedAt, pausedBy: entry.pausedBy };
+  }),
+
+  /** Resumes every task of a named queue. */
+  resumeQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {
+    const { resumed } = await resumeQueue(ctx, input.queue);
+    return { queue: input.queue, paused: false, resumed };
   }),
 
   /** Lets workers start the task's jobs again; the ones queued meanwhile run in their usual order. */
-  /** Resumes every task of a named queue. */
-  resumeQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {
-    const targets = queueTasks(ctx.sources, input.queue);
-    const was = await auditedCall(
-      ctx,
-      { action: "queues.resume", ids: [], filter: { queue: input.queue } },
-      () => storeCall(ctx.sources, "resuming the queue", () => Promise.all(targets.map((t) => t.pauses.resume({ task: t.task })))),
-      (resumed) => ({ paused: false, resumed: resumed.filter(Boolean).length }),
-    );
-    return { queue: input.queue, paused: false, resumed: was.filter(Boolean).length };
-  }),
-
   resume: operatorProcedure.input(taskInput).mutation(async ({ ctx, input }) => {
-    const task = input.task;
-    const pauses = requirePauses(ctx.sources, task);
-    const was = await auditedCall(
-      ctx,
-      { action: "queues.resume", ids: [], filter: { task } },
-      () => storeCall(ctx.sources, "resuming the task", () => pauses.resume({ task })),
-      (wasPaused) => ({ paused: false, wasPaused }),
-    );
-    return { task, paused: false, wasPaused: was };
+    return { task: input.task, paused: false, wasPaused: await resumeTask(ctx, input.task) };
   }),
 });
 
@@ -170,40 +143,6 @@ async function queueView(sources: AdminSources, queue: QueueProvider, name: stri
       return { task, queue: name, module: modules.get(task) ?? null, ...taskDepths, paused: Boolean(pause), pausedAt: pause?.pausedAt ?? null, pausedBy: pause?.pausedBy ?? null };
     }),
   };
-}
-
-/** Every registered task of a named queue, with the paused-task store of that queue. */
-function queueTasks(sources: AdminSources, name: string) {
-  const queue = queueScope(requireQueue(sources), name);
-  if (!queue.pauses) {
-    throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: queue.backend, pauses: null })! });
-  }
-  const pauses = queue.pauses;
-  return sources.registry
-    .all()
-    .filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name)
-    .map((t) => ({ task: t.name, pauses }));
-}
-
-function requirePauses(sources: AdminSources, task: string) {
-  const queue = requireQueue(sources);
-  const registered = sources.registry.all().map((t) => t.name);
-  if (!registered.includes(task)) {
-    throw new TRPCError({
-      code: "BAD_REQUEST",
-      message: `no task named "${task}" is registered in the service "${sources.service.name}"; registered tasks: ${registered.sort().join(", ") || "(none)"}`,
-    });
-  }
-  // A task's pause lives with its own named queue.
-  const own = queue.queueOf(task);
-  if (!own.pauses) {
-    throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: own.backend, pauses: null })! });
-  }
-  return own.pauses;
-}
-
-function storeCall<T>(sources: AdminSources, what: string, fn: () => Promise<T>): Promise<T> {
-  return backendCall(requireQueue(sources), what, fn);
 }
 
 function backendFailure(kind: string, error: unknown): TRPCError {
