@@ -35,6 +35,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "contracts show", summary: "list each module's events, subscribers, tasks and dependencies", load: () => import("./commands/contracts-show.js") },
   { name: "contracts diff", summary: "what a change does to the contracts: edges added and removed, violations new and fixed", load: () => import("./commands/contracts-diff.js") },
   { name: "contracts md", summary: "write CONTRACTS.md: who publishes which event and who listens", load: () => import("./commands/contracts-md.js") },
+  { name: "keys rotate", summary: "re-encrypt waiting jobs, dead letters and outbox rows with the first key of JFAST_ENCRYPTION_KEYS", load: () => import("./commands/keys-rotate.js") },
   { name: "schedule next", summary: "print the next ticks of a cron expression in UTC, as the scheduler computes them", load: () => import("./commands/schedule-next.js") },
   { name: "ai context", summary: "print a compact description of the service for whoever edits it next", load: () => import("./commands/ai-context.js") },
   { name: "deploy", summary: "generate a compose file or Kubernetes manifests for the service", load: () => import("./commands/deploy.js") },
