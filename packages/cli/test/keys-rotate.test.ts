@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createJfast, Job, task, type DatabaseProvider, type Outbox } from "@jfast/runtime";
+import amqp from "amqplib";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -28,6 +29,21 @@ async function redisKeys<T>(queue: string, use: (redis: Redis, keys: string[]) =
     return await use(redis, await redis.keys(`*${queue}*`));
   } finally {
     redis.disconnect();
+  }
+}
+
+const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
+const LEVELS = 25;
+
+async function dropRabbitQueue(queue: string): Promise<void> {
+  const connection = await amqp.connect(AMQP_URL);
+  try {
+    const channel = await connection.createChannel();
+    for (const name of [queue, `${queue}.dead`, ...Array.from({ length: LEVELS }, (_, n) => `${queue}.delay.${n}`)]) await channel.deleteQueue(name);
+    // One at a time: RabbitMQ 3.10 can crash a channel deleting two exchanges bound to each other at once.
+    for (let n = LEVELS - 1; n >= 0; n--) await channel.deleteExchange(`${queue}.delay.${n}`);
+  } finally {
+    await connection.close();
   }
 }
 
@@ -95,6 +111,19 @@ describe("jfast keys rotate", () => {
     const lost = await runJfast(["keys", "rotate", "--root", service.root], { env: { JFAST_ENCRYPTION_KEYS: key("other") } });
     expect(lost.code).toBe(1);
     expect(lost.stderr).toMatch(/skipped .*key "new", which JFAST_ENCRYPTION_KEYS does not hold/);
+  });
+
+  it("on RabbitMQ says NOT_SUPPORTED for the messages waiting in the broker, and why", { timeout: 60_000 }, async () => {
+    const queue = `jfast-test.cli-keys.${randomUUID().slice(0, 8)}`;
+    cleanups.push(() => dropRabbitQueue(queue));
+    const service = await createServiceRoot({
+      "jfast.toml": [`[service]\nname = "svc"`, `[plugins]\nenabled = ["queue"]`, `[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${queue}"`].join("\n"),
+    });
+    cleanups.push(service.remove);
+    const rotated = await runJfast(["keys", "rotate", "--root", service.root], { env: { JFAST_ENCRYPTION_KEYS: key("k2") } });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout).toContain("queue default (rabbitmq): waiting jobs NOT_SUPPORTED, 0 dead letters rewritten\n");
+    expect(rotated.stdout).toContain("NOT_SUPPORTED: RabbitMQ cannot rewrite a message waiting in the broker");
   });
 
   it("--help names the docs page", async () => {
