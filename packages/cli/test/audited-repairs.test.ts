@@ -62,6 +62,7 @@ describe("repairs from the command line are audited", () => {
       const before = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".jfast_admin_audit`);
       const ran = await runJfast([...args, ...root]);
       expect(ran.code, `${args.join(" ")}: ${ran.stderr}`).toBe(args[1] === "retry" ? 1 : 0);
+      expect(ran.stderr).not.toContain("audit trail is kept in each process's memory");
       const rows = await sql<AuditRow>(`SELECT actor, role, action, ids, filter, outcome FROM "${schema}".jfast_admin_audit ORDER BY at DESC, id DESC`);
       expect(rows.length, args.join(" ")).toBe(before[0]!.n + 1);
       expect(rows[0]).toMatchObject({ actor, role: "operator", ...expected });

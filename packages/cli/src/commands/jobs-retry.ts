@@ -1,7 +1,7 @@
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
-import { cliActor } from "../queue-pauses.js";
+import { cliRepairs } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -26,7 +26,7 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
     const params = selection(flags.all, positionals, "retry");
     return withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
       // The admin API's own operation, so the retry is audited like one made there.
-      const repairs = await jfast.repairs(cliActor());
+      const repairs = await cliRepairs(jfast, io);
       const { retried, missing } = await repairs.retryDead({ ...params, ...(flags.queue === undefined ? {} : { queue: flags.queue }) });
       for (const id of retried) io.out(`retried ${id}\n`);
       if (retried.length === 0 && missing.length === 0) io.out("no dead letters to retry\n");

@@ -1,7 +1,8 @@
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
-import { cliActor, pausesFor, queueTasks } from "../queue-pauses.js";
+import { pausesFor, queueTasks } from "../queue-pauses.js";
+import { cliRepairs } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -23,7 +24,7 @@ See jfast docs worker#pausing-a-task.`,
       const name = flags.queue;
       return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
         queueTasks(jfast, name);
-        const paused = await (await jfast.repairs(cliActor())).pauseQueue(name);
+        const paused = await (await cliRepairs(jfast, io)).pauseQueue(name);
         io.out(`paused queue ${name}: ${paused.map((p) => p.task).join(", ")}\n`);
         return 0;
       });
@@ -33,7 +34,7 @@ See jfast docs worker#pausing-a-task.`,
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
       pausesFor(jfast, task);
       // The admin API's own operation, so the pause is audited like one made there.
-      const entry = await (await jfast.repairs(cliActor())).pauseTask(task);
+      const entry = await (await cliRepairs(jfast, io)).pauseTask(task);
       io.out(`paused ${task} (since ${entry.pausedAt}${entry.pausedBy ? `, by ${entry.pausedBy}` : ""})\n`);
       return 0;
     });

@@ -1,7 +1,8 @@
 import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
-import { cliActor, pausesFor, queueTasks } from "../queue-pauses.js";
+import { pausesFor, queueTasks } from "../queue-pauses.js";
+import { cliRepairs } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -22,7 +23,7 @@ See jfast docs worker#pausing-a-task.`,
       const name = flags.queue;
       return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
         queueTasks(jfast, name);
-        const { tasks, resumed } = await (await jfast.repairs(cliActor())).resumeQueue(name);
+        const { tasks, resumed } = await (await cliRepairs(jfast, io)).resumeQueue(name);
         io.out(`resumed queue ${name}: ${resumed} of ${tasks.length} tasks were paused\n`);
         return 0;
       });
@@ -32,7 +33,7 @@ See jfast docs worker#pausing-a-task.`,
     return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
       pausesFor(jfast, task);
       // The admin API's own operation, so the resume is audited like one made there.
-      const was = await (await jfast.repairs(cliActor())).resumeTask(task);
+      const was = await (await cliRepairs(jfast, io)).resumeTask(task);
       io.out(was ? `resumed ${task}\n` : `${task} was not paused; nothing changed\n`);
       return 0;
     });

@@ -15,6 +15,8 @@ import type { AdminSources } from "./sources.js";
  * so there is no token to check.
  */
 export interface AdminRepairs {
+  /** Where the entries go: the service's database (`sql`), or this process's memory and logs (no database plugin). */
+  readonly auditStore: "memory" | "sql";
   /** Requeues the dead letters named, or all of them; `queue` picks a named queue (default: `default`). */
   retryDead(params: ({ ids: string[] } | { all: true }) & { queue?: string }): Promise<{ retried: string[]; missing: string[] }>;
   pauseTask(task: string): Promise<PausedTask>;
@@ -27,6 +29,9 @@ export interface AdminRepairs {
 export function createRepairs(sources: AdminSources, actor: string): AdminRepairs {
   const ctx: OperatorContext = { principal: { name: actor, role: "operator" }, sources, tokensConfigured: true, presented: actor };
   return {
+    get auditStore() {
+      return sources.audit.kind;
+    },
     retryDead: (params) =>
       explained(() => {
         const queue = queueScope(requireQueue(sources), params.queue);
