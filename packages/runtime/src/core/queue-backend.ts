@@ -1,5 +1,6 @@
 import type { AttemptError, Job, JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
+import type { LeaseExtenderSpec } from "./lease-extender.js";
 import type { LimitMap, LimitUsage } from "./limits.js";
 import type { PauseStore } from "./pause.js";
 import type { PruneParams } from "./retention.js";
@@ -55,6 +56,12 @@ export interface QueueBackend {
    * (their handlers' signals are then aborted with reason "cancelled").
    */
   extendLeases(params: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport>;
+  /**
+   * Where a heartbeat thread extends these leases on a connection of its own, so that a handler blocking the event
+   * loop does not lose its job to another process (core/lease-extender.ts). Absent or null: the leases are judged
+   * in this process only (memory, PGlite, RabbitMQ's deliveries).
+   */
+  leaseExtender?(): LeaseExtenderSpec | null;
   complete(params: { workerId: string; job: Job }): Promise<void>;
   /** Records the failed attempt and makes the job claimable again at `availableAt`. */
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;

@@ -217,7 +217,18 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
     }
     case "postgres": {
       const { createPostgresBackend } = await import("../backends/postgres/postgres-backend.js");
-      return createPostgresBackend({ db: database!.sql, reader: database!.reader, schema: database!.schema, queue: queue.name, keepCompleted: queue.keepCompleted, durableClaims: queue.durableClaims, logger });
+      // The heartbeat thread connects to the server on its own (docs/worker.md#leases); PGlite has no server.
+      const connectionUrl = database!.driver === "pg" ? (config.database?.url ?? undefined) : undefined;
+      return createPostgresBackend({
+        db: database!.sql,
+        reader: database!.reader,
+        schema: database!.schema,
+        queue: queue.name,
+        keepCompleted: queue.keepCompleted,
+        durableClaims: queue.durableClaims,
+        ...(connectionUrl ? { connectionUrl } : {}),
+        logger,
+      });
     }
     case "redis": {
       // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).
@@ -234,10 +245,11 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
     }
     case "rabbitmq": {
       // load-config refuses backend = "rabbitmq" without a url (AMQP_URL or [plugin.queue] url). The broker drops
-      // a silent connection after two heartbeats, so half the visibility timeout makes a vanished host's jobs
-      // come back within about that timeout.
+      // a silent connection after about two heartbeats, and a process whose event loop a handler blocks is silent:
+      // twice the visibility timeout lets it block for three leases (docs/rabbitmq.md#leases-the-unacked-delivery) while a vanished
+      // host's jobs still come back (the broker's own default caps it at 60 s).
       const { createRabbitMqBackend } = await import("../backends/rabbitmq/rabbitmq-backend.js");
-      const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil(queue.visibilityTimeoutMs / 2000)));
+      const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil((queue.visibilityTimeoutMs * 2) / 1000)));
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
       const { createSqlUniqueStore } = await import("../queue/unique-stores.js");

@@ -15,6 +15,8 @@ import type { AttemptObserver } from "../observability/metrics.js";
 import { AttemptCancellation } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
 import { writeOutcomeAgain } from "./write-outcome-again.js";
+import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbeat-backstop.js";
+import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/local-beats.js";
 
 export interface WorkerOptions {
   backend: QueueBackend;
@@ -102,6 +104,12 @@ export class Worker {
   private slotFreed: Deferred = createDeferred();
   private loop: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** Keeps the leases while the event loop is blocked (docs/worker.md#leases); null for in-process leases. */
+  private backstop: HeartbeatBackstop | null = null;
+  private localBeat: LocalBeat | null = null;
+  /** The heartbeat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */
+  private beating: Promise<void> | null = null;
+  private unregisterLocalBeat: (() => void) | null = null;
   private stopping = false;
   private stopNowSignal: Deferred = createDeferred();
   /** When shutdown gives up waiting (its grace period over): outcome writes stop trying again then. */
@@ -155,6 +163,7 @@ export class Worker {
         this.settleHandOff(reserved);
         // Ahead of anything claimed while their insert was in flight: these had their slots reserved.
         // Stopping: shutdown waits for hand-offs in flight before it releases the buffer, these included.
+        this.backstop?.hold(jobs.map((job) => job.id));
         this.buffer.unshift(...jobs);
         this.fillSlots();
       },
@@ -173,8 +182,20 @@ export class Worker {
   start(): void {
     if (this.loop) return;
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
-    this.heartbeat = setInterval(() => void this.extendLeases(), beat);
+    this.heartbeat = setInterval(() => void this.beatOnce(), beat);
     this.heartbeat.unref();
+    this.localBeat = { lateAfterMs: beat * 1.5, lastBeatAt: performance.now(), beat: () => this.beatOnce() };
+    this.unregisterLocalBeat = registerLocalBeat(this.localBeat);
+    const spec = this.options.backend.leaseExtender?.() ?? null;
+    if (spec) {
+      this.backstop = attachHeartbeatBackstop({
+        spec,
+        workerId: this.id,
+        leaseMs: this.options.leaseMs,
+        logger: this.options.logger,
+        onCancelled: (ids) => this.cancelJobs(ids),
+      });
+    }
     this.unsubscribeResume = this.options.paused?.onResume(() => this.idleWait?.abort()) ?? null;
     this.loop = this.run();
   }
@@ -233,6 +254,8 @@ export class Worker {
     // Outcomes of jobs that finished are written before the backend may close.
     await Promise.all([...this.outcomes]);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.unregisterLocalBeat?.();
+    this.backstop?.detach();
   }
 
   private async run(): Promise<void> {
@@ -254,6 +277,9 @@ export class Worker {
       }
       let claimed: Job[];
       try {
+        // After a blocked event loop, this process's late heartbeats go first (lease/local-beats.ts).
+        const late = beatLateWorkers();
+        if (late) await late;
         claimed = await backend.claim({
           workerId: this.id,
           limit: capacity,
@@ -276,6 +302,7 @@ export class Worker {
         break;
       }
       const runnable = this.setAsidePaused(claimed);
+      if (runnable.length > 0) this.backstop?.hold(runnable.map((job) => job.id));
       this.buffer.push(...runnable);
       this.fillSlots();
       if (runnable.length < claimed.length) await sleep(HANDBACK_WAIT_MS, this.loopAbort.signal);
@@ -574,14 +601,26 @@ export class Worker {
     this.outcomes.add(written);
   }
 
+  private beatOnce(): Promise<void> {
+    this.beating ??= this.extendLeases().finally(() => {
+      this.beating = null;
+      if (this.localBeat) this.localBeat.lastBeatAt = performance.now();
+    });
+    return this.beating;
+  }
+
   private async extendLeases(): Promise<void> {
     const ids = [
       ...[...this.running.values()].filter((r) => !r.cancelled).map((r) => r.job.id),
       ...this.buffer.map((job) => job.id),
     ];
-    if (ids.length === 0) return;
+    if (ids.length === 0) {
+      this.backstop?.beat(ids);
+      return;
+    }
     try {
       const { cancelled } = await this.options.backend.extendLeases({ workerId: this.id, jobIds: ids, leaseMs: this.options.leaseMs });
+      this.backstop?.beat(ids.filter((id) => !cancelled.includes(id)));
       if (cancelled.length > 0) this.cancelJobs(cancelled);
     } catch (error) {
       this.options.logger.warn("heartbeat failed", { error });

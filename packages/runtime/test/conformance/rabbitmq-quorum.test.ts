@@ -25,6 +25,7 @@ function quorumOn(url: string, name: string): BackendFactory {
     leaseSlackMs: 100,
     perTaskDepths: false,
     cancellation: false,
+    keepsFinished: false,
     async create() {
       const queue = uniqueQueue("quorum");
       const backend = await openBackend(queue, { url, queueType: QueueType.quorum, delay: { levels: LEVELS } });

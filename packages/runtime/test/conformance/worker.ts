@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { defineTask } from "../../src/core/define-task.js";
@@ -226,6 +227,44 @@ export function describeWorker(factory: BackendFactory): void {
       };
       return { backend: withMethod(backend, "complete", complete), calls: () => calls };
     }
+
+    it("runs a job once when its handler keeps the event loop busy for three leases, though a second worker claims meanwhile", async () => {
+      // Both workers live in this process: the second one's claim after the block must not find the first one's
+      // lease expired (docs/worker.md#leases). Across processes: test/queue/blocked-loop.test.ts.
+      const leaseMs = 600;
+      const runs: number[] = [];
+      let followedUp = 0;
+      const next = makeJob({ task: "conf.next" });
+      const busy = defineTask("conf.busy", async (_payload, { job }) => {
+        runs.push(job.attempts);
+        // Blocking in an I/O callback, as a handler does after a query: the loop's next phases run the immediates,
+        // then the timers.
+        await stat(".");
+        const until = Date.now() + 3 * leaseMs;
+        while (Date.now() < until) {
+          // CPU work that never yields (a PDF, an image, a large JSON).
+        }
+        // What waited for the loop (a request, an I/O callback) runs before the timers do, the heartbeat among them:
+        // here an enqueue that wakes the idle worker, whose claim then comes before the first worker's heartbeat.
+        if (job.attempts === 1) setImmediate(() => void backend.enqueue({ jobs: [next] }));
+        await sleep(100);
+      });
+      const followUp = defineTask("conf.next", () => void followedUp++);
+      startWorker([busy, followUp], { concurrency: 1, leaseMs });
+      startWorker([busy, followUp], { concurrency: 1, leaseMs });
+      await sleep(100);
+      const job = makeJob({ task: "conf.busy", maxAttempts: 2 });
+      await backend.enqueue({ jobs: [job] });
+      await eventually("the follow-up job ran", async () => followedUp === 1, 20_000);
+      // Long enough for a lease taken over to show: another run, a lost attempt, a dead letter.
+      await sleep(leaseMs * 4 + (factory.leaseSlackMs ?? 0));
+      expect(runs).toEqual([1]);
+      const depths = await backend.depths();
+      expect(depths.dead + depths.running + depths.ready).toBe(0);
+      // A backend that keeps finished jobs shows it completed, with no lost attempt recorded (RabbitMQ keeps none).
+      const info = factory.keepsFinished === false ? null : await backend.getJob({ id: job.id });
+      if (info) expect({ state: info.state, errors: info.job.errors }).toEqual({ state: "completed", errors: [] });
+    });
 
     it("records an outcome once the backend can be reached again, without running the job again", async () => {
       let runs = 0;

@@ -62,6 +62,7 @@ export async function openTestBackend(options: { schema?: string; poolSize?: num
     queue: options.queue ?? "jfast.jobs",
     ...(options.keepCompleted !== undefined ? { keepCompleted: options.keepCompleted } : {}),
     ...(options.durableClaims !== undefined ? { durableClaims: options.durableClaims } : {}),
+    connectionUrl: PG_URL,
     logger: silentLogger,
   });
   await backend.setup();

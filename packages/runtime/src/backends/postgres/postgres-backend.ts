@@ -24,6 +24,7 @@ import {
 } from "../../core/queue-backend.js";
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
+import { siblingModule, type LeaseExtenderSpec } from "../../core/lease-extender.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
 import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
@@ -107,6 +108,11 @@ export interface PostgresBackendOptions {
    */
   durableClaims?: boolean;
   /**
+   * The server's URL, for the heartbeat thread's own connection (docs/worker.md#leases). Absent for PGlite, whose
+   * leases no other process can take.
+   */
+  connectionUrl?: string;
+  /**
    * Where the views read (depths, job lists, dead letters): a replica of `[plugin.database] read_url`. Never
    * the claim or anything that must see its own writes. Default: `db`.
    */
@@ -142,6 +148,7 @@ export class PostgresBackend implements QueueBackend {
   private limitedTasks: string[] = [];
   private limitedSet: ReadonlySet<string> = new Set();
   /** claim.sql as durable_claims asks: with synchronous_commit off for its transaction (default), or not. */
+  private readonly connectionUrl: string | undefined;
   private readonly claimSql: { all: string; one: string; prepared: { name: string } };
 
   constructor(options: PostgresBackendOptions) {
@@ -150,6 +157,7 @@ export class PostgresBackend implements QueueBackend {
     this.queue = options.queue;
     this.schema = options.schema;
     this.logger = options.logger;
+    this.connectionUrl = options.connectionUrl;
     this.channel = notificationChannel(options.schema, options.queue);
     this.claimSql = options.durableClaims
       ? { all: SQL.claimDurable, one: SQL.claimOneDurable, prepared: PREPARED.claimDurable }
@@ -397,6 +405,11 @@ export class PostgresBackend implements QueueBackend {
         quarantineError: (cause as Error).message,
       });
     }
+  }
+
+  leaseExtender(): LeaseExtenderSpec | null {
+    const url = this.connectionUrl;
+    return url ? { module: siblingModule(import.meta.url, "lease-extender"), options: { url, schema: this.schema } } : null;
   }
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from "ioredis";
+import { siblingModule, type LeaseExtenderSpec } from "../../core/lease-extender.js";
 import { claimedCopy, Job, type AttemptError } from "../../core/job.js";
 import {
   BackendKind,
@@ -404,6 +405,12 @@ export class RedisBackend implements QueueBackend {
       this.options.logger?.warn(`a stored job could not be read; it was moved to dead letters as ${CorruptJob.task}`, { queue: this.options.queue, job_id: id, problem });
     }
     return jobs;
+  }
+
+  leaseExtender(): LeaseExtenderSpec {
+    const { url, cluster, queue, prefix } = this.options;
+    const options = { url, queue, workerTtlMs: this.workerTtlMs, ...(cluster ? { cluster } : {}), ...(prefix ? { prefix } : {}) };
+    return { module: siblingModule(import.meta.url, "lease-extender"), options };
   }
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {

@@ -1,0 +1,114 @@
+import type { Worker as Thread } from "node:worker_threads";
+import { siblingModule, type LeaseExtenderSpec } from "../../core/lease-extender.js";
+import type { Logger } from "../../observability/logger.js";
+import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./messages.js";
+import { startThread } from "./start-thread.js";
+
+/**
+ * A worker's side of the heartbeat thread (heartbeat-thread.ts, docs/worker.md#leases): one thread per process,
+ * shared by every worker, started with the first and ended with the last. The worker tells it which jobs it holds
+ * (at each claim and after each beat of its own); the thread keeps their leases while the worker cannot.
+ */
+export interface HeartbeatBackstop {
+  /** Jobs just claimed (or handed over): kept from now on. */
+  hold(ids: readonly string[]): void;
+  /** The worker's own heartbeat went through, for exactly these jobs. */
+  beat(ids: readonly string[]): void;
+  detach(): void;
+}
+
+interface Attached {
+  key: string;
+  workerId: string;
+  logger: Logger;
+  onCancelled(ids: string[]): void;
+  /** A stall is reported once, when the main thread is back. */
+  reportedStall: boolean;
+}
+
+let thread: Thread | null = null;
+const attached = new Set<Attached>();
+const opened = new Set<string>();
+
+export function attachHeartbeatBackstop(params: {
+  spec: LeaseExtenderSpec;
+  workerId: string;
+  leaseMs: number;
+  logger: Logger;
+  onCancelled(ids: string[]): void;
+}): HeartbeatBackstop | null {
+  const { spec, workerId, leaseMs, logger } = params;
+  const key = `${spec.module}#${JSON.stringify(spec.options)}`;
+  let current: Thread;
+  try {
+    current = threadForProcess();
+  } catch (error) {
+    logger.warn("the heartbeat thread could not start; leases are kept by the event loop alone", { error });
+    return null;
+  }
+  if (!opened.has(key)) {
+    opened.add(key);
+    send({ type: "open", key, spec });
+  }
+  const self: Attached = { key, workerId, logger, onCancelled: params.onCancelled, reportedStall: false };
+  attached.add(self);
+  send({ type: "beat", key, workerId, leaseMs, ids: [], at: now() });
+  return {
+    hold(ids) {
+      if (ids.length > 0) send({ type: "hold", key, workerId, leaseMs, ids: [...ids] });
+    },
+    beat(ids) {
+      self.reportedStall = false;
+      send({ type: "beat", key, workerId, leaseMs, ids: [...ids], at: now() });
+    },
+    detach() {
+      if (!attached.delete(self)) return;
+      send({ type: "forget", key, workerId });
+      if (attached.size === 0 && thread === current) {
+        thread = null;
+        opened.clear();
+        void current.terminate();
+      }
+    },
+  };
+}
+
+function threadForProcess(): Thread {
+  if (thread) return thread;
+  const started = startThread(siblingModule(import.meta.url, "heartbeat-thread"), { name: "jfast heartbeat" });
+  // The thread never keeps the process alive: a worker that stops detaches, and a process may exit without.
+  started.unref();
+  started.on("message", (message: FromHeartbeatThread) => receive(message));
+  started.on("error", (error) => {
+    for (const a of attached) a.logger.error("the heartbeat thread failed; leases are kept by the event loop alone", { error });
+    if (thread === started) {
+      thread = null;
+      opened.clear();
+    }
+  });
+  thread = started;
+  return started;
+}
+
+function send(message: ToHeartbeatThread): void {
+  thread?.postMessage(message);
+}
+
+function receive(message: FromHeartbeatThread): void {
+  for (const a of attached) {
+    if (a.key !== message.key || (a.workerId !== message.workerId && message.workerId !== "")) continue;
+    if (message.type === "failed") {
+      a.logger.warn("the heartbeat thread could not extend leases", { error: message.message });
+      continue;
+    }
+    if (!a.reportedStall) {
+      a.reportedStall = true;
+      a.logger.warn("the event loop was blocked; the heartbeat thread kept the leases of this worker's jobs", {
+        blocked_ms: message.silentMs,
+        jobs: message.ids.length,
+        docs: "jfast docs worker#leases",
+      });
+    }
+    if (message.cancelled.length > 0) a.onCancelled(message.cancelled);
+  }
+}

@@ -1,0 +1,108 @@
+import { parentPort } from "node:worker_threads";
+import type { LeaseExtender } from "../../core/lease-extender.js";
+import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./messages.js";
+
+/**
+ * The heartbeat thread (docs/worker.md#leases): it watches the beats of every worker of the process and, when a
+ * worker's main thread has been silent for more than half a lease (a handler keeping the event loop busy, a pool
+ * too busy to lend the heartbeat a connection), it extends that worker's leases itself, through a connection of
+ * its own. While the main thread beats it does nothing, so it costs no query.
+ */
+interface Held {
+  key: string;
+  workerId: string;
+  leaseMs: number;
+  ids: Set<string>;
+  /** When the main thread last beat for this worker. */
+  lastBeat: number;
+  /** When this thread last extended on its behalf. */
+  lastKept: number;
+}
+
+const port = parentPort!;
+const specs = new Map<string, { module: string; options: Readonly<Record<string, unknown>> }>();
+const extenders = new Map<string, Promise<LeaseExtender>>();
+const held = new Map<string, Held>();
+const CHECK_MS = 50;
+
+port.on("message", (message: ToHeartbeatThread) => {
+  switch (message.type) {
+    case "open":
+      specs.set(message.key, message.spec);
+      // Connected now, not when first needed: loading the driver and connecting can take longer than a lease.
+      extenderFor(message.key).catch((error: unknown) =>
+        post({ type: "failed", key: message.key, workerId: "", message: (error as Error).message }),
+      );
+      break;
+    case "hold": {
+      const entry = entryFor(message.key, message.workerId, message.leaseMs);
+      for (const id of message.ids) entry.ids.add(id);
+      break;
+    }
+    case "beat": {
+      const entry = entryFor(message.key, message.workerId, message.leaseMs);
+      entry.ids = new Set(message.ids);
+      // The main thread's time of the beat, not this thread's time of reading it: this thread may read late.
+      entry.lastBeat = Math.max(entry.lastBeat, message.at);
+      break;
+    }
+    case "forget":
+      held.delete(`${message.key}\n${message.workerId}`);
+      break;
+  }
+});
+
+function entryFor(key: string, workerId: string, leaseMs: number): Held {
+  const id = `${key}\n${workerId}`;
+  let entry = held.get(id);
+  if (!entry) {
+    entry = { key, workerId, leaseMs, ids: new Set(), lastBeat: now(), lastKept: 0 };
+    held.set(id, entry);
+  }
+  entry.leaseMs = leaseMs;
+  return entry;
+}
+
+let busy = false;
+setInterval(() => {
+  if (busy) return;
+  busy = true;
+  void keepSilentWorkers().finally(() => (busy = false));
+}, CHECK_MS);
+
+async function keepSilentWorkers(): Promise<void> {
+  const at = now();
+  for (const entry of held.values()) {
+    if (entry.ids.size === 0) continue;
+    // The main thread beats every third of the lease; silent for half of it, it is late, not just between beats.
+    const late = entry.leaseMs / 2;
+    if (at - entry.lastBeat < late || at - entry.lastKept < entry.leaseMs / 3) continue;
+    const ids = [...entry.ids];
+    try {
+      const extender = await extenderFor(entry.key);
+      const cancelled = await extender.extend({ workerId: entry.workerId, jobIds: ids, leaseMs: entry.leaseMs });
+      entry.lastKept = now();
+      for (const id of cancelled) entry.ids.delete(id);
+      post({ type: "kept", key: entry.key, workerId: entry.workerId, ids, cancelled, silentMs: Math.round(entry.lastKept - entry.lastBeat) });
+    } catch (error) {
+      // The extender reconnects by itself (a new client, ioredis's own reconnection); tried again next check.
+      post({ type: "failed", key: entry.key, workerId: entry.workerId, message: (error as Error).message });
+    }
+  }
+}
+
+function extenderFor(key: string): Promise<LeaseExtender> {
+  let extender = extenders.get(key);
+  if (!extender) {
+    const spec = specs.get(key);
+    if (!spec) return Promise.reject(new Error(`no connection was described for ${key}`));
+    extender = import(spec.module).then((m: { openLeaseExtender(options: unknown): Promise<LeaseExtender> }) => m.openLeaseExtender(spec.options));
+    extender.catch(() => extenders.delete(key));
+    extenders.set(key, extender);
+  }
+  return extender;
+}
+
+function post(message: FromHeartbeatThread): void {
+  port.postMessage(message);
+}

@@ -1,0 +1,22 @@
+import type { LeaseExtenderSpec } from "../../core/lease-extender.js";
+
+/**
+ * From a worker (main thread) to the heartbeat thread. `key` names one backend's connection. Times are
+ * `now()` below: the same clock in every thread of the process (performance.now() alone starts at each thread's birth).
+ */
+export type ToHeartbeatThread =
+  | { type: "open"; key: string; spec: LeaseExtenderSpec }
+  /** Jobs just claimed: kept alive from now on, even if the main thread blocks before its next beat. */
+  | { type: "hold"; key: string; workerId: string; leaseMs: number; ids: string[] }
+  /** The main thread's own heartbeat went through: these are all the jobs the worker holds now. */
+  | { type: "beat"; key: string; workerId: string; leaseMs: number; ids: string[]; at: number }
+  | { type: "forget"; key: string; workerId: string };
+
+/** From the heartbeat thread to the workers. */
+export type FromHeartbeatThread =
+  | { type: "kept"; key: string; workerId: string; ids: string[]; cancelled: string[]; silentMs: number }
+  | { type: "failed"; key: string; workerId: string; message: string };
+
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}

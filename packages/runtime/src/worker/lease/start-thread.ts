@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker as Thread, type WorkerOptions as ThreadOptions } from "node:worker_threads";
+
+/**
+ * Starts a worker thread running `module` (a file URL). Built, that is a .js file Node runs as it is. From source
+ * (the runtime's own tests) it is a .ts file: the thread first registers the TypeScript loader the runtime's
+ * development dependencies carry. `typescript` also asks for it when the thread imports a service's .ts files.
+ */
+export function startThread(module: string, options: ThreadOptions & { typescript?: boolean } = {}): Thread {
+  const { typescript, ...rest } = options;
+  if (!module.endsWith(".ts") && !typescript) return new Thread(new URL(module), rest);
+  const loader = typeScriptLoader();
+  const bootstrap = `import(${JSON.stringify(loader)}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(module)}); })`;
+  return new Thread(bootstrap, { ...rest, eval: true });
+}
+
+/** The ES module entry of tsx's API (its `import` export): the CommonJS one cannot register the ESM hooks. */
+function typeScriptLoader(): string {
+  const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
+  const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> };
+  return pathToFileURL(path.join(path.dirname(manifest), exports["./esm/api"]!.import.default)).href;
+}
