@@ -1,5 +1,5 @@
 /**
- * How a heartbeat off the main thread reaches a backend (docs/worker.md#leases). A backend whose leases other
+ * How a heartbeat off the main thread reaches a backend (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease). A backend whose leases other
  * processes judge (PostgreSQL over a server, Redis) names a module that opens a connection of its own and
  * extends leases through it; a thread of the worker's process loads it and keeps the leases of its jobs alive
  * while the event loop is blocked. A backend whose leases live in this process (memory, PGlite, RabbitMQ's

@@ -217,7 +217,7 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
     }
     case "postgres": {
       const { createPostgresBackend } = await import("../backends/postgres/postgres-backend.js");
-      // The heartbeat thread connects to the server on its own (docs/worker.md#leases); PGlite has no server.
+      // The heartbeat thread connects to the server on its own (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease); PGlite has no server.
       const connectionUrl = database!.driver === "pg" ? (config.database?.url ?? undefined) : undefined;
       return createPostgresBackend({
         db: database!.sql,

@@ -104,7 +104,7 @@ export class Worker {
   private slotFreed: Deferred = createDeferred();
   private loop: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
-  /** Keeps the leases while the event loop is blocked (docs/worker.md#leases); null for in-process leases. */
+  /** Keeps the leases while the event loop is blocked (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease); null for in-process leases. */
   private backstop: HeartbeatBackstop | null = null;
   private localBeat: LocalBeat | null = null;
   /** The heartbeat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */

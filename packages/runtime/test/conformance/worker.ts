@@ -230,7 +230,7 @@ export function describeWorker(factory: BackendFactory): void {
 
     it("runs a job once when its handler keeps the event loop busy for three leases, though a second worker claims meanwhile", async () => {
       // Both workers live in this process: the second one's claim after the block must not find the first one's
-      // lease expired (docs/worker.md#leases). Across processes: test/queue/blocked-loop.test.ts.
+      // lease expired (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease). Across processes: test/queue/blocked-loop.test.ts.
       const leaseMs = 600;
       const runs: number[] = [];
       let followedUp = 0;

@@ -13,7 +13,7 @@ import { dropQueue as dropRedisQueue, openBackend as openRedis, REDIS_URL, uniqu
 /**
  * A handler that keeps its process's event loop busy for three leases, in a worker process of its own, while a
  * worker of this process claims on the same queue: the job is run once, completed, with no lost attempt
- * (docs/worker.md#leases). The worker process's main thread cannot beat meanwhile; its heartbeat thread does.
+ * (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease). The worker process's main thread cannot beat meanwhile; its heartbeat thread does.
  */
 const FIXTURE = fileURLToPath(new URL("./fixtures/blocking-worker.ts", import.meta.url));
 const LEASE_MS = 1000;

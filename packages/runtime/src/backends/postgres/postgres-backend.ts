@@ -108,7 +108,7 @@ export interface PostgresBackendOptions {
    */
   durableClaims?: boolean;
   /**
-   * The server's URL, for the heartbeat thread's own connection (docs/worker.md#leases). Absent for PGlite, whose
+   * The server's URL, for the heartbeat thread's own connection (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease). Absent for PGlite, whose
    * leases no other process can take.
    */
   connectionUrl?: string;

@@ -5,7 +5,7 @@ import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./message
 import { startThread } from "./start-thread.js";
 
 /**
- * A worker's side of the heartbeat thread (heartbeat-thread.ts, docs/worker.md#leases): one thread per process,
+ * A worker's side of the heartbeat thread (heartbeat-thread.ts, docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease): one thread per process,
  * shared by every worker, started with the first and ended with the last. The worker tells it which jobs it holds
  * (at each claim and after each beat of its own); the thread keeps their leases while the worker cannot.
  */
@@ -106,7 +106,7 @@ function receive(message: FromHeartbeatThread): void {
       a.logger.warn("the event loop was blocked; the heartbeat thread kept the leases of this worker's jobs", {
         blocked_ms: message.silentMs,
         jobs: message.ids.length,
-        docs: "jfast docs worker#leases",
+        docs: "jfast docs worker#a-blocked-event-loop-does-not-lose-the-lease",
       });
     }
     if (message.cancelled.length > 0) a.onCancelled(message.cancelled);

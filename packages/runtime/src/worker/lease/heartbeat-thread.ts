@@ -3,7 +3,7 @@ import type { LeaseExtender } from "../../core/lease-extender.js";
 import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./messages.js";
 
 /**
- * The heartbeat thread (docs/worker.md#leases): it watches the beats of every worker of the process and, when a
+ * The heartbeat thread (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease): it watches the beats of every worker of the process and, when a
  * worker's main thread has been silent for more than half a lease (a handler keeping the event loop busy, a pool
  * too busy to lend the heartbeat a connection), it extends that worker's leases itself, through a connection of
  * its own. While the main thread beats it does nothing, so it costs no query.

@@ -1,5 +1,5 @@
 /**
- * Workers of this process and when each last beat (docs/worker.md#leases). A claim in this process first lets
+ * Workers of this process and when each last beat (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease). A claim in this process first lets
  * every late worker beat: after a handler blocked the event loop, the timers that come due together run in no
  * promised order, and the claim of one worker must not find expired the lease of a job another worker of the same
  * process is still running. For leases judged in this process (memory, PGlite, RabbitMQ's deliveries) that is the
