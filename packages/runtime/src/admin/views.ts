@@ -53,7 +53,7 @@ export interface JobView {
   lockedBy: string | null;
   lockedUntil: string | null;
   timeoutMs: number | null;
-  /** A unique job's key (values of redacted payload fields scrubbed) and how it holds it; null for a plain job. */
+  /** A unique job's key, shown as `sha256:<12 hex>` (a key derived from the payload carries its values), and how it holds it; null for a plain job. */
   unique: JobUnique | null;
   /** The limits of its task (docs/tasks.md#limits); null when the task has none or is not this service's. */
   limit: JobLimitView | null;
