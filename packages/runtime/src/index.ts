@@ -7,7 +7,7 @@ export type { AdminRepairs } from "./admin/repairs.js";
 export type { Providers } from "./core/providers.js";
 export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js";
 export { task } from "./core/define-task.js";
-export type { Task, TaskDefinition, TaskHandler, TaskOptions, TaskTools, TaskUnique, AppContext } from "./core/task.js";
+export type { Task, TaskDefinition, TaskHandler, TaskOptions, TaskTools, TaskUnique, AppContext, IsolateMode } from "./core/task.js";
 export { TaskRegistry } from "./core/registry.js";
 export { Job } from "./core/job.js";
 export type { JobInit, JobOptions, JobJSON, JobPriority, AttemptError, TraceContext } from "./core/job.js";

@@ -12,9 +12,14 @@ import { normalizeUnique } from "./unique.js";
  * The name is the wire contract and is prefixed by the owning module. `sendEmail.job(payload)` makes its jobs.
  * The handler's `session` is the drizzle transaction with `session: true`, undefined without.
  */
-export function task<P = unknown>(name: string, options: TaskOptions<P> & { session: true }, handler: TaskHandler<P, TaskSession>): Task<P>;
+export function task<P = unknown>(
+  name: string,
+  // An isolated handler runs off the main thread, where the transaction is not (docs/tasks.md#isolated-handlers).
+  options: TaskOptions<P> & { session: true; isolate?: undefined },
+  handler: TaskHandler<P, TaskSession>,
+): Task<P>;
 export function task<P = unknown>(name: string, handler: TaskHandler<P, undefined>): Task<P>;
-export function task<P = unknown>(name: string, options: TaskOptions<P>, handler: TaskHandler<P, undefined>): Task<P>;
+export function task<P = unknown>(name: string, options: TaskOptions<P> & ({ isolate?: undefined } | { session?: false }), handler: TaskHandler<P, undefined>): Task<P>;
 export function task<P>(name: string, optionsOrHandler: TaskOptions<P> | AnyTaskHandler<P>, maybeHandler?: AnyTaskHandler<P>): Task<P> {
   // The overloads above tie the handler's session to the options; inside, a handler takes either.
   const definition = defineTask(name, optionsOrHandler as TaskOptions<P> | TaskHandler<P>, maybeHandler as TaskHandler<P> | undefined);
@@ -53,6 +58,16 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
   normalizeLimits(options, `task("${name}")`);
   if (options.encrypt !== undefined && typeof options.encrypt !== "boolean") {
     throw new TypeError(`task("${name}"): encrypt must be true or false, got ${JSON.stringify(options.encrypt)}`);
+  }
+  if (options.isolate !== undefined) {
+    if (options.isolate !== "thread" && options.isolate !== "process") {
+      throw new TypeError(`task("${name}"): isolate must be "thread" or "process", got ${JSON.stringify(options.isolate)}`);
+    }
+    if (options.session) {
+      throw new TypeError(
+        `task("${name}"): isolate cannot be combined with session: true, because the transaction lives in the worker's main thread; open a connection inside the handler, or drop isolate (docs/tasks.md#isolated-handlers)`,
+      );
+    }
   }
   if (options.idempotentOn && !options.session) {
     throw new TypeError(

@@ -47,6 +47,13 @@ export interface TaskOptions<P = unknown> {
   idempotentOn?(payload: P): string | number;
   /** Base of the exponential backoff between attempts (default from `[plugin.queue] backoff_base`). */
   backoffBaseMs?: number;
+  /**
+   * Runs the handler off the worker's main thread (docs/tasks.md#isolated-handlers): in a worker thread, or in a
+   * child process. For CPU-heavy handlers: they no longer delay the worker's other jobs, a timed-out attempt's
+   * isolate is terminated, and a crash fails only that attempt. The handler gets its payload, `job` and `signal`;
+   * not `session`, nor the app's providers.
+   */
+  isolate?: IsolateMode;
   /** Runs the task on a fixed interval counted from the Unix epoch in UTC (needs `[plugin.queue] scheduler = true`). */
   every?: IntervalSpec;
   /** Runs the task on a five-field cron expression, read in `timezone` (UTC by default). */
@@ -75,6 +82,9 @@ export interface TaskOptions<P = unknown> {
    */
   encrypt?: boolean;
 }
+
+/** Where an isolated handler runs: a worker thread of the worker's process, or a child process of its own. */
+export type IsolateMode = "thread" | "process";
 
 /** A task's `unique` option; a job's own `unique` overrides the key, and its periodMs or states if it gives them. */
 export interface TaskUnique<P = unknown> {

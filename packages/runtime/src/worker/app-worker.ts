@@ -9,6 +9,7 @@ import type { Logger } from "../observability/logger.js";
 import type { JfastMetrics } from "../observability/metrics.js";
 import type { PluginRegistry } from "../plugins/plugin-registry.js";
 import { createTaskExecutor } from "./execute-task.js";
+import { createIsolateRunner, isTypeScript, type IsolateRunner } from "./isolate/isolate-runner.js";
 import { Worker } from "./worker.js";
 import { groupWorkers, type AppWorker } from "./worker-group.js";
 
@@ -44,7 +45,13 @@ export function createAppWorker(params: {
     });
   }
   const queueConfig = config.queue;
-  const executeAttempt = createTaskExecutor({ context: params.context, database: () => plugins.get("database"), logger });
+  const isolates = isolateRunnerFor(registry, params.context.serviceName, logger, options.concurrency ?? queueConfig.concurrency);
+  const executeAttempt = createTaskExecutor({
+    context: params.context,
+    database: () => plugins.get("database"),
+    logger,
+    ...(isolates ? { isolates } : {}),
+  });
   const telemetry = plugins.get("telemetry");
   const id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const workers = new Map<string, Worker>();
@@ -73,7 +80,43 @@ export function createAppWorker(params: {
       }),
     );
   }
-  return groupWorkers({ id, workers });
+  const group = groupWorkers({ id, workers });
+  if (!isolates) return group;
+  return {
+    ...group,
+    get activeJobs() {
+      return group.activeJobs;
+    },
+    get processedCount() {
+      return group.processedCount;
+    },
+    stop: async (stop) => {
+      try {
+        await group.stop(stop);
+      } finally {
+        await isolates.close();
+      }
+    },
+  };
+}
+
+/**
+ * The runner of isolated handlers, when a task asks for one. Such a task must come from a module's tasks file:
+ * the isolate imports that file to find its handler.
+ */
+function isolateRunnerFor(registry: TaskRegistry, serviceName: string, logger: Logger, concurrency: number): IsolateRunner | null {
+  const isolated = registry.all().filter((t) => t.options.isolate);
+  if (isolated.length === 0) return null;
+  const orphan = isolated.find((t) => !t.file);
+  if (orphan) {
+    throw new JfastError(`task "${orphan.name}" asks for isolate: "${orphan.options.isolate}" but was not declared in a module's tasks file`, {
+      code: "CONFIG_INVALID",
+      hint: `declare it with task(...) in modules/<name>/tasks.ts: its isolate imports that file to find the handler`,
+      docs: "jfast docs tasks#isolated-handlers",
+    });
+  }
+  const kinds = new Map(isolated.map((t) => [`${t.options.isolate}:${isTypeScript(t.file!)}`, { mode: t.options.isolate!, typescript: isTypeScript(t.file!) }]));
+  return createIsolateRunner({ serviceName, logger, maxIdle: Math.max(1, concurrency), warm: [...kinds.values()] });
 }
 
 /** The queues a worker runs: those named (each must be declared), else every one not paused in jfast.toml. */

@@ -3,6 +3,7 @@ import type { AppContext, Cancellation, TaskDefinition, TaskTools } from "../cor
 import type { DatabaseProvider, TaskSession } from "../database/database-provider.js";
 import { claimOnce } from "../inbox/inbox.js";
 import type { Logger } from "../observability/logger.js";
+import type { IsolateRunner } from "./isolate/isolate-runner.js";
 
 /**
  * One attempt of one job: opens the TaskSession when the task asks for it (commit on return, rollback on
@@ -12,8 +13,11 @@ export function createTaskExecutor(params: {
   context: AppContext;
   database: () => DatabaseProvider | null;
   logger: Logger;
+  /** Runs the handlers of tasks declared with `isolate` (docs/tasks.md#isolated-handlers). */
+  isolates?: IsolateRunner;
 }) {
   return function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
+    if (definition.options.isolate && params.isolates) return params.isolates.run(definition, job, cancellation);
     if (!definition.options.session) {
       // Not an async function: a handler's own promise is handed on as it is, without another wrapper.
       try {

@@ -84,6 +84,14 @@ export async function routes(jfast: Jfast): Promise<void> {
   // @ts-expect-error encrypt is a boolean, not a key id
   task("types.encrypt_kid", { encrypt: "k1" }, async () => undefined);
 
+  // A CPU-heavy handler runs in a worker thread or a child process, without a session.
+  task<{ pages: number }>("types.render_pdf", { isolate: "thread", timeoutMs: 60_000 }, (payload) => payload.pages * 2);
+  task("types.render_video", { isolate: "process" }, async () => undefined);
+  // @ts-expect-error isolate is "thread" or "process"
+  task("types.render_gpu", { isolate: "gpu" }, async () => undefined);
+  // @ts-expect-error an isolated handler has no session: the transaction lives in the main thread
+  task("types.render_in_tx", { isolate: "thread", session: true }, async (_payload, { session }) => session);
+
   // Untyped jobs stay possible.
   await queue.enqueue(new Job({ task: "types.send_email", payload: { anything: [1, 2] } }));
 }

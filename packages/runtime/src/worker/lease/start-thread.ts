@@ -12,14 +12,18 @@ import { Worker as Thread, type WorkerOptions as ThreadOptions } from "node:work
 export function startThread(module: string, options: ThreadOptions & { typescript?: boolean } = {}): Thread {
   const { typescript, ...rest } = options;
   if (!module.endsWith(".ts") && !typescript) return new Thread(new URL(module), rest);
-  const loader = typeScriptLoader();
+  const loader = typeScriptLoader("./esm/api");
   const bootstrap = `import(${JSON.stringify(loader)}).then((m) => { (m.register ?? m.default.register)(); return import(${JSON.stringify(module)}); })`;
   return new Thread(bootstrap, { ...rest, eval: true });
 }
 
-/** The ES module entry of tsx's API (its `import` export): the CommonJS one cannot register the ESM hooks. */
-function typeScriptLoader(): string {
+/**
+ * The file URL of an ES module entry of tsx (`"."`: what `node --import` takes; `"./esm/api"`: its `register()`).
+ * The CommonJS entries cannot register the ESM hooks.
+ */
+export function typeScriptLoader(entry: "." | "./esm/api"): string {
   const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
-  const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(path.join(path.dirname(manifest), exports["./esm/api"]!.import.default)).href;
+  const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string | { import: { default: string } }> };
+  const target = exports[entry]!;
+  return pathToFileURL(path.join(path.dirname(manifest), typeof target === "string" ? target : target.import.default)).href;
 }
