@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { JfastError } from "../../errors/jfast-error.js";
 import { Worker as Thread, type WorkerOptions as ThreadOptions } from "node:worker_threads";
 
 /**
@@ -22,7 +23,16 @@ export function startThread(module: string, options: ThreadOptions & { typescrip
  * The CommonJS entries cannot register the ESM hooks.
  */
 export function typeScriptLoader(entry: "." | "./esm/api"): string {
-  const manifest = createRequire(import.meta.url).resolve("tsx/package.json");
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve("tsx/package.json");
+  } catch {
+    throw new JfastError("a TypeScript tasks file runs in a thread or a child process through tsx, which is not installed", {
+      code: "DRIVER_MISSING",
+      hint: "npm install tsx (the jfast CLI depends on it; a service that embeds the runtime alone needs it too)",
+      docs: "jfast docs tasks#isolated-handlers",
+    });
+  }
   const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, string | { import: { default: string } }> };
   const target = exports[entry]!;
   return pathToFileURL(path.join(path.dirname(manifest), typeof target === "string" ? target : target.import.default)).href;
