@@ -68,11 +68,21 @@ export class Harness {
     return r;
   }
 
-  /** `ms`: how long each handler takes (±50%); by default 5–40 ms. */
-  async enqueue(r: Range, ms?: number): Promise<void> {
+  /**
+   * `ms`: how long each handler takes (±50%); by default 5–40 ms. `block`: the `n` whose handler keeps the event
+   * loop busy for `block.ms` (synchronous CPU work), whose job ids it returns. `maxAttempts`: per job, instead of
+   * the service's 25.
+   */
+  async enqueue(r: Range, ms?: number, options: { block?: { ns: ReadonlySet<number>; ms: number }; maxAttempts?: number } = {}): Promise<string[]> {
+    const payload = (n: number) => ({ n, ...(ms === undefined ? {} : { ms }), ...(options.block?.ns.has(n) ? { blockMs: options.block.ms } : {}) });
+    const attempts = options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts };
+    const blocked: string[] = [];
     for (let i = r.from; i < r.to; i += 500) {
-      await this.queue.enqueue(Array.from({ length: Math.min(500, r.to - i) }, (_, k) => new Job({ task: "chaos.effect", payload: ms === undefined ? { n: i + k } : { n: i + k, ms } })));
+      const jobs = Array.from({ length: Math.min(500, r.to - i) }, (_, k) => new Job({ task: "chaos.effect", payload: payload(i + k), ...attempts }));
+      blocked.push(...jobs.filter((job) => options.block?.ns.has((job.payload as { n: number }).n)).map((job) => job.id));
+      await this.queue.enqueue(jobs);
     }
+    return blocked;
   }
 
   /** A query that waits for the effects database while it restarts (the PostgreSQL scenario kills it). */

@@ -33,11 +33,37 @@ export function renderReliability(params: { outcomes: BackendRun[]; jobs: number
     "time until every job that was running in it had committed its effect elsewhere; for an engine, from it being",
     "back until the next effect committed; p50 and max over the scenario's runs.",
     "",
+    ...tables(params.outcomes),
+  ];
+  lines.push(
+    "",
+    "The clock scenario restarts worker B with its wall clock 30 s ahead (a preload shifts `Date`; `performance.now()`",
+    "is monotonic and left alone), checks that nothing runs twice while both workers live, kills B mid-job and",
+    "times how soon its jobs come back, and reads the ticks of a 2 s schedule against the database's clock.",
+    ...BLOCKED_NOTE,
+    "The network scenarios misbehave on worker A's proxy only; worker B's path stays clean. On Kafka there is one",
+    "consumer, behind the broker's one proxy, so every fault hits the consumer and the publisher alike. A third of",
+    "the events is published and consumed first, the rest is published live in small batches (a publish that fails",
+    "is retried with the same events), and the fault lands halfway through. The black hole outlasts the consumer's",
+    `${KAFKA_SESSION_TIMEOUT_S} s session timeout (the group expels it; it rejoins). Kafka's *stuck* is the group's lag left once`,
+    "every event was applied; its *recovery* runs from the fault's end (broker back, latency lifted, connections",
+    "cut or half-closed, held bytes delivered) until the first event published after it was applied. Events read",
+    "again after a fault are its *runs twice*; the inbox keeps their effect single.",
+    "",
+  );
+  return lines.join("\n");
+}
+
+const escape = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** The summary table, then what each run saw. */
+function tables(outcomes: BackendRun[]): string[] {
+  const lines = [
     "| backend | scenario | runs | jobs | lost | duplicated effects | runs twice | stuck | recovery p50 | recovery max | verdict |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   ];
   const details: string[] = [];
-  for (const o of params.outcomes) {
+  for (const o of outcomes) {
     const byScenario = new Map<string, ScenarioResult[]>();
     for (const s of o.scenarios) byScenario.set(s.scenario, [...(byScenario.get(s.scenario) ?? []), s]);
     for (const [scenario, rs] of byScenario) {
@@ -54,23 +80,37 @@ export function renderReliability(params: { outcomes: BackendRun[]; jobs: number
     for (const e of o.extras) details.push(`| ${o.backend} | ${e.fault} | — | ${escape(e.detail)} |`);
     if (o.problems.length > 0) lines.push(`| ${o.backend} | (the run) | | | | | | | | | FAILED: ${escape(o.problems.join("; "))} |`);
   }
-  lines.push("", "What each run saw:", "", "| backend | scenario | run | detail |", "|---|---|---:|---|", ...details);
-  lines.push(
-    "",
-    "The clock scenario restarts worker B with its wall clock 30 s ahead (a preload shifts `Date`; `performance.now()`",
-    "is monotonic and left alone), checks that nothing runs twice while both workers live, kills B mid-job and",
-    "times how soon its jobs come back, and reads the ticks of a 2 s schedule against the database's clock.",
-    "The network scenarios misbehave on worker A's proxy only; worker B's path stays clean. On Kafka there is one",
-    "consumer, behind the broker's one proxy, so every fault hits the consumer and the publisher alike. A third of",
-    "the events is published and consumed first, the rest is published live in small batches (a publish that fails",
-    "is retried with the same events), and the fault lands halfway through. The black hole outlasts the consumer's",
-    `${KAFKA_SESSION_TIMEOUT_S} s session timeout (the group expels it; it rejoins). Kafka's *stuck* is the group's lag left once`,
-    "every event was applied; its *recovery* runs from the fault's end (broker back, latency lifted, connections",
-    "cut or half-closed, held bytes delivered) until the first event published after it was applied. Events read",
-    "again after a fault are its *runs twice*; the inbox keeps their effect single.",
-    "",
-  );
-  return lines.join("\n");
+  return [...lines, "", "What each run saw:", "", "| backend | scenario | run | detail |", "|---|---|---:|---|", ...details];
 }
 
-const escape = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const BLOCKED_NOTE = [
+  "The blocked-loop scenario gives a few jobs of its batch (CHAOS_BLOCKED, spread through it) a handler that keeps its",
+  "worker's event loop busy with synchronous CPU work for three leases while the rest drains on both workers. Every",
+  "job of that batch has 3 attempts, not 25: a lease taken from a live worker would show as a job run twice, an error",
+  "on a blocked job's record or a dead letter of the batch, and each of these fails it.",
+];
+
+/**
+ * A run of some scenarios only (CHAOS_REPORT=section): its tables in a section of their own, between markers,
+ * after the full matrix it leaves as it is; the next such run replaces the section, the next full run drops it.
+ */
+export const SECTION = /\n<!-- chaos-section:begin[\s\S]*<!-- chaos-section:end -->\n/;
+
+export function renderSection(params: { outcomes: BackendRun[]; jobs: number; runs: number; scenarios: string[]; loadBefore: string; seconds: number }): string {
+  return [
+    "",
+    "<!-- chaos-section:begin: written by `CHAOS_REPORT=section npm run chaos`; a full run replaces it -->",
+    "## Scenarios run since the full matrix",
+    "",
+    `Generated by \`CHAOS_REPORT=section CHAOS_SCENARIOS=${params.scenarios.join(",")} npm run chaos\` on ${new Date().toISOString()}`,
+    `(${params.jobs} jobs per scenario run, ${params.runs} run(s) of each scenario per backend, load average ${params.loadBefore} at`,
+    `the start, ${params.seconds.toFixed(0)} s in all), on the same set-up as the matrix above; the next full run puts these rows in it.`,
+    "Do not edit by hand: rerun it.",
+    "",
+    ...tables(params.outcomes),
+    "",
+    ...(params.scenarios.includes("blocked") ? [...BLOCKED_NOTE, ""] : []),
+    "<!-- chaos-section:end -->",
+    "",
+  ].join("\n");
+}

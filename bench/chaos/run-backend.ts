@@ -15,7 +15,7 @@ import { startPrivateRabbitMq, type PrivateRabbitMq } from "./private-rabbitmq.j
 import { startPrivateRedis, type PrivateRedis } from "./private-redis.js";
 import { FaultProxy } from "./proxy.js";
 import { killRabbitMqNode, rabbitmqClusterFirstUrl, rabbitmqClusterUrl } from "./rabbitmq-cluster.js";
-import { brokerKill, clockAhead, network, workerKills, type BrokerKill, type NetworkFault } from "./scenarios.js";
+import { blockedLoop, brokerKill, clockAhead, network, workerKills, type BrokerKill, type NetworkFault } from "./scenarios.js";
 import { createServiceRoot, effectsTableSql, MAX_PAYLOAD_BYTES, type ChaosBackend } from "./service.js";
 import { WorkerProcess } from "./workers.js";
 
@@ -30,7 +30,7 @@ export interface BackendRun {
 const DEFAULT_PORT: Record<ChaosBackend, number> = { postgres: 5432, redis: 6379, rabbitmq: 5672, "rabbitmq-cluster": 5672 };
 const ENV_VAR: Record<ChaosBackend, string> = { postgres: "DATABASE_URL", redis: "REDIS_URL", rabbitmq: "AMQP_URL", "rabbitmq-cluster": "AMQP_URL" };
 
-export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number; runs: number; network: NetworkFault[]; scenarios: string[] }): Promise<BackendRun> {
+export async function runBackend(params: { backend: ChaosBackend; jobs: number; kills: number; blocked: number; runs: number; network: NetworkFault[]; scenarios: string[] }): Promise<BackendRun> {
   const { backend, jobs, kills, runs } = params;
   const id = randomBytes(4).toString("hex");
   const schema = `jfast_chaos_${id}`;
@@ -103,6 +103,7 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
       if (only("engine")) for (const k of engineKills) await step(k.scenario, () => brokerKill(h, jobs, k));
       if (only("clock")) await step("clock", () => clockAhead(h, jobs));
       if (only("network") && proxies.length > 0) for (const f of params.network) await step(`network ${f}`, () => network(h, jobs, f));
+      if (only("blocked")) await step("event loop blocked", () => blockedLoop(h, jobs, params.blocked));
     }
 
     // Malformed input, straight into the backend, plus a valid job for a task nobody declared (also straight

@@ -87,6 +87,72 @@ export async function workerKills(h: Harness, jobs: number, kills: number): Prom
   return out;
 }
 
+/** How long the blocked-loop scenario's handlers keep the event loop busy: three leases. */
+export const BLOCK_MS = 3 * VISIBILITY_TIMEOUT_S * 1000;
+export const BLOCKED_SCENARIO = `event loop blocked for 3× the lease (${BLOCK_MS / 1000} s)`;
+
+/**
+ * `blocked` jobs spread through the batch keep their worker's event loop busy for three leases (each stalls its
+ * whole process: a few, not hundreds) while the rest drains on both workers. Both live, so nothing may run twice
+ * and no job may die: every job has the default 3 attempts, not the matrix's 25, so lost leases would show as
+ * dead letters (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease).
+ */
+export async function blockedLoop(h: Harness, jobs: number, blocked: number): Promise<ScenarioResult> {
+  const out = result(h, BLOCKED_SCENARIO, jobs);
+  const r = h.range(jobs);
+  const ns = new Set(Array.from({ length: blocked }, (_, k) => r.from + Math.floor(((k + 1) * jobs) / (blocked + 1))));
+  const pids = new Map(h.workers.map((w) => [w.pid, w.name]));
+  const warned = h.workers.map((w) => w.warningCount);
+  // Handlers of KILL_HANDLER_MS: the batch still drains on the other worker while one is blocked.
+  const ids = await h.enqueue(r, KILL_HANDLER_MS, { block: { ns, ms: BLOCK_MS }, maxAttempts: 3 });
+  const t0 = Date.now();
+  Object.assign(out, merge(out, await h.settle(r, t0)));
+  if (out.runsTwice > 0) out.problems.push(`${out.runsTwice} jobs ran twice while both workers were alive (a lease taken from a blocked worker)`);
+  const dead = (await h.queue.backend.listDead({ limit: 1000 })).filter((d) => {
+    const n = (d.job.payload as { n?: unknown } | null)?.n;
+    return typeof n === "number" && n >= r.from && n < r.to;
+  });
+  if (dead.length > 0) out.problems.push(`${dead.length} jobs of the batch dead-lettered: ${JSON.stringify(dead.slice(0, 3).map((d) => d.lastError))}`);
+  // Each blocked handler, as its rows show it: which worker, and how long from its start to its effect.
+  const runs = await h.query<{ n: number; pid: number; ms: number }>(
+    `SELECT s.n, s.pid, (extract(epoch FROM f.at - s.at) * 1000)::int AS ms
+       FROM ${h.schema}.chaos_effects s JOIN ${h.schema}.chaos_effects f ON f.run = s.run AND f.phase = 'finished'
+      WHERE s.phase = 'started' AND s.n = ANY($1) ORDER BY s.n`,
+    [[...ns]],
+  );
+  const short = runs.filter((x) => x.ms < BLOCK_MS);
+  if (runs.length < ns.size) out.problems.push(`${ns.size - runs.length} blocked jobs have no run from start to effect`);
+  if (short.length > 0) out.problems.push(`blocked jobs finished in under ${BLOCK_MS} ms (the block did not happen): ${short.map((x) => `n=${x.n} ${x.ms} ms`).join(", ")}`);
+  // An attempt lost on the way (a lease taken and given back) shows in the job's errors where the backend keeps them.
+  let lostAttempts = 0;
+  let read = 0;
+  for (const id of ids) {
+    // RabbitMQ keeps no finished job to look up (NOT_SUPPORTED): its lost attempts show as runs twice instead.
+    const info = await h.queue.backend.getJob({ id }).catch((error: { code?: string }) => {
+      if (error.code === "NOT_SUPPORTED") return null;
+      throw error;
+    });
+    if (!info) continue;
+    read++;
+    lostAttempts += info.job.errors.length;
+    if (info.job.errors.length > 0 || info.state !== "completed") {
+      out.problems.push(`blocked job ${id} (n=${(info.job.payload as { n: number }).n}) is ${info.state} after ${info.job.attempts} attempt(s) with errors ${JSON.stringify(info.job.errors)}`);
+    }
+  }
+  // The worker says when its heartbeat thread kept the leases; any other word from the thread is a failure of it.
+  const warnings = h.workers.map((w, i) => w.warningsSince(warned[i]!));
+  const kept = warnings.map((ws) => ws.filter((m) => m.startsWith("the event loop was blocked")).length);
+  const failures = [...new Set(warnings.flat().filter((m) => /heartbeat/.test(m) && !m.startsWith("the event loop was blocked")))];
+  if (failures.length > 0) out.problems.push(`the workers logged: ${failures.join("; ")}`);
+  out.notes.push(
+    `${ns.size} handlers blocked the event loop for ${BLOCK_MS / 1000} s: ${runs.map((x) => `n=${x.n} in ${pids.get(x.pid) ?? `pid ${x.pid}`} ${(x.ms / 1000).toFixed(1)} s`).join(", ")}; ` +
+      `${dead.length} dead letters of the batch` +
+      (read > 0 ? `; ${lostAttempts} errors on the ${read} blocked jobs' records` : "; the backend keeps no finished job to read its errors"),
+  );
+  out.notes.push(`"the event loop was blocked; the heartbeat thread kept the leases" logged ${h.workers.map((w, i) => `${kept[i]} time(s) by ${w.name}`).join(", ")}`);
+  return out;
+}
+
 export interface BrokerKill {
   scenario: string;
   detail: string;

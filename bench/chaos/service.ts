@@ -59,7 +59,7 @@ export async function createServiceRoot(params: { backend: ChaosBackend; schema:
   await mkdir(path.join(root, "modules", "chaos"), { recursive: true });
   await writeFile(
     path.join(root, "modules", "chaos", "tasks.ts"),
-    `import { randomUUID } from "node:crypto";
+    `import { createHash, randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { task } from "@jfast/runtime";
@@ -73,10 +73,17 @@ direct.on("error", () => undefined);
 // skips the body; a run killed before its commit leaves a "started" row only and runs again.
 export const effect = task(
   "chaos.effect",
-  { session: true, idempotentOn: (p: { n: number; ms?: number }) => p.n },
-  async (payload: { n: number; ms?: number }, { session }: { session: any }) => {
+  { session: true, idempotentOn: (p: { n: number; ms?: number; blockMs?: number }) => p.n },
+  async (payload: { n: number; ms?: number; blockMs?: number }, { session }: { session: any }) => {
     const run = randomUUID();
     await direct.query("INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES ($1, $2, $3, 'started')", [payload.n, process.pid, run]);
+    // The blocked-loop scenario: synchronous CPU work (as rendering a PDF would be) that keeps this process's
+    // event loop, its timers and its worker's heartbeat silent for payload.blockMs.
+    if (payload.blockMs !== undefined) {
+      const until = performance.now() + payload.blockMs;
+      let digest = "";
+      while (performance.now() < until) digest = createHash("sha256").update(digest + payload.n).digest("hex");
+    }
     // The kill scenarios ask for longer handlers (payload.ms): a batch that lasts, and wide windows mid-job.
     await new Promise((r) => setTimeout(r, payload.ms !== undefined ? payload.ms * (0.5 + Math.random()) : 5 + Math.random() * 35));
     await session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES (\${payload.n}, \${process.pid}, \${run}, 'finished')\`);

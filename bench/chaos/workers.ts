@@ -18,6 +18,10 @@ export class WorkerProcess {
   /** Processes we killed or stopped ourselves: their exit is not a crash (it may arrive after a restart). */
   private readonly expected = new WeakSet<ChildProcess>();
   private stderr = "";
+  /** The messages of its warnings and errors, across restarts (the last 500), e.g. the heartbeat thread's. */
+  readonly warnings: string[] = [];
+  /** How many warnings and errors it logged in all (the list keeps the last 500). */
+  warningCount = 0;
   /** Start-ups refused while the broker was down, each followed by a supervisor-style restart. */
   readonly startRefusals: string[] = [];
   private stopped = false;
@@ -34,6 +38,11 @@ export class WorkerProcess {
     private readonly root: string,
     readonly name: string,
   ) {}
+
+  /** The warnings and errors logged since `count` was read from warningCount. */
+  warningsSince(count: number): string[] {
+    return this.warnings.slice(Math.max(0, this.warnings.length - (this.warningCount - count)));
+  }
 
   get pid(): number | null {
     return this.child?.pid ?? null;
@@ -55,8 +64,18 @@ export class WorkerProcess {
       stdoutTail = (stdoutTail + chunk.toString()).slice(-2000);
       if (stdoutTail.includes('"msg":"worker started"')) running = this.running = true;
     });
+    let partial = "";
     child.stderr!.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-4000);
+      const lines = (partial + chunk.toString()).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const msg = /"level":"(?:warn|error)".*?"msg":"([^"]*)"/.exec(line)?.[1];
+        if (msg === undefined) continue;
+        this.warnings.push(msg);
+        this.warningCount++;
+        if (this.warnings.length > 500) this.warnings.shift();
+      }
       // The logger writes to stderr; a CLI build that prints to stdout is read above.
       if (!running && this.stderr.includes('"msg":"worker started"')) running = this.running = true;
     });
