@@ -141,7 +141,7 @@ test("a console page fetched as a client-side navigation without a cookie answer
 test("a sign-in POST from another origin is refused with 403, before any password is checked", async () => {
   const post = (headers: Record<string, string>) =>
     fetch(`${dashboard.url}/api/login`, { method: "POST", body: new URLSearchParams({ name: "admin", password: PASSWORD }), redirect: "manual", headers });
-  const foreign: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { origin: dashboard.url.replace("127.0.0.1", "localhost") }, { "sec-fetch-site": "cross-site" }];
+  const foreign: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "null" }, { origin: dashboard.url.replace("127.0.0.1", "localhost") }, { "sec-fetch-site": "cross-site" }, { origin: "null", "sec-fetch-site": "cross-site" }];
   for (const headers of foreign) {
     const answer = await post(headers);
     expect(answer.status, JSON.stringify(headers)).toBe(403);
@@ -150,6 +150,8 @@ test("a sign-in POST from another origin is refused with 403, before any passwor
   // Its own origin (a browser sends it), or none (a script), signs in.
   expect((await post({ origin: dashboard.url })).status).toBe(303);
   expect((await post({ origin: dashboard.url, "sec-fetch-site": "same-origin" })).status).toBe(303);
+  // What a browser sends for the sign-in form under the dashboard's Referrer-Policy: no-referrer.
+  expect((await post({ origin: "null", "sec-fetch-site": "same-origin" })).status).toBe(303);
 });
 
 test("a sign-in body over 8 KB is refused with 413 before it is parsed, by its length or as it streams", async () => {

@@ -7,6 +7,7 @@ describe("same-origin check of a POST", () => {
   it("refuses another site's page, a sandboxed frame and a cross-site fetch", () => {
     expect(crossOriginRefusal(post({ origin: "https://evil.example" }))).toMatch(/refused/);
     expect(crossOriginRefusal(post({ origin: "null" }))).toMatch(/refused/);
+    expect(crossOriginRefusal(post({ origin: "null", "sec-fetch-site": "cross-site" }))).toMatch(/refused/);
     expect(crossOriginRefusal(post({ origin: "http://dash.example.com:3001" }))).toMatch(/refused/);
     // The URL Next.js hands over says localhost whatever the request said: it does not make an origin ours.
     expect(crossOriginRefusal(post({ origin: "http://127.0.0.1:3000" }))).toMatch(/refused/);
@@ -18,5 +19,9 @@ describe("same-origin check of a POST", () => {
     expect(crossOriginRefusal(post({ origin: "http://dash.example.com:3000", "sec-fetch-site": "same-origin" }))).toBeNull();
     expect(crossOriginRefusal(post({ origin: "https://dash.example.com", "x-forwarded-host": "dash.example.com" }))).toBeNull();
     expect(crossOriginRefusal(post({}))).toBeNull();
+    // What a browser sends for the sign-in form under Referrer-Policy: no-referrer.
+    expect(crossOriginRefusal(post({ origin: "null", "sec-fetch-site": "same-origin" }))).toBeNull();
+    // A proxy that rewrites Host without X-Forwarded-Host: the browser's word decides.
+    expect(crossOriginRefusal(post({ origin: "https://dash.example.com", "sec-fetch-site": "same-origin" }))).toBeNull();
   });
 });
