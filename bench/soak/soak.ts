@@ -3,7 +3,8 @@
  * dashboard's calls replayed at TABS× (TABS tabs of bench/memory/tab-replay.ts across its pages) for SOAK_S. Each
  * process reports its RSS and, after a forced full GC, its live heap every 30 s (bench/memory/sampler.mjs).
  * After WARMUP_S, growth must stay under 10 %: the mean of the last three samples against the mean of the first
- * three after warm-up, per process, RSS and heap after GC.
+ * three after warm-up, per process, RSS and heap after GC. Then the tabs close and the dashboard stops, jobs
+ * still flowing, for TAIL_S: the API's RSS unwatched against its RSS watched at the end of the soak.
  *
  *   npm run soak -w @jfast/bench                     an hour, 10 tabs, 50 receipts/s
  *   SOAK_S=600 TABS=10 RATE=50 npm run soak -w @jfast/bench
@@ -21,6 +22,7 @@ const SOAK_S = Number(process.env.SOAK_S ?? 3600);
 const WARMUP_S = Number(process.env.WARMUP_S ?? 600);
 const TABS = Number(process.env.TABS ?? 10);
 const RATE = Number(process.env.RATE ?? 50);
+const TAIL_S = Number(process.env.TAIL_S ?? 240);
 const API_PORT = Number(process.env.API_PORT ?? 8700);
 const DASHBOARD_PORT = Number(process.env.DASHBOARD_PORT ?? 3700);
 const ROLES = ["api", "worker", "dashboard"] as const;
@@ -59,11 +61,15 @@ try {
   }
 } finally {
   for (const tab of tabs) tab.close();
-  await jobs.stop();
 }
 const elapsed = (Date.now() - started) / 1000;
 const bytes = stack.proxy!.counts();
 const calls = tabs.reduce((a, t) => a + t.calls(), 0);
+const watchedUntil = Date.now();
+log(`tabs closed, dashboard stopped; ${TAIL_S} s more with jobs flowing and nobody watching`);
+await stack.stopDashboard();
+await sleep(TAIL_S * 1000);
+await jobs.stop();
 await stack.stop();
 
 // The samples of the processes started for this run (the file is appended to by each process).
@@ -72,7 +78,11 @@ const samples = (await readFile(stack.samplesFile, "utf8"))
   .split("\n")
   .map((l) => JSON.parse(l) as Sample)
   .filter((s) => s.t >= started - 120_000);
-const byRole = Object.fromEntries(ROLES.map((role) => [role, samples.filter((s) => s.role === role).sort((a, b) => a.t - b.t)]));
+const apiSamples = samples.filter((s) => s.role === "api");
+const watchedRss = mean(apiSamples.filter((s) => s.t <= watchedUntil).slice(-4).map((s) => s.rss));
+const unwatchedRss = mean(apiSamples.filter((s) => s.t > watchedUntil + 60_000).map((s) => s.rss));
+const unwatched = { watchedRssMB: mb(watchedRss), unwatchedRssMB: mb(unwatchedRss), deltaMB: mb(watchedRss - unwatchedRss) };
+const byRole = Object.fromEntries(ROLES.map((role) => [role, samples.filter((s) => s.role === role && s.t <= watchedUntil).sort((a, b) => a.t - b.t)]));
 const growth = Object.fromEntries(
   ROLES.map((role) => {
     const after = byRole[role]!.filter((s) => s.t >= started + WARMUP_S * 1000);
@@ -106,6 +116,8 @@ const md = [
   "",
   `Admin traffic at the API: ${((bytes.toService + bytes.fromService) / elapsed / 1024).toFixed(1)} KB/s for ${TABS} tabs; ${calls} tab calls; ${jobs.accepted()} receipts accepted, ${jobs.failed()} failed.`,
   "",
+  `The API's RSS at the end, watched by ${TABS} tabs: ${unwatched.watchedRssMB} MB (mean of the last 4 samples); then nobody watching, from a minute after the dashboard stopped: ${unwatched.unwatchedRssMB} MB (${unwatched.deltaMB} MB apart).`,
+  "",
   "| process | RSS after warm-up (MB) | RSS at the end (MB) | growth | heap after GC after warm-up (MB) | at the end (MB) | growth |",
   "| --- | --- | --- | --- | --- | --- | --- |",
   ...ROLES.map((r) => `| ${r} | ${growth[r]!.rssFirstMB} | ${growth[r]!.rssLastMB} | ${growth[r]!.rssGrowthPct} % | ${growth[r]!.heapFirstMB} | ${growth[r]!.heapLastMB} | ${growth[r]!.heapGrowthPct} % |`),
@@ -117,6 +129,6 @@ const md = [
   "",
 ].join("\n");
 await writeFile(path.join(BENCH, "results", "soak.md"), md);
-await writeFile(path.join(BENCH, "results", "soak.json"), `${JSON.stringify({ started: new Date(started).toISOString(), elapsedSeconds: elapsed, tabs: TABS, rate: RATE, warmupSeconds: WARMUP_S, adminBytes: bytes, tabCalls: calls, accepted: jobs.accepted(), failed: jobs.failed(), growth }, null, 2)}\n`);
-log(`soak done: ${JSON.stringify(growth)}`);
+await writeFile(path.join(BENCH, "results", "soak.json"), `${JSON.stringify({ started: new Date(started).toISOString(), elapsedSeconds: elapsed, tabs: TABS, rate: RATE, warmupSeconds: WARMUP_S, adminBytes: bytes, tabCalls: calls, accepted: jobs.accepted(), failed: jobs.failed(), growth, unwatched }, null, 2)}\n`);
+log(`soak done: ${JSON.stringify(growth)}; API RSS ${JSON.stringify(unwatched)}`);
 process.exit(0);
