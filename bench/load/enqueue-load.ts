@@ -13,6 +13,7 @@
  * `jfast dev --no-worker` on a PostgreSQL database of its own. Results: printed, and bench/results/enqueue-load.json.
  */
 import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { loadavg } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { serverCpuMs } from "../lib/server-cpu.js";
@@ -45,6 +46,7 @@ const tab = openTab({ dashboard: stack.dashboard!, cookie: stack.cookie!, servic
 const db = new pg.Client({ connectionString: ADMIN_URL.replace(/\/[^/]*$/, `/${stack.database}`) });
 await db.connect();
 try {
+  log(`load average at the start: ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   const sender = startEnqueuer(stack.api, { perSecond: RATE, tenants: 50 });
   log(`warming up ${WARMUP_S} s at ${RATE}/s`);
   await sleep(WARMUP_S * 1000);
@@ -62,11 +64,12 @@ try {
     chunk.sort((a, b) => a - b);
     const depths = (await db.query<{ n: string }>("SELECT count(*) AS n FROM receipts WHERE status <> 'extracted'")).rows[0]!.n;
     minutes.push({ minute, requests: chunk.length, p50: round(pct(chunk, 50)), p99: round(pct(chunk, 99)), max: round(chunk.at(-1) ?? 0), apiRssMB: Math.round((await rssOf(stack.pids.api!)) / 1048576), backlog: Number(depths) });
-    log(`minute ${minute}: ${chunk.length} requests, p50 ${round(pct(chunk, 50))} ms, p99 ${round(pct(chunk, 99))} ms, max ${round(chunk.at(-1) ?? 0)} ms; receipts not yet extracted ${depths}`);
+    log(`minute ${minute}: ${chunk.length} requests, p50 ${round(pct(chunk, 50))} ms, p99 ${round(pct(chunk, 99))} ms, max ${round(chunk.at(-1) ?? 0)} ms; receipts not yet extracted ${depths}; load average ${loadavg()[0]!.toFixed(1)}`);
   }
   const seconds = (Date.now() - t0) / 1000;
   const sentInWindow = sender.sent() - sent0;
-  await sender.stop();
+  const abandoned = await sender.stop(Number(process.env.ANSWER_WAIT_S ?? 60) * 1000);
+  if (abandoned) log(`${abandoned} requests still unanswered ${process.env.ANSWER_WAIT_S ?? 60} s after the last was sent: abandoned, counted with the time waited`);
   all = all.concat(sender.latencies());
   all.sort((a, b) => a - b);
   const cpu1 = { api: await cpuMsOf(stack.pids.api!), worker: await cpuMsOf(stack.pids.worker!), dashboard: await cpuMsOf(stack.pids.dashboard!), postgres: await serverCpuMs("postgres") };
@@ -84,9 +87,11 @@ try {
     await sleep(2000);
   }
   const extracted = Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM receipts WHERE status = 'extracted'")).rows[0]!.n);
+  // Stored receipts (an abandoned request may still have committed one): each must have been extracted.
+  const stored = Number((await db.query<{ n: string }>("SELECT count(*) AS n FROM receipts")).rows[0]!.n);
   const depths = await (await fetch(`${stack.api}/jfast/admin/overview.get`, { headers: { authorization: `Bearer ${stack.operatorToken}` } })).json() as { result: { data: { queue: { depths: Record<string, number> } } } };
   const drainSeconds = round((Date.now() - drainStart) / 1000);
-  log(`drained in ${drainSeconds} s: ${extracted} of ${sender.accepted()} accepted receipts extracted, ${pending} pending; queue depths ${JSON.stringify(depths.result.data.queue.depths)}`);
+  log(`drained in ${drainSeconds} s: ${extracted} of ${stored} stored receipts extracted (${sender.accepted()} accepted), ${pending} pending; queue depths ${JSON.stringify(depths.result.data.queue.depths)}`);
   log(`dashboard tab: ${tab.calls()} calls (${tab.errors()} errors) on ${tab.pushes()} pushes`);
   const result = {
     at: new Date().toISOString(),
@@ -95,11 +100,15 @@ try {
     sent: sender.sent(),
     accepted: sender.accepted(),
     failed: sender.failed(),
+    abandoned,
+    stored,
+    loadAverage: loadavg(),
     latencyMs: { p50: round(pct(all, 50)), p90: round(pct(all, 90)), p99: round(pct(all, 99)), p999: round(pct(all, 99.9)), max: round(all.at(-1) ?? 0) },
     minutes,
     cpuPercentOfOneCore: cpuShare,
     extracted,
-    lost: sender.accepted() - extracted,
+    // Lost: accepted but not stored, or stored and never extracted once the queue drained.
+    lost: Math.max(0, sender.accepted() - stored) + (pending > 0 ? pending : 0),
     drainSeconds,
     depthsAfter: depths.result.data.queue.depths,
     tab: { calls: tab.calls(), errors: tab.errors(), pushes: tab.pushes() },

@@ -215,7 +215,11 @@ export interface Enqueuer {
   /** Latencies in ms from each request's scheduled send time (open loop: no coordinated omission). */
   latencies(): number[];
   resetLatencies(): void;
-  stop(): Promise<void>;
+  /**
+   * Stops sending and waits up to `maxWaitMs` for the answers still due; those that do not come are abandoned
+   * (their latency counted as the time waited, a lower bound). Returns how many were abandoned.
+   */
+  stop(maxWaitMs?: number): Promise<number>;
 }
 
 /**
@@ -275,11 +279,20 @@ export function startEnqueuer(api: string, params: { perSecond: number; deadEver
     resetLatencies: () => {
       latencies = [];
     },
-    async stop() {
+    async stop(maxWaitMs = Number.POSITIVE_INFINITY) {
       stopped = true;
       clearInterval(timer);
-      while (inFlight > 0) await new Promise((r) => setTimeout(r, 50));
+      const deadline = performance.now() + maxWaitMs;
+      while (inFlight > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const abandoned = inFlight;
+      if (abandoned > 0) {
+        // Every request not yet answered waited at least until now since it was due.
+        const now = performance.now();
+        for (let n = sent - abandoned; n < sent; n++) latencies.push(now - (started + n * interval));
+      }
+      stopped = true;
       agent.destroy();
+      return abandoned;
     },
   };
 }
