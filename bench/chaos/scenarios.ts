@@ -114,13 +114,16 @@ export async function blockedLoop(h: Harness, jobs: number, blocked: number): Pr
   });
   if (dead.length > 0) out.problems.push(`${dead.length} jobs of the batch dead-lettered: ${JSON.stringify(dead.slice(0, 3).map((d) => d.lastError))}`);
   // Each blocked handler, as its rows show it: which worker, and how long from its start to its effect.
-  const runs = await h.query<{ n: number; pid: number; ms: number }>(
-    `SELECT s.n, s.pid, (extract(epoch FROM f.at - s.at) * 1000)::int AS ms
+  const runs = await h.query<{ n: number; pid: number; ms: number; from: number }>(
+    `SELECT s.n, s.pid, (extract(epoch FROM f.at - s.at) * 1000)::int AS ms, (extract(epoch FROM s.at) * 1000)::float8 AS from
        FROM ${h.schema}.chaos_effects s JOIN ${h.schema}.chaos_effects f ON f.run = s.run AND f.phase = 'finished'
       WHERE s.phase = 'started' AND s.n = ANY($1) ORDER BY s.n`,
     [[...ns]],
   );
   const short = runs.filter((x) => x.ms < BLOCK_MS);
+  // Blocks of both workers at once leave a two-core machine no CPU for anything else (their heartbeat threads too).
+  const overlapping = runs.filter((x) => runs.some((y) => y.pid !== x.pid && y.from < x.from + x.ms && x.from < y.from + y.ms)).length;
+  const started = runs.length > 0 ? Math.min(...runs.map((x) => x.from)) : 0;
   if (runs.length < ns.size) out.problems.push(`${ns.size - runs.length} blocked jobs have no run from start to effect`);
   if (short.length > 0) out.problems.push(`blocked jobs finished in under ${BLOCK_MS} ms (the block did not happen): ${short.map((x) => `n=${x.n} ${x.ms} ms`).join(", ")}`);
   // An attempt lost on the way (a lease taken and given back) shows in the job's errors where the backend keeps them.
@@ -136,7 +139,10 @@ export async function blockedLoop(h: Harness, jobs: number, blocked: number): Pr
     read++;
     lostAttempts += info.job.errors.length;
     if (info.job.errors.length > 0 || info.state !== "completed") {
-      out.problems.push(`blocked job ${id} (n=${(info.job.payload as { n: number }).n}) is ${info.state} after ${info.job.attempts} attempt(s) with errors ${JSON.stringify(info.job.errors)}`);
+      const n = (info.job.payload as { n: number }).n;
+      const block = runs.find((x) => x.n === n);
+      const when = block ? `, its block ran ${new Date(block.from).toISOString()} + ${(block.ms / 1000).toFixed(1)} s` : "";
+      out.problems.push(`blocked job ${id} (n=${n}) is ${info.state} after ${info.job.attempts} attempt(s) with errors ${JSON.stringify(info.job.errors)}${when}`);
     }
   }
   // The worker says when its heartbeat thread kept the leases; any other word from the thread is a failure of it.
@@ -145,7 +151,8 @@ export async function blockedLoop(h: Harness, jobs: number, blocked: number): Pr
   const failures = [...new Set(warnings.flat().filter((m) => /heartbeat/.test(m) && !m.startsWith("the event loop was blocked")))];
   if (failures.length > 0) out.problems.push(`the workers logged: ${failures.join("; ")}`);
   out.notes.push(
-    `${ns.size} handlers blocked the event loop for ${BLOCK_MS / 1000} s: ${runs.map((x) => `n=${x.n} in ${pids.get(x.pid) ?? `pid ${x.pid}`} ${(x.ms / 1000).toFixed(1)} s`).join(", ")}; ` +
+    `${ns.size} handlers blocked the event loop for ${BLOCK_MS / 1000} s: ${runs.map((x) => `n=${x.n} in ${pids.get(x.pid) ?? `pid ${x.pid}`} at +${((x.from - started) / 1000).toFixed(1)} s for ${(x.ms / 1000).toFixed(1)} s`).join(", ")} ` +
+      `(${overlapping} of them while the other worker was blocked too); ` +
       `${dead.length} dead letters of the batch` +
       (read > 0 ? `; ${lostAttempts} errors on the ${read} blocked jobs' records` : "; the backend keeps no finished job to read its errors"),
   );
