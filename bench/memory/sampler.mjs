@@ -5,13 +5,15 @@
 import { appendFileSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { isMainThread } from "node:worker_threads";
 
 const file = process.env.JFAST_MEM_SAMPLES;
 const role = process.env.JFAST_MEM_ROLE ?? "process";
 const every = Number(process.env.JFAST_MEM_SAMPLE_MS ?? 30_000);
 const withGc = process.env.JFAST_MEM_GC === "1";
 
-if (file) {
+// NODE_OPTIONS reaches worker threads too (a worker's heartbeat thread): only the main thread reports, once per process.
+if (file && isMainThread) {
   let gc = null;
   if (withGc) {
     // The documented way to reach gc() without starting node with --expose-gc (NODE_OPTIONS does not take it on Node 20).
@@ -22,7 +24,7 @@ if (file) {
     const before = process.memoryUsage();
     if (gc) gc();
     const after = gc ? process.memoryUsage() : before;
-    const line = { t: Date.now(), role, pid: process.pid, rss: before.rss, heapUsed: before.heapUsed, heapTotal: before.heapTotal, heapAfterGc: gc ? after.heapUsed : null, external: after.external, arrayBuffers: after.arrayBuffers };
+    const line = { t: Date.now(), role, pid: process.pid, main: true, rss: before.rss, heapUsed: before.heapUsed, heapTotal: before.heapTotal, heapAfterGc: gc ? after.heapUsed : null, external: after.external, arrayBuffers: after.arrayBuffers };
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     } catch {

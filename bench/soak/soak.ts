@@ -13,10 +13,11 @@
  * the curves) and bench/results/soak.json.
  */
 import { appendFileSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BENCH, startEnqueuer, startStack } from "../memory/stack.js";
 import { PAGES, openTab, type ReplayTab } from "../memory/tab-replay.js";
+import { readSamples, soakReport } from "./report.js";
 
 const SOAK_S = Number(process.env.SOAK_S ?? 3600);
 const WARMUP_S = Number(process.env.WARMUP_S ?? 600);
@@ -25,22 +26,10 @@ const RATE = Number(process.env.RATE ?? 50);
 const TAIL_S = Number(process.env.TAIL_S ?? 240);
 const API_PORT = Number(process.env.API_PORT ?? 8700);
 const DASHBOARD_PORT = Number(process.env.DASHBOARD_PORT ?? 3700);
-const ROLES = ["api", "worker", "dashboard"] as const;
 const PAGE_MIX = ["deadLetters", "overview", "deadLetters", "queues", "overview", "deadLetters", "jobs", "overview", "deadLetters", "queues"];
 
 const log = (line: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-
-interface Sample {
-  t: number;
-  role: string;
-  rss: number;
-  heapUsed: number;
-  heapAfterGc: number | null;
-}
-
 const runDir = path.join(BENCH, "results", "soak");
 await mkdir(runDir, { recursive: true });
 const stack = await startStack({ runDir, apiPort: API_PORT, dashboardPort: DASHBOARD_PORT, dashboard: true, gc: true, sampleMs: 30_000 });
@@ -72,63 +61,9 @@ await sleep(TAIL_S * 1000);
 await jobs.stop();
 await stack.stop();
 
-// The samples of the processes started for this run (the file is appended to by each process).
-const samples = (await readFile(stack.samplesFile, "utf8"))
-  .trim()
-  .split("\n")
-  .map((l) => JSON.parse(l) as Sample)
-  .filter((s) => s.t >= started - 120_000);
-const apiSamples = samples.filter((s) => s.role === "api");
-const watchedRss = mean(apiSamples.filter((s) => s.t <= watchedUntil).slice(-4).map((s) => s.rss));
-const unwatchedRss = mean(apiSamples.filter((s) => s.t > watchedUntil + 60_000).map((s) => s.rss));
-const unwatched = { watchedRssMB: mb(watchedRss), unwatchedRssMB: mb(unwatchedRss), deltaMB: mb(watchedRss - unwatchedRss) };
-const byRole = Object.fromEntries(ROLES.map((role) => [role, samples.filter((s) => s.role === role && s.t <= watchedUntil).sort((a, b) => a.t - b.t)]));
-const growth = Object.fromEntries(
-  ROLES.map((role) => {
-    const after = byRole[role]!.filter((s) => s.t >= started + WARMUP_S * 1000);
-    const first = after.slice(0, 3);
-    const last = after.slice(-3);
-    const pctOf = (pick: (s: Sample) => number) => Math.round(((mean(last.map(pick)) - mean(first.map(pick))) / mean(first.map(pick))) * 1000) / 10;
-    return [role, { rssFirstMB: mb(mean(first.map((s) => s.rss))), rssLastMB: mb(mean(last.map((s) => s.rss))), rssGrowthPct: pctOf((s) => s.rss), heapFirstMB: mb(mean(first.map((s) => s.heapAfterGc ?? s.heapUsed))), heapLastMB: mb(mean(last.map((s) => s.heapAfterGc ?? s.heapUsed))), heapGrowthPct: pctOf((s) => s.heapAfterGc ?? s.heapUsed), samples: byRole[role]!.length }];
-  }),
-);
-
-// The table: one row per 30-s sample, each process's RSS and heap after GC in MB.
-const minuteOf = (t: number) => ((t - started) / 60_000).toFixed(1);
-const rows = byRole.api!.map((a, i) => {
-  const cells = ROLES.map((role) => {
-    const s = byRole[role]![i];
-    return s ? `${mb(s.rss)} | ${mb(s.heapAfterGc ?? s.heapUsed)}` : " | ";
-  });
-  return `| ${minuteOf(a.t)} | ${cells.join(" | ")} |`;
-});
-const chart = (role: string, pick: (s: Sample) => number) => {
-  const series = byRole[role]!;
-  const max = Math.max(...series.map(pick));
-  // One line per 5 minutes, a bar scaled to the largest sample.
-  return series
-    .filter((_, i) => i % 10 === 0 || i === series.length - 1)
-    .map((s) => `${minuteOf(s.t).padStart(5)} min ${"#".repeat(Math.max(1, Math.round((pick(s) / max) * 50))).padEnd(50)} ${mb(pick(s))} MB`)
-    .join("\n");
-};
-const md = [
-  `# Soak: ${Math.round(elapsed / 60)} minutes, ${TABS} dashboard tabs, ${RATE} receipts/s (${new Date(started).toISOString()})`,
-  "",
-  `Admin traffic at the API: ${((bytes.toService + bytes.fromService) / elapsed / 1024).toFixed(1)} KB/s for ${TABS} tabs; ${calls} tab calls; ${jobs.accepted()} receipts accepted, ${jobs.failed()} failed.`,
-  "",
-  `The API's RSS at the end, watched by ${TABS} tabs: ${unwatched.watchedRssMB} MB (mean of the last 4 samples); then nobody watching, from a minute after the dashboard stopped: ${unwatched.unwatchedRssMB} MB (${unwatched.deltaMB} MB apart).`,
-  "",
-  "| process | RSS after warm-up (MB) | RSS at the end (MB) | growth | heap after GC after warm-up (MB) | at the end (MB) | growth |",
-  "| --- | --- | --- | --- | --- | --- | --- |",
-  ...ROLES.map((r) => `| ${r} | ${growth[r]!.rssFirstMB} | ${growth[r]!.rssLastMB} | ${growth[r]!.rssGrowthPct} % | ${growth[r]!.heapFirstMB} | ${growth[r]!.heapLastMB} | ${growth[r]!.heapGrowthPct} % |`),
-  "",
-  ...ROLES.flatMap((r) => [`RSS of the ${r}:`, "```", chart(r, (s) => s.rss), "```", `Heap after GC of the ${r}:`, "```", chart(r, (s) => s.heapAfterGc ?? s.heapUsed), "```", ""]),
-  "| minute | API RSS | API heap | worker RSS | worker heap | dashboard RSS | dashboard heap |",
-  "| --- | --- | --- | --- | --- | --- | --- |",
-  ...rows,
-  "",
-].join("\n");
-await writeFile(path.join(BENCH, "results", "soak.md"), md);
-await writeFile(path.join(BENCH, "results", "soak.json"), `${JSON.stringify({ started: new Date(started).toISOString(), elapsedSeconds: elapsed, tabs: TABS, rate: RATE, warmupSeconds: WARMUP_S, adminBytes: bytes, tabCalls: calls, accepted: jobs.accepted(), failed: jobs.failed(), growth, unwatched }, null, 2)}\n`);
-log(`soak done: ${JSON.stringify(growth)}; API RSS ${JSON.stringify(unwatched)}`);
+const run = { started, watchedUntil, elapsedSeconds: elapsed, tabs: TABS, rate: RATE, warmupSeconds: WARMUP_S, adminBytes: bytes, tabCalls: calls, accepted: jobs.accepted(), failed: jobs.failed() };
+const report = soakReport(await readSamples(stack.samplesFile), run);
+await writeFile(path.join(BENCH, "results", "soak.md"), report.md);
+await writeFile(path.join(BENCH, "results", "soak.json"), `${JSON.stringify({ ...run, started: new Date(started).toISOString(), watchedUntil: new Date(watchedUntil).toISOString(), growth: report.growth, unwatched: report.unwatched }, null, 2)}\n`);
+log(`soak done: ${JSON.stringify(report.growth)}; API RSS ${JSON.stringify(report.unwatched)}`);
 process.exit(0);
