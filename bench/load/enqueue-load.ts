@@ -107,8 +107,10 @@ try {
     minutes,
     cpuPercentOfOneCore: cpuShare,
     extracted,
-    // Lost: accepted but not stored, or stored and never extracted once the queue drained.
-    lost: Math.max(0, sender.accepted() - stored) + (pending > 0 ? pending : 0),
+    // Lost: acknowledged (202) but not stored. Stored and not yet extracted when the drain window closed is a
+    // backlog, reported apart (pendingAfterDrain).
+    lost: Math.max(0, sender.accepted() - stored),
+    pendingAfterDrain: pending,
     drainSeconds,
     depthsAfter: depths.result.data.queue.depths,
     tab: { calls: tab.calls(), errors: tab.errors(), pushes: tab.pushes() },
