@@ -116,7 +116,8 @@ function isolateRunnerFor(registry: TaskRegistry, serviceName: string, logger: L
     });
   }
   const kinds = new Map(isolated.map((t) => [`${t.options.isolate}:${isTypeScript(t.file!)}`, { mode: t.options.isolate!, typescript: isTypeScript(t.file!) }]));
-  return createIsolateRunner({ serviceName, logger, maxIdle: Math.max(1, concurrency), warm: [...kinds.values()] });
+  const files = [...new Map(isolated.map((t) => [t.file!, { file: t.file!, module: t.module }])).values()];
+  return createIsolateRunner({ serviceName, logger, maxIdle: Math.max(1, concurrency), warm: [...kinds.values()], files });
 }
 
 /** The queues a worker runs: those named (each must be declared), else every one not paused in jfast.toml. */

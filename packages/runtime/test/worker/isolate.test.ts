@@ -92,10 +92,6 @@ describe("isolated handlers", () => {
 
   it("terminates the isolate of an attempt that runs past its timeout, and retries it in a fresh one", async () => {
     startWorker(1);
-    // Once a thread is up (from source, each compiles the runtime first): the timeout counts its start too.
-    const warm = new Job({ task: "media.render_thread", payload: { log, ms: 0 } });
-    await jfast.require("queue").enqueue(warm);
-    await eventually("a thread is up", async () => (await stateOf(warm.id))?.state === "completed", 30_000);
     const job = new Job({ task: "media.hang", payload: { log } });
     await jfast.require("queue").enqueue(job);
     await eventually("both attempts timed out", async () => (await stateOf(job.id))?.state === "dead", 30_000);

@@ -61,7 +61,10 @@ function isolatedContext(serviceName: string): AppContext {
 }
 
 function receive(message: ToIsolate): void {
-  if (message.type === "run") void run(message);
+  if (message.type === "load") {
+    // A file that fails to import fails the attempts that need it, with its error; the isolate is ready anyway.
+    void Promise.allSettled(message.files.map((f) => definitionsOf(f.file, f.module))).then(() => send({ type: "ready" }));
+  } else if (message.type === "run") void run(message);
   else running.get(message.id)?.abort(Object.assign(new Error(message.reason.message), { name: message.reason.name }));
 }
 
@@ -71,4 +74,3 @@ else {
   // The worker's process is gone (or closed the channel): nothing will ever ask this one for anything again.
   process.on("disconnect", () => process.exit(0));
 }
-send({ type: "ready" });

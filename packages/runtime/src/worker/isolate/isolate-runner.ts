@@ -5,6 +5,7 @@ import { siblingModule } from "../../core/lease-extender.js";
 import type { Job } from "../../core/job.js";
 import { snooze } from "../../core/outcome.js";
 import type { Cancellation, IsolateMode, TaskDefinition } from "../../core/task.js";
+import { JobTimeoutError } from "../../errors/jfast-error.js";
 import { PermanentError } from "../../errors/permanent-error.js";
 import type { Logger } from "../../observability/logger.js";
 import { startThread, typeScriptLoader } from "../lease/start-thread.js";
@@ -42,8 +43,10 @@ export function createIsolateRunner(params: {
   serviceName: string;
   logger: Logger;
   maxIdle: number;
-  /** Isolates started ahead, one of each: an attempt's timeout counts from its start, an isolate's start included. */
+  /** Isolates started ahead, one of each, so that the first jobs do not wait for one to start. */
   warm: ReadonlyArray<{ mode: IsolateMode; typescript: boolean }>;
+  /** The tasks files an isolate imports as it starts: its handlers' timeouts then count no import. */
+  files: ReadonlyArray<{ file: string; module: string | null }>;
 }): IsolateRunner {
   const idle: Isolate[] = [];
   /** Isolates started ahead and not up yet, by kind: an attempt waits for one rather than start another. */
@@ -101,6 +104,7 @@ export function createIsolateRunner(params: {
         isolate = { key, post: (m) => child.send(m), terminate: () => void child.kill("SIGKILL"), current: null, dead: false };
       }
       live.add(isolate);
+      isolate.post({ type: "load", files: params.files });
     });
   }
 
@@ -159,20 +163,34 @@ export function createIsolateRunner(params: {
       const typescript = isTypeScript(file);
       const isolate = await take(mode, typescript);
       const id = nextId++;
+      const timeoutMs = job.timeoutMs ?? definition.options.timeoutMs ?? null;
       return new Promise((resolve, reject) => {
-        isolate.current = { id, resolve, reject };
+        let timer: NodeJS.Timeout | undefined;
+        const settle = (fn: (value: unknown) => void) => (value: unknown) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", aborted);
+          fn(value);
+        };
+        isolate.current = { id, resolve: settle(resolve), reject: settle(reject) };
         const signal = cancellation.signal;
-        const stop = () => {
-          // Timed out, cancelled or past shutdown's grace: the attempt is over (the worker has settled it) and a
-          // handler busy on the CPU would never look at its signal.
+        const stop = (reason: unknown) => {
+          // Timed out, cancelled or past shutdown's grace: the attempt is over and a handler busy on the CPU would
+          // never look at its signal.
           if (isolate.current?.id !== id) return;
           isolate.current = null;
+          clearTimeout(timer);
+          signal.removeEventListener("abort", aborted);
           retire(isolate);
           keepWarm(mode, typescript);
-          reject(signal.reason);
+          reject(reason);
         };
-        if (signal.aborted) return stop();
-        signal.addEventListener("abort", stop, { once: true });
+        const aborted = () => stop(signal.reason);
+        if (signal.aborted) return aborted();
+        signal.addEventListener("abort", aborted, { once: true });
+        // From the handler's start in a ready isolate: waiting for an isolate to start is not the handler's time.
+        if (timeoutMs !== null) {
+          timer = setTimeout(() => stop(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)), timeoutMs);
+        }
         isolate.post({ type: "run", id, file, module: definition.module, task: definition.name, service: params.serviceName, job: job.toJSON() });
       });
     },

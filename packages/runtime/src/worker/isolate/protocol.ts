@@ -2,6 +2,8 @@ import type { JobJSON } from "../../core/job.js";
 
 /** Between a worker and the isolate running a task's handler (docs/tasks.md#isolated-handlers). */
 export type ToIsolate =
+  /** First message: the tasks files to import before saying ready (their handlers' timeouts do not count imports). */
+  | { type: "load"; files: ReadonlyArray<{ file: string; module: string | null }> }
   | { type: "run"; id: number; file: string; module: string | null; task: string; service: string; job: JobJSON }
   | { type: "abort"; id: number; reason: SentError };
 

@@ -1,0 +1,86 @@
+import type { TaskDefinition } from "../core/task.js";
+import { withJob } from "../context/context.js";
+import { JobTimeoutError } from "../errors/jfast-error.js";
+import { decide, type AttemptResult } from "./decide.js";
+import type { OutcomeWriter } from "./outcome-writer.js";
+import type { Running } from "./slots.js";
+import type { WorkerOptions } from "./worker-options.js";
+
+/**
+ * One attempt from its start to its end: the handler run (with its timeout), the outcome decided (decide.ts) and
+ * handed to the writer, the attempt observed, and its slot given back to the worker (`finish`). Results, progress
+ * and flows hook in at `ended`, where the attempt's value is known.
+ */
+export class Attempts {
+  private readonly options: WorkerOptions;
+
+  constructor(
+    private readonly params: {
+      options: WorkerOptions;
+      writer: OutcomeWriter;
+      finish(entry: Running): void;
+      unhandled(entry: Running, error: unknown): void;
+    },
+  ) {
+    this.options = params.options;
+  }
+
+  /**
+   * Starts one attempt. Written with callbacks rather than async/await: a no-op job's cost is mostly the
+   * promises around it, and each promise also pays the context tracking of AsyncLocalStorage.
+   */
+  start(entry: Running): void {
+    const { job, cancellation } = entry;
+    this.options.observer?.claimed(job, Date.now());
+    const definition = this.options.lookup(job.task);
+    if (!definition) {
+      this.ended(entry, undefined, undefined, 0, { ok: true, value: undefined });
+      return;
+    }
+    // An isolated handler's timeout counts from its start in the isolate, and its runner keeps it (isolate/).
+    const timeoutMs = definition.options.isolate ? null : (job.timeoutMs ?? definition.options.timeoutMs ?? null);
+    let timer: NodeJS.Timeout | undefined;
+    if (timeoutMs !== null) {
+      timer = setTimeout(() => cancellation.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)), timeoutMs);
+    }
+    const startedAt = performance.now();
+    let work: Promise<unknown>;
+    try {
+      work = withJob(job, () => this.options.execute(definition, job, cancellation));
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    cancellation.whenSettled(
+      work,
+      (value) => this.ended(entry, definition, timer, startedAt, { ok: true, value }),
+      (error) => this.ended(entry, definition, timer, startedAt, { ok: false, error }),
+    );
+  }
+
+  /** One attempt's end: decided (decide.ts), written (outcome-writer.ts), observed, and its slot freed. */
+  private ended(entry: Running, definition: TaskDefinition | undefined, timer: NodeJS.Timeout | undefined, startedAt: number, result: AttemptResult): void {
+    try {
+      clearTimeout(timer);
+      // Given up at shutdown, or cancelled through the queue: the backend already holds what became of it.
+      if (!entry.cancelled) {
+        const { job } = entry;
+        const durationMs = definition ? performance.now() - startedAt : 0;
+        const decision = decide({
+          job,
+          definition,
+          result,
+          defaultMaxAttempts: this.options.defaultMaxAttempts,
+          backoffBaseMs: this.options.backoffBaseMs,
+          now: Date.now(),
+        });
+        this.params.writer.write(job, decision);
+        if (decision.kind !== "snooze") this.options.observer?.finished(job, decision.kind === "complete" ? "ok" : decision.kind, durationMs);
+      }
+      // An unknown task ends inside the fillSlots loop that launched it: a buffer of them would recurse.
+      if (!definition) queueMicrotask(() => this.params.finish(entry));
+      else this.params.finish(entry);
+    } catch (unexpected) {
+      this.params.unhandled(entry, unexpected);
+    }
+  }
+}

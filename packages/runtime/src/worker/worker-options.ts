@@ -1,0 +1,49 @@
+import { MAX_CONCURRENCY } from "../core/concurrency.js";
+import type { Job } from "../core/job.js";
+import { ConfigError } from "../errors/jfast-error.js";
+import type { PausedTaskSet } from "../core/pause.js";
+import type { QueueBackend } from "../core/queue-backend.js";
+import type { Cancellation, TaskDefinition } from "../core/task.js";
+import type { Logger } from "../observability/logger.js";
+import type { AttemptObserver } from "../observability/metrics.js";
+
+export interface WorkerOptions {
+  backend: QueueBackend;
+  /** Finds the handler for a task name; undefined means the job is dead at once ("unknown task"). */
+  lookup: (task: string) => TaskDefinition | undefined;
+  /** Runs one attempt (opens the TaskSession, claims the inbox key, calls the handler). */
+  execute: (definition: TaskDefinition, job: Job, cancellation: Cancellation) => Promise<unknown>;
+  logger: Logger;
+  concurrency: number;
+  leaseMs: number;
+  backoffBaseMs: number;
+  /** Slow safety net: how long an idle worker waits for a wake-up before claiming anyway. */
+  pollIntervalMs: number;
+  defaultMaxAttempts: number;
+  /** `[plugin.queue] max_snoozes`: past this many snoozes a job is dead-lettered (default 100). */
+  maxSnoozes?: number;
+  workerId?: string;
+  /** Told of each claim and each attempt's outcome (the /metrics counters and histograms). */
+  observer?: AttemptObserver;
+  /**
+   * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
+   * batches instead of one round trip (and one commit) per finished job. A backend whose broker pushes ahead
+   * (`QueueBackend.pushesAhead`: RabbitMQ) is told the same target with each claim and the broker holds those
+   * jobs instead (its prefetch); the worker then keeps no buffer. Buffered jobs are released, attempt returned,
+   * on shutdown.
+   * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never more
+   * than PREFETCH_MAX jobs nor (except for a broker that pushes ahead) fewer than `concurrency`.
+   */
+  prefetch?: number;
+  /** Paused tasks (docs/worker.md#pausing-a-task): not claimed where the backend filters, else handed back. */
+  paused?: PausedTaskSet;
+}
+
+export function checkConcurrency(concurrency: number): void {
+  if (Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= MAX_CONCURRENCY) return;
+  throw new ConfigError(`a worker's concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, got ${concurrency}`, {
+    code: "CONFIG_INVALID",
+    hint: `run more worker processes for more throughput than ${MAX_CONCURRENCY} slots`,
+    docs: "jfast docs worker#concurrency",
+  });
+}
