@@ -55,9 +55,9 @@ export type { EventsBus, EventsHealth, BlockedPartition, PartitionLag } from "./
 // Local domain events and module contracts.
 export { Event } from "./core/event.js";
 export type { EventInit, EventJSON } from "./core/event.js";
-export { subscribe } from "./events/subscribe.js";
-export type { SubscribeOptions, SubscriberHandler, SubscriberDefinition } from "./events/subscribe.js";
-export type { OutboxEventBus, PublishResult } from "./events/publish-local.js";
+export { subscribe } from "./local-events/subscribe.js";
+export type { SubscribeOptions, SubscriberHandler, SubscriberDefinition } from "./local-events/subscribe.js";
+export type { OutboxEventBus, PublishResult } from "./local-events/publish-local.js";
 export { UndeliverableEvent } from "./errors/undeliverable-event.js";
 export { inspectContracts, inspectContractsSources, contractsGraph } from "./contracts/inspect.js";
 export { selectModuleFiles } from "./contracts/scan-modules.js";

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { importDeclarations } from "../core/declarations.js";
 import type { TaskDefinition } from "../core/task.js";
 import { ConfigError, JfastError } from "../errors/jfast-error.js";
-import { nameSubscribers } from "../events/subscribe.js";
+import { nameSubscribers } from "../local-events/subscribe.js";
 
 export interface DiscoveredModule {
   name: string;

@@ -1,4 +1,4 @@
-import type { OutboxEventBus } from "../events/publish-local.js";
+import type { OutboxEventBus } from "../local-events/publish-local.js";
 import { JfastError } from "../errors/jfast-error.js";
 import { KafkaErrorCode } from "../kafka/kafka-errors.js";
 import { validateTopic } from "../kafka/on.js";

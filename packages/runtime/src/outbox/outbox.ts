@@ -5,7 +5,7 @@ import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
-import { publishLocal, type OutboxEventBus, type PublishResult } from "../events/publish-local.js";
+import { publishLocal, type OutboxEventBus, type PublishResult } from "../local-events/publish-local.js";
 import { NotSupportedError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import { groupByQueue, perJob, type QueueProvider } from "../queue/queue-provider.js";

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
-import { subscriberJobId } from "../../src/events/subscriber-jobs.js";
+import { subscriberJobId } from "../../src/local-events/subscriber-jobs.js";
 import { on } from "../../src/kafka/on.js";
 import { dropSchema, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
 import { BROKER, createCleanup, eventually, requireBroker, sleep, startService, uniqueName } from "../kafka/harness.js";

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
 import { Job } from "../../src/core/job.js";
-import { subscriberJobId } from "../../src/events/subscriber-jobs.js";
+import { subscriberJobId } from "../../src/local-events/subscriber-jobs.js";
 import { dropSchema, eventually, sleep, uniqueSchema, withAdmin } from "../postgres/pg-test-env.js";
 import { dropQueue, REDIS_URL, uniqueQueue } from "../redis/redis-test-env.js";
 import { copyFixture, outboxRows, runs, startPrivateRedis, startShop, type ShopApp } from "./outbox-env.js";

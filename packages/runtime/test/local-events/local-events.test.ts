@@ -4,7 +4,7 @@ import { withRequest } from "../../src/context/context.js";
 import { Event } from "../../src/core/event.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
-import { subscriberJobId } from "../../src/events/subscriber-jobs.js";
+import { subscriberJobId } from "../../src/local-events/subscriber-jobs.js";
 import { jfastErrorResponse } from "../../src/http/error-response.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";

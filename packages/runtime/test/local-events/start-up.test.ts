@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Event } from "../../src/core/event.js";
 import { createJfast } from "../../src/create-jfast.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
-import { subscriberJobId } from "../../src/events/subscriber-jobs.js";
+import { subscriberJobId } from "../../src/local-events/subscriber-jobs.js";
 import type { Outbox } from "../../src/outbox/outbox.js";
 import type { QueueProvider } from "../../src/queue/queue-provider.js";
 import { dropSchema, eventually, PG_URL, silentLogger, uniqueSchema } from "../postgres/pg-test-env.js";
