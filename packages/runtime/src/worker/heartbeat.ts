@@ -2,6 +2,7 @@ import type { QueueBackend } from "../core/queue-backend.js";
 import type { Logger } from "../observability/logger.js";
 import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbeat-backstop.js";
 import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/local-beats.js";
+import { now } from "./lease/messages.js";
 
 /**
  * A worker's heartbeat (docs/worker.md#leases-and-heartbeats): every third of the lease it extends the leases of
@@ -66,14 +67,15 @@ export class Heartbeat {
   }
 
   private async extend(): Promise<void> {
+    const heldAt = now();
     const ids = this.params.held();
     if (ids.length === 0) {
-      this.backstop?.beat(ids);
+      this.backstop?.beat(ids, heldAt);
       return;
     }
     try {
       const { cancelled } = await this.params.backend.extendLeases({ workerId: this.params.workerId, jobIds: ids, leaseMs: this.params.leaseMs });
-      this.backstop?.beat(cancelled.length > 0 ? ids.filter((id) => !cancelled.includes(id)) : ids);
+      this.backstop?.beat(cancelled.length > 0 ? ids.filter((id) => !cancelled.includes(id)) : ids, heldAt);
       if (cancelled.length > 0) this.params.cancelled(cancelled);
     } catch (error) {
       this.params.logger.warn("heartbeat failed", { error });

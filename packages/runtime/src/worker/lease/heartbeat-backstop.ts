@@ -12,8 +12,8 @@ import { startThread } from "./start-thread.js";
 export interface HeartbeatBackstop {
   /** Jobs just claimed (or handed over): kept from now on. */
   hold(ids: readonly string[]): void;
-  /** The worker's own heartbeat went through, for exactly these jobs. */
-  beat(ids: readonly string[]): void;
+  /** The worker's own heartbeat went through, for exactly the jobs it held at `heldAt` (now(), when it began). */
+  beat(ids: readonly string[], heldAt: number): void;
   detach(): void;
 }
 
@@ -52,14 +52,15 @@ export function attachHeartbeatBackstop(params: {
   }
   const self: Attached = { key, workerId, logger, onCancelled: params.onCancelled, reportedStall: false };
   attached.add(self);
-  send({ type: "beat", key, workerId, leaseMs, ids: [], at: now() });
+  const at = now();
+  send({ type: "beat", key, workerId, leaseMs, ids: [], heldAt: at, at });
   return {
     hold(ids) {
-      if (ids.length > 0) send({ type: "hold", key, workerId, leaseMs, ids: [...ids] });
+      if (ids.length > 0) send({ type: "hold", key, workerId, leaseMs, ids: [...ids], at: now() });
     },
-    beat(ids) {
+    beat(ids, heldAt) {
       self.reportedStall = false;
-      send({ type: "beat", key, workerId, leaseMs, ids: [...ids], at: now() });
+      send({ type: "beat", key, workerId, leaseMs, ids: [...ids], heldAt, at: now() });
     },
     detach() {
       if (!attached.delete(self)) return;

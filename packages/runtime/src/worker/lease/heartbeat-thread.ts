@@ -12,7 +12,8 @@ interface Held {
   key: string;
   workerId: string;
   leaseMs: number;
-  ids: Set<string>;
+  /** Each job held, with when it was first held (a beat that began before then does not drop it). */
+  ids: Map<string, number>;
   /** When the main thread last beat for this worker. */
   lastBeat: number;
   /** When this thread last extended on its behalf. */
@@ -36,12 +37,16 @@ port.on("message", (message: ToHeartbeatThread) => {
       break;
     case "hold": {
       const entry = entryFor(message.key, message.workerId, message.leaseMs);
-      for (const id of message.ids) entry.ids.add(id);
+      for (const id of message.ids) if (!entry.ids.has(id)) entry.ids.set(id, message.at);
       break;
     }
     case "beat": {
       const entry = entryFor(message.key, message.workerId, message.leaseMs);
-      entry.ids = new Set(message.ids);
+      const ids = new Map<string, number>();
+      for (const id of message.ids) ids.set(id, entry.ids.get(id) ?? message.heldAt);
+      // Held after the beat's list was taken (a claim while its query was in flight): kept until a later beat says.
+      for (const [id, heldAt] of entry.ids) if (heldAt > message.heldAt && !ids.has(id)) ids.set(id, heldAt);
+      entry.ids = ids;
       // The main thread's time of the beat, not this thread's time of reading it: this thread may read late.
       entry.lastBeat = Math.max(entry.lastBeat, message.at);
       break;
@@ -56,7 +61,7 @@ function entryFor(key: string, workerId: string, leaseMs: number): Held {
   const id = `${key}\n${workerId}`;
   let entry = held.get(id);
   if (!entry) {
-    entry = { key, workerId, leaseMs, ids: new Set(), lastBeat: now(), lastKept: 0 };
+    entry = { key, workerId, leaseMs, ids: new Map(), lastBeat: now(), lastKept: 0 };
     held.set(id, entry);
   }
   entry.leaseMs = leaseMs;
@@ -77,7 +82,7 @@ async function keepSilentWorkers(): Promise<void> {
     // The main thread beats every third of the lease; silent for half of it, it is late, not just between beats.
     const late = entry.leaseMs / 2;
     if (at - entry.lastBeat < late || at - entry.lastKept < entry.leaseMs / 3) continue;
-    const ids = [...entry.ids];
+    const ids = [...entry.ids.keys()];
     try {
       const extender = await extenderFor(entry.key);
       const cancelled = await extender.extend({ workerId: entry.workerId, jobIds: ids, leaseMs: entry.leaseMs });

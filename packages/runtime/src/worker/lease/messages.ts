@@ -7,9 +7,12 @@ import type { LeaseExtenderSpec } from "../../core/lease-extender.js";
 export type ToHeartbeatThread =
   | { type: "open"; key: string; spec: LeaseExtenderSpec }
   /** Jobs just claimed: kept alive from now on, even if the main thread blocks before its next beat. */
-  | { type: "hold"; key: string; workerId: string; leaseMs: number; ids: string[] }
-  /** The main thread's own heartbeat went through: these are all the jobs the worker holds now. */
-  | { type: "beat"; key: string; workerId: string; leaseMs: number; ids: string[]; at: number }
+  | { type: "hold"; key: string; workerId: string; leaseMs: number; ids: string[]; at: number }
+  /**
+   * The main thread's own heartbeat went through for `ids`, all the jobs the worker held at `heldAt` (when the beat
+   * began). Jobs held since (a claim while the beat was in flight) are not in it and stay held.
+   */
+  | { type: "beat"; key: string; workerId: string; leaseMs: number; ids: string[]; heldAt: number; at: number }
   | { type: "forget"; key: string; workerId: string };
 
 /** From the heartbeat thread to the workers. */
