@@ -4,7 +4,7 @@ import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./message
 
 /**
  * The heartbeat thread (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease): it watches the beats of every worker of the process and, when a
- * worker's main thread has been silent for more than half a lease (a handler keeping the event loop busy, a pool
+ * worker's main thread has been silent for 40 % of a lease (a handler keeping the event loop busy, a pool
  * too busy to lend the heartbeat a connection), it extends that worker's leases itself, through a connection of
  * its own. While the main thread beats it does nothing, so it costs no query.
  */
@@ -79,8 +79,9 @@ async function keepSilentWorkers(): Promise<void> {
   const at = now();
   for (const entry of held.values()) {
     if (entry.ids.size === 0) continue;
-    // The main thread beats every third of the lease; silent for half of it, it is late, not just between beats.
-    const late = entry.leaseMs / 2;
+    // The main thread beats every third of the lease; silent for 40 % of it, it is late rather than between beats,
+    // and the thread takes over with 60 % of the lease still to run (room for a machine too loaded to be punctual).
+    const late = Math.max(entry.leaseMs / 3 + 100, entry.leaseMs * 0.4);
     if (at - entry.lastBeat < late || at - entry.lastKept < entry.leaseMs / 3) continue;
     const ids = [...entry.ids.keys()];
     try {
