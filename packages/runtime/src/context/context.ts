@@ -1,22 +1,14 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Job } from "../core/job.js";
+import { ambientStorage, type AmbientStore, type RequestContext } from "../core/ambient-context.js";
 
 /**
  * What a request (or a running job) carries through async calls: the tenant, the request id and the
  * W3C trace context. A Job built inside it copies these; the worker restores them around the handler.
  */
-export interface RequestContext {
-  tenantId?: string | null | undefined;
-  requestId?: string | null | undefined;
-  traceparent?: string | null | undefined;
-  tracestate?: string | null | undefined;
-}
+export type { RequestContext } from "../core/ambient-context.js";
 
-interface Store extends RequestContext {
-  job?: Job;
-}
-
-const storage = new AsyncLocalStorage<Store>();
+type Store = AmbientStore;
+const storage = ambientStorage;
 
 export function withRequest<T>(context: RequestContext, fn: () => T): T {
   return storage.run({ ...context }, fn);
@@ -41,9 +33,7 @@ export function withTrace<T>(trace: { traceparent: string; tracestate?: string |
   return storage.run({ ...storage.getStore(), traceparent: trace.traceparent, tracestate: trace.tracestate ?? null }, fn);
 }
 
-export function currentContext(): Readonly<Store> | undefined {
-  return storage.getStore();
-}
+export { currentContext } from "../core/ambient-context.js";
 
 export function currentTenantId(): string | null {
   return storage.getStore()?.tenantId ?? null;

@@ -1,4 +1,4 @@
-import type { TaskSession } from "../database/database-provider.js";
+import type { TaskSession } from "./task-session.js";
 import { recordDeclaration } from "./declarations.js";
 import { QUEUE_NAME_PATTERN } from "./named-queue.js";
 import { invalidPriority, Job, priorityProblem } from "./job.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { currentContext } from "../context/context.js";
+import { currentContext } from "./ambient-context.js";
 import type { TraceContext } from "./job.js";
 import { assertStorable, assertStorableText } from "./storable.js";
 

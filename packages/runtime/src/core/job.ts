@@ -1,4 +1,4 @@
-import { currentContext } from "../context/context.js";
+import { currentContext } from "./ambient-context.js";
 import { JfastError } from "../errors/jfast-error.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";

@@ -1,4 +1,4 @@
-import type { TaskSession } from "../database/database-provider.js";
+import type { TaskSession } from "./task-session.js";
 import { defineTask, type AnyTaskHandler } from "./define-task.js";
 import type { ScheduleDeclaration, ScheduleOptions, Task, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
 import { validateTaskName } from "./task.js";

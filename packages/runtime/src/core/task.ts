@@ -1,6 +1,6 @@
 import { CorruptJob } from "./corrupt-job.js";
-import type { Logger } from "../observability/logger.js";
-import type { TaskSession } from "../database/database-provider.js";
+import type { Logger } from "./logger.js";
+import type { TaskSession } from "./task-session.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
 import type { Providers } from "./providers.js";
 import type { RateLimit } from "./limits.js";

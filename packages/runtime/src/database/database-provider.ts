@@ -1,6 +1,8 @@
-import type { ExtractTablesWithRelations } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
+import type { TaskSession } from "../core/task-session.js";
+
+export type { TaskSession } from "../core/task-session.js";
 
 /**
  * The drizzle database `require("database").db` is: node-postgres or PGlite underneath, so typed as what both
@@ -8,8 +10,7 @@ import type { SqlDatabase, SqlExecutor } from "../core/sql-port.js";
  */
 export type Database = PgDatabase<PgQueryResultHKT>;
 
-/** A drizzle transaction on the primary database: what `transaction(fn)` hands `fn`, and a task's `session`. */
-export type TaskSession = PgTransaction<PgQueryResultHKT, Record<string, never>, ExtractTablesWithRelations<Record<string, never>>>;
+
 
 /**
  * `jfast.require("database")`: the primary database, over node-postgres (with a url) or embedded PGlite.

@@ -1,14 +1,9 @@
 import { pino, stdTimeFunctions, type DestinationStream } from "pino";
 import { currentContext } from "../context/context.js";
+import type { Logger } from "../core/logger.js";
 
+export type { Logger } from "../core/logger.js";
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
-
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
 
 /** A pino logger as a service already has it (any pino version): pino's `(fields, message)` order. */
 export interface PinoLogger {
