@@ -84,7 +84,14 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
       </dl>
       <div>
         <h2>Payload</h2>
-        <pre className="code-block" aria-label="payload">{JSON.stringify(job.payload, null, 2)}</pre>
+        {isEncrypted(job.payload) ? (
+          <p className="muted" aria-label="payload" data-encrypted-payload={job.payload.kid ?? ""}>
+            Encrypted{job.payload.kid ? ` with key ${job.payload.kid}` : ""}: shown only to operators, by a service that holds the
+            key.
+          </p>
+        ) : (
+          <pre className="code-block" aria-label="payload">{JSON.stringify(job.payload, null, 2)}</pre>
+        )}
       </div>
       <div>
         <h2>Attempts ({job.errors.length} failed)</h2>
@@ -153,4 +160,9 @@ export function Attempt({ error }: { error: AttemptError }) {
       ) : null}
     </div>
   );
+}
+
+/** The service's answer for a payload stored encrypted that this person may not read, or it cannot decrypt. */
+function isEncrypted(payload: unknown): payload is { encrypted: true; kid?: string } {
+  return typeof payload === "object" && payload !== null && (payload as { encrypted?: unknown }).encrypted === true && Object.keys(payload).every((k) => k === "encrypted" || k === "kid");
 }
