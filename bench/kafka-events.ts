@@ -39,7 +39,7 @@ async function service(name: string, handlers: ReturnType<typeof on>[]): Promise
   const root = await mkdtemp(path.join(tmpdir(), `jfast-bench-${name}-`));
   await writeFile(
     path.join(root, "jfast.toml"),
-    `[service]\nname = "${name}"\n\n[plugins]\nenabled = ["events"]\n\n[plugin.events]\nconsumer_group = "${name}-${randomBytes(3).toString("hex")}"\n`,
+    `[service]\nname = "${name}"\n\n[plugins]\nenabled = ["kafka"]\n\n[plugin.kafka]\nconsumer_group = "${name}-${randomBytes(3).toString("hex")}"\n`,
   );
   const jfast = await createJfast({
     root,

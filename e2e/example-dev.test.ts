@@ -200,7 +200,7 @@ describe("apps/example under `npx jfast dev`", () => {
     expect(exit.stdout + exit.stderr).toContain('"service":"shipping","processed":1,"msg":"stopped"');
   });
 
-  it("npm run dev's launcher without Kafka or Redis: billing starts without its events plugin, shipping is skipped, and both say how to turn them on", async () => {
+  it("npm run dev's launcher without Kafka or Redis: billing starts without its kafka plugin, shipping is skipped, and both say how to turn them on", async () => {
     const [billingPort, kafkaPort, redisPort] = [await freePort(), await freePort(), await freePort()];
     const billing = `http://127.0.0.1:${billingPort}`;
     dev = start(process.execPath, [DEV_SCRIPT, "--no-dashboard"], {
@@ -218,11 +218,11 @@ describe("apps/example under `npx jfast dev`", () => {
     });
     await dev.waitFor('"msg":"worker started"', 150_000);
     const output = dev.output;
-    expect(output).toContain(`[dev] kafka is off: no broker at 127.0.0.1:${kafkaPort}, so billing runs without the events plugin`);
+    expect(output).toContain(`[dev] kafka is off: no broker at 127.0.0.1:${kafkaPort}, so billing runs without the kafka plugin`);
     expect(output).toContain("Turn it on: bash docker/kafka/start.sh");
     expect(output).toContain(`[dev] shipping is off: it keeps its jobs in Redis and nothing answers at redis://127.0.0.1:${redisPort}`);
     expect(output).toContain("[dev] dashboard   not started (--no-dashboard); it would show: billing\n");
-    expect(output).toContain("the events plugin is off (JFAST_DISABLE_PLUGINS)");
+    expect(output).toContain("the kafka plugin is off (JFAST_DISABLE_PLUGINS)");
     expect(output).not.toContain('"service":"shipping"');
 
     const ready = (await (await fetch(`${billing}/ready`)).json()) as { status: string; checks: Record<string, unknown> };

@@ -2,7 +2,7 @@
 // `npm run dev`: the two example services (`jfast dev`: each one's API and a worker) and the dashboard pointed
 // at both. billing (apps/example) needs nothing installed; shipping (apps/shipping) needs Redis, and the two
 // talk over Kafka. What is not running on this machine is turned off, with a line saying how to turn it on:
-//   no Kafka broker  billing runs without its events plugin (JFAST_DISABLE_PLUGINS=events), shipping too
+//   no Kafka broker  billing runs without its kafka plugin (JFAST_DISABLE_PLUGINS=kafka), shipping too
 //   no Redis         shipping is not started
 // The admin token, the dashboard's own token (a `dashboard` token: the services audit the person signed in) and
 // the dashboard's sign-in (user "admin") are made up for this run and printed below. Ctrl-C stops everything.
@@ -35,7 +35,7 @@ const token = randomBytes(18).toString("base64url");
 const dashboardToken = randomBytes(18).toString("base64url");
 const password = process.env.JFAST_DASHBOARD_PASSWORD ?? randomBytes(12).toString("base64url");
 
-// The addresses both services' jfast.toml use ([plugin.events] host_port = 9092, [plugin.queue] url).
+// The addresses both services' jfast.toml use ([plugin.kafka] host_port = 9092, [plugin.queue] url).
 const kafkaBrokers = process.env.KAFKA_BROKERS?.trim() || "127.0.0.1:9092";
 const redisUrl = process.env.REDIS_URL?.trim() || "redis://127.0.0.1:6379";
 
@@ -99,10 +99,10 @@ process.on("SIGINT", () => stop(0));
 process.on("SIGTERM", () => stop(0));
 
 const adminTokens = `${process.env.JFAST_ADMIN_TOKENS ? `${process.env.JFAST_ADMIN_TOKENS},` : ""}dev:operator:${token},dev-dashboard:dashboard:${dashboardToken}`;
-/** Kafka when a broker answers, else the events plugin turned off for this run (docs/kafka.md#turning-kafka-off). */
+/** Kafka when a broker answers, else the kafka plugin turned off for this run (docs/kafka.md#turning-kafka-off). */
 function kafkaEnv() {
   if (kafka) return { KAFKA_BROKERS: kafkaBrokers };
-  const disabled = [process.env.JFAST_DISABLE_PLUGINS, "events"].filter(Boolean).join(",");
+  const disabled = [process.env.JFAST_DISABLE_PLUGINS, "kafka"].filter(Boolean).join(",");
   return { JFAST_DISABLE_PLUGINS: disabled };
 }
 
@@ -153,7 +153,7 @@ lines.push(`[dev] admin API   Authorization: Bearer ${token}   (operator, on eve
 lines.push(
   kafka
     ? `[dev] kafka       ${kafkaBrokers}: paying an invoice in billing ships it in shipping`
-    : `[dev] kafka is off: no broker at ${kafkaBrokers}, so billing${startShipping ? " and shipping run" : " runs"} without the events plugin and paid invoices are not shipped. Turn it on: bash docker/kafka/start.sh, then restart npm run dev`,
+    : `[dev] kafka is off: no broker at ${kafkaBrokers}, so billing${startShipping ? " and shipping run" : " runs"} without the kafka plugin and paid invoices are not shipped. Turn it on: bash docker/kafka/start.sh, then restart npm run dev`,
 );
 if (!startShipping) {
   lines.push(`[dev] shipping is off: it keeps its jobs in Redis and nothing answers at ${redisUrl}. Turn it on: start Redis (redis-server, or docker compose -f docker/compose.yml up -d redis), then restart npm run dev`);

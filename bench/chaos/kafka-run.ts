@@ -110,7 +110,7 @@ async function consumeThrough(params: { kafka: PrivateKafka; proxy: FaultProxy; 
   const root = await mkdtemp(path.join(tmpdir(), "jfast-chaos-kafka-"));
   await writeFile(
     path.join(root, "jfast.toml"),
-    `[service]\nname = "chaos-kafka"\n[plugins]\nenabled = ["database", "events"]\n[plugin.database]\nurl = "${services.postgres}"\nschema = "${schema}"\n[plugin.events]\nconsumer_group = "chaos-${id}"\n`,
+    `[service]\nname = "chaos-kafka"\n[plugins]\nenabled = ["database", "kafka"]\n[plugin.database]\nurl = "${services.postgres}"\nschema = "${schema}"\n[plugin.kafka]\nconsumer_group = "chaos-${id}"\n`,
   );
   const count = async () =>
     (

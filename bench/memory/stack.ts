@@ -81,7 +81,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...sampled(role),
     PORT: String(options.apiPort),
     DATABASE_URL: databaseUrl,
-    JFAST_DISABLE_PLUGINS: "events",
+    JFAST_DISABLE_PLUGINS: "kafka",
     JFAST_ADMIN_TOKENS: `bench-dashboard:dashboard:${dashboardToken},bench-operator:operator:${operatorToken}`,
     ...options.env,
   });

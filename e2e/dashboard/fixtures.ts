@@ -193,9 +193,9 @@ export async function startService(params: {
   const queue = `[plugin.queue]\nbackend = "${params.backend}"\n${broker}max_attempts = 2\nbackoff_base = 0.05\npoll_interval = 0.2\n${scheduler ? "scheduler = true\n" : ""}`;
   // With Kafka, the service consumes the "parcels" topic (under a prefix of its own on the shared broker); a
   // "parcel.poison" event makes its handler throw, which blocks that partition.
-  const events = params.kafka ? `[plugin.events]\nbootstrap_servers = "${KAFKA_BROKERS}"\ntopic_prefix = "jfast-e2e-dashboard-${suffix}."\n\n` : "";
+  const events = params.kafka ? `[plugin.kafka]\nbootstrap_servers = "${KAFKA_BROKERS}"\ntopic_prefix = "jfast-e2e-dashboard-${suffix}."\n\n` : "";
   const database = hasDatabase ? `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n` : "";
-  const plugins = [...(hasDatabase ? ["database"] : []), "queue", ...(hasDatabase ? ["outbox"] : []), ...(params.kafka ? ["events"] : [])];
+  const plugins = [...(hasDatabase ? ["database"] : []), "queue", ...(hasDatabase ? ["outbox"] : []), ...(params.kafka ? ["kafka"] : [])];
   await writeFile(
     path.join(root, "jfast.toml"),
     `[service]\nname = "${params.name}"\nenvironment = "development"\n\n[plugins]\nenabled = [${plugins.map((p) => `"${p}"`).join(", ")}]\n\n${database}${events}${queue}${hasDatabase ? "\n[plugin.outbox]\npoll_interval = 0.2\n" : ""}\n[admin]\nredact = ["card_number"]\n`,

@@ -24,7 +24,7 @@ describe("the billing service's HTTP errors", () => {
     const logger: Logger = { debug() {}, info() {}, warn() {}, error: (message, fields = {}) => void errors.push({ message, fields }) };
     jfast = await createJfast({
       root: ROOT,
-      env: { JFAST_DISABLE_PLUGINS: "events" },
+      env: { JFAST_DISABLE_PLUGINS: "kafka" },
       config: { plugin: { database: { url: PG_URL, schema, pool_size: 2 } } },
       providers: providers(),
       logger,

@@ -58,7 +58,7 @@ beforeAll(async () => {
 
   // Billing's side of the conversation: publishes to "invoices", hears "shipments".
   billingRoot = await mkdtemp(path.join(tmpdir(), "jfast-billing-"));
-  await writeFile(path.join(billingRoot, "jfast.toml"), `[service]\nname = "billing"\n\n[plugins]\nenabled = ["events"]\n`);
+  await writeFile(path.join(billingRoot, "jfast.toml"), `[service]\nname = "billing"\n\n[plugins]\nenabled = ["kafka"]\n`);
   billing = await createJfast({
     root: billingRoot,
     env: { KAFKA_BROKERS: BROKERS, KAFKA_TOPIC_PREFIX: env.KAFKA_TOPIC_PREFIX },

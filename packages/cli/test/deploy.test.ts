@@ -18,11 +18,11 @@ async function makeWorkspace(): Promise<string> {
   await writeFile(path.join(workspace, "docker/Dockerfile"), "FROM node:20-bookworm-slim\n");
   await writeFile(
     path.join(workspace, "apps/billing/jfast.toml"),
-    `[service]\nname = "billing"\nbase_port = 8000\n\n[plugins]\nenabled = ["database", "queue", "events"]\n\n[plugin.events]\nhost_port = 19092\n`,
+    `[service]\nname = "billing"\nbase_port = 8000\n\n[plugins]\nenabled = ["database", "queue", "kafka"]\n\n[plugin.kafka]\nhost_port = 19092\n`,
   );
   await writeFile(
     path.join(workspace, "apps/shipping/jfast.toml"),
-    `[service]\nname = "shipping"\nbase_port = 8100\n\n[plugins]\nenabled = ["queue", "events"]\n\n[plugin.queue]\nbackend = "rabbitmq"\n`,
+    `[service]\nname = "shipping"\nbase_port = 8100\n\n[plugins]\nenabled = ["queue", "kafka"]\n\n[plugin.queue]\nbackend = "rabbitmq"\n`,
   );
   return workspace;
 }

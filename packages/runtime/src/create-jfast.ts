@@ -13,7 +13,7 @@ import { createLogger, toLogger, type Logger, type PinoLogger } from "./observab
 import { createMetrics } from "./observability/metrics.js";
 import type { TelemetryOptions } from "./observability/telemetry.js";
 import { databasePlugin } from "./plugins/database.js";
-import { eventsPlugin } from "./plugins/events.js";
+import { kafkaPlugin } from "./plugins/kafka.js";
 import { outboxPlugin } from "./plugins/outbox.js";
 import { createPluginRegistry } from "./plugins/plugin-registry.js";
 import type { Providers } from "./core/providers.js";
@@ -107,7 +107,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   const providers = new Map<string, unknown>([...Object.entries(options.providers ?? {}), ["tasks", registry]]);
   const plugins = createPluginRegistry({
     // Listed in the order their checks run; start-up order comes from each plugin's requires and after.
-    plugins: [telemetryPlugin(), eventsPlugin(), databasePlugin(), queuePlugin(), outboxPlugin(), schedulerPlugin(), relayPlugin()],
+    plugins: [telemetryPlugin(), kafkaPlugin(), databasePlugin(), queuePlugin(), outboxPlugin(), schedulerPlugin(), relayPlugin()],
     setup: { config, logger, registry, eventHandlers, background: options.background !== false, backend: options.backend, telemetry: options.telemetry },
     providers,
   });
@@ -123,7 +123,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
       tasks: () => registry.all().map((t) => t.name),
       outbox: () => plugins.get("outbox")?.health() ?? null,
       scheduler: () => plugins.get("scheduler")?.status() ?? null,
-      events: () => plugins.get("events")?.health() ?? null,
+      events: () => plugins.get("kafka")?.health() ?? null,
       pruner: () => plugins.get("queue")?.pruner?.status() ?? null,
       queues: () => {
         const provider = queue();
@@ -147,7 +147,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     registry,
     queue,
     outbox: () => plugins.get("outbox"),
-    events: () => plugins.get("events"),
+    events: () => plugins.get("kafka"),
     scheduler: () => plugins.get("scheduler"),
     metrics,
     admin: async (request) => {

@@ -13,7 +13,7 @@ export interface LiveMessage {
   at: string;
   overview: OverviewView | null;
   outbox: OutboxView | null;
-  /** Kafka consumer lag and blocked partitions, where the events plugin runs. */
+  /** Kafka consumer lag and blocked partitions, where the kafka plugin runs. */
   events: EventsView | null;
   /** Set when the service did not answer; the browser then refetches and shows it as down. */
   error: string | null;

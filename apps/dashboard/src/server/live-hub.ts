@@ -55,7 +55,7 @@ async function poll(service: ServiceConfig): Promise<void> {
     const overview = await client.overview.get.query();
     const [outbox, events] = await Promise.all([
       overview.plugins.includes("outbox") ? client.outbox.status.query().catch(() => null) : null,
-      overview.plugins.includes("events") ? client.events.status.query().catch(() => null) : null,
+      (overview.plugins.includes("kafka") || overview.plugins.includes("events")) ? client.events.status.query().catch(() => null) : null,
     ]);
     message = { service: service.name, at: new Date().toISOString(), overview, outbox, events, error: null, changed: [] };
   } catch (error) {

@@ -18,7 +18,7 @@ export type PayOutcome = { paid: true; eventId: string } | { paid: false; reason
 /**
  * Marks an invoice paid and announces it, in the caller's transaction: the status change and the event
  * commit together or not at all. `outbox.publish` writes a job for each billing subscriber of
- * `invoice.paid` (the payment confirmation) and, with the events plugin on, an outbox row the relay produces
+ * `invoice.paid` (the payment confirmation) and, with the kafka plugin on, an outbox row the relay produces
  * to Kafka's "invoices" topic for other services. The key is the invoice id, so one invoice's events stay
  * in order.
  */

@@ -22,7 +22,7 @@ export default defineCommand({
   description: `
 compose: writes <root>/compose.yml (or prints it with --stdout). Each enabled plugin brings its container:
 PostgreSQL at base_port + 1 for the database plugin (the postgres queue reuses it), Redis at + 3 for the
-redis queue, RabbitMQ at + 6 with its management UI at + 7, Kafka at + 2 (or [plugin.events] host_port) in
+redis queue, RabbitMQ at + 6 with its management UI at + 7, Kafka at + 2 (or [plugin.kafka] host_port) in
 KRaft mode with an internal and an external listener. The service runs its API; a "<name>-worker" beside it
 runs \`jfast worker\` from the same image, with no ports and 30 s to finish on SIGTERM. A service in an npm
 workspace builds from docker/Dockerfile at the workspace root (SERVICE_DIR names the service); a service on

@@ -8,7 +8,7 @@ export default defineCommand({
   description: `
 Puts dead outbox rows back to pending, due at once, with attempts reset to 0; the relays of the running
 processes (and of this command, while it runs) send them again. Their error history is kept, so they count
-as failing in /ready until delivered. Fix the cause first (the queue or broker reachable, the events plugin
+as failing in /ready until delivered. Fix the cause first (the queue or broker reachable, the kafka plugin
 on): a row that is still undeliverable dies again at its first attempt.
 
 Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);

@@ -28,7 +28,7 @@ export interface AdminSources {
   readiness(): Promise<ReadinessReport>;
   scheduler(): ScheduleSource | null;
   contracts(): ContractsSource | null;
-  /** The Kafka events plugin once started in this process; null when it is off or not started. */
+  /** The kafka plugin once started in this process; null when it is off or not started. */
   events(): { status(): Promise<EventsStatus> } | null;
   /** Plugins jfast.toml enables that JFAST_DISABLE_PLUGINS turns off in this process. */
   disabledPlugins: readonly string[];

@@ -4,8 +4,8 @@ import { resolveConfig } from "./load-config.js";
 
 const data = {
   service: { name: "billing" },
-  plugins: { enabled: ["database", "queue", "outbox", "events"] },
-  plugin: { events: { bootstrap_servers: "127.0.0.1:9092" }, queue: { backend: "postgres", name: "billing.jobs" } },
+  plugins: { enabled: ["database", "queue", "outbox", "kafka"] },
+  plugin: { kafka: { bootstrap_servers: "127.0.0.1:9092" }, queue: { backend: "postgres", name: "billing.jobs" } },
 };
 
 function resolve(env: NodeJS.ProcessEnv) {
@@ -14,34 +14,40 @@ function resolve(env: NodeJS.ProcessEnv) {
 
 describe("JFAST_DISABLE_PLUGINS", () => {
   it("turns enabled plugins off in this process and ignores their sections", () => {
-    const config = resolve({ JFAST_DISABLE_PLUGINS: "events" });
-    expect(config.events).toBeNull();
+    const config = resolve({ JFAST_DISABLE_PLUGINS: "kafka" });
+    expect(config.kafka).toBeNull();
     expect([...config.plugins]).toEqual(["database", "queue", "outbox"]);
-    expect([...config.disabledPlugins]).toEqual(["events"]);
+    expect([...config.disabledPlugins]).toEqual(["kafka"]);
   });
 
   it("lists only plugins jfast.toml enabled as turned off, and accepts spaces", () => {
-    const config = resolve({ JFAST_DISABLE_PLUGINS: " telemetry , events " });
-    expect([...config.disabledPlugins]).toEqual(["events"]);
+    const config = resolve({ JFAST_DISABLE_PLUGINS: " telemetry , kafka " });
+    expect([...config.disabledPlugins]).toEqual(["kafka"]);
   });
 
   it("is empty by default", () => {
     const config = resolve({});
-    expect(config.events).not.toBeNull();
+    expect(config.kafka).not.toBeNull();
     expect(config.disabledPlugins.size).toBe(0);
   });
 
   it("refuses a name that is not a plugin, listing the known ones", () => {
     let error: unknown;
     try {
-      resolve({ JFAST_DISABLE_PLUGINS: "kafka" });
+      resolve({ JFAST_DISABLE_PLUGINS: "broker" });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ code: "CONFIG_INVALID" });
-    expect((error as Error).message).toContain('"kafka"');
-    expect((error as ConfigError).hint).toContain("events");
+    expect((error as Error).message).toContain('"broker"');
+    expect((error as ConfigError).hint).toContain("kafka");
+  });
+
+  it("refuses the plugin's old name, naming the new one", () => {
+    expect(() => resolve({ JFAST_DISABLE_PLUGINS: "telemetry,events" })).toThrow(
+      expect.objectContaining({ code: "CONFIG_PLUGIN_RENAMED", message: expect.stringContaining('now called "kafka"'), hint: "write JFAST_DISABLE_PLUGINS=telemetry,kafka" }),
+    );
   });
 
   it("still applies the rules between plugins: a postgres queue without its database is refused", () => {

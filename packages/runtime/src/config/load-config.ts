@@ -8,6 +8,7 @@ import { tomlSyntaxMessage } from "./toml-syntax-error.js";
 import { backendQueueName, DEFAULT_QUEUE } from "../core/named-queue.js";
 import { DEFAULT_RETENTION, parseDuration, RETAINED_STATES, type RetainedState, type Retention } from "../core/retention.js";
 import { parseEncryptionKeys, type EncryptionKey } from "../core/crypto/keyring.js";
+import { refuseRenamedDisabledPlugins, refuseRenamedPlugins } from "./renamed-plugins.js";
 import { configSchema, databaseSchema, queueSchema, PLUGIN_NAMES, type PluginName, type RawConfig } from "./schema.js";
 
 export interface DatabaseConfig {
@@ -104,8 +105,8 @@ export interface JfastConfig {
   queue: QueueConfig | null;
   outbox: OutboxConfig | null;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
-  /** The Kafka events plugin (`[plugin.events]`); null when "events" is not enabled. */
-  events: EventsConfig | null;
+  /** The kafka plugin (`[plugin.kafka]`); null when "kafka" is not enabled. */
+  kafka: KafkaConfig | null;
   /** jfast's own routes: whether GET /ready shows counts and error text (development, test, or `[http] ready_details`). */
   http: { readyDetails: boolean };
   /** Bearer tokens of the admin API (`[admin] tokens` plus JFAST_ADMIN_TOKENS) and payload fields it redacts. */
@@ -161,6 +162,7 @@ export function resolveConfig(params: {
   overrides?: ConfigOverrides | undefined;
 }): JfastConfig {
   const merged = params.overrides ? deepMerge(params.data, params.overrides) : params.data;
+  refuseRenamedPlugins(merged, params.file);
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) throw configIssue(params.file, parsed.error);
   const raw = parsed.data;
@@ -328,14 +330,14 @@ export function resolveConfig(params: {
         }
       : null,
     logLevel: raw.plugin.observability?.log_level ?? "info",
-    events: enabled.has("events") ? resolveEvents(raw, env, params.file) : null,
+    kafka: enabled.has("kafka") ? resolveKafka(raw, env, params.file) : null,
     http: { readyDetails: environment !== "production" || raw.http?.ready_details === true },
     admin: resolveAdmin(raw, env, params.file),
     raw,
   };
 }
 
-export interface EventsConfig {
+export interface KafkaConfig {
   /** Bootstrap addresses: KAFKA_BROKERS, else bootstrap_servers, else localhost:<host_port>. */
   brokers: string[];
   /** Where `brokers` came from, so a connection error can say which setting to fix. */
@@ -350,14 +352,14 @@ export interface EventsConfig {
   image: string;
 }
 
-/** A broker image that resolves today; `[plugin.events] image` moves it when registries move. */
+/** A broker image that resolves today; `[plugin.kafka] image` moves it when registries move. */
 export const DEFAULT_KAFKA_IMAGE = "apache/kafka:4.1.1";
 
-function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): EventsConfig {
-  const section = raw.plugin.events ?? {};
+function resolveKafka(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): KafkaConfig {
+  const section = raw.plugin.kafka ?? {};
   const hostPort = section.host_port ?? raw.service.base_port + 2;
   if (!Number.isInteger(hostPort) || hostPort < 1 || hostPort > 65535) {
-    throw new ConfigError(`${file}: [plugin.events] host_port = ${hostPort} is not a port number`, {
+    throw new ConfigError(`${file}: [plugin.kafka] host_port = ${hostPort} is not a port number`, {
       hint: "set host_port to a whole number between 1 and 65535 (default: [service] base_port + 2)",
       docs: "jfast docs kafka#configuration",
     });
@@ -368,7 +370,7 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
   const from = fromEnv ? "KAFKA_BROKERS" : section.bootstrap_servers?.trim() ? "bootstrap_servers" : "default";
   for (const broker of brokers) {
     if (!/^[^\s:/]+:\d{1,5}$/.test(broker)) {
-      throw new ConfigError(`${from === "KAFKA_BROKERS" ? "KAFKA_BROKERS" : `${file}: [plugin.events] bootstrap_servers`}: "${broker}" is not host:port`, {
+      throw new ConfigError(`${from === "KAFKA_BROKERS" ? "KAFKA_BROKERS" : `${file}: [plugin.kafka] bootstrap_servers`}: "${broker}" is not host:port`, {
         hint: `list brokers as "host:port" separated by commas, e.g. "localhost:9092,kafka-2:9092"`,
         docs: "jfast docs kafka#configuration",
       });
@@ -393,16 +395,17 @@ function resolveEvents(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Ev
 }
 
 /**
- * JFAST_DISABLE_PLUGINS="events,telemetry": plugins turned off in this process whatever jfast.toml enables (a
- * laptop without Kafka runs the service without its events plugin). Their [plugin.x] sections are ignored.
+ * JFAST_DISABLE_PLUGINS="kafka,telemetry": plugins turned off in this process whatever jfast.toml enables (a
+ * laptop without Kafka runs the service without its kafka plugin). Their [plugin.x] sections are ignored.
  */
 function disabledPlugins(env: NodeJS.ProcessEnv): Set<PluginName> {
   const names = (env.JFAST_DISABLE_PLUGINS ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+  refuseRenamedDisabledPlugins(names);
   const unknown = names.filter((n) => !(PLUGIN_NAMES as readonly string[]).includes(n));
   if (unknown.length > 0) {
     throw new ConfigError(`JFAST_DISABLE_PLUGINS names ${unknown.map((n) => `"${n}"`).join(", ")}, which ${unknown.length > 1 ? "are not plugins" : "is not a plugin"}`, {
       code: "CONFIG_INVALID",
-      hint: `list plugin names separated by commas (known plugins are ${PLUGIN_NAMES.join(", ")}), e.g. JFAST_DISABLE_PLUGINS=events`,
+      hint: `list plugin names separated by commas (known plugins are ${PLUGIN_NAMES.join(", ")}), e.g. JFAST_DISABLE_PLUGINS=kafka`,
       docs: "jfast docs configuration#environment-variables",
     });
   }

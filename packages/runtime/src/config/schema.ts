@@ -3,7 +3,7 @@ import { MAX_CONCURRENCY } from "../core/concurrency.js";
 import { QUEUE_NAME_PATTERN } from "../core/named-queue.js";
 
 /** Plugin names accepted in `[plugins] enabled`. */
-export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "events", "telemetry"] as const;
+export const PLUGIN_NAMES = ["observability", "database", "queue", "outbox", "kafka", "telemetry"] as const;
 export type PluginName = (typeof PLUGIN_NAMES)[number];
 
 export const QUEUE_BACKENDS = ["postgres", "redis", "rabbitmq", "memory"] as const;
@@ -112,7 +112,7 @@ export const configSchema = z.strictObject({
           retention: z.number().min(0).default(3600),
         })
         .optional(),
-      events: z
+      kafka: z
         .strictObject({
           bootstrap_servers: z.string().optional(),
           consumer_group: z.string().optional(),

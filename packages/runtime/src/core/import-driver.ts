@@ -15,7 +15,7 @@ const DRIVERS = {
   },
   ioredis: { usedBy: "Redis ([plugin.queue] backend = \"redis\")", install: "npm install ioredis" },
   amqplib: { usedBy: "RabbitMQ ([plugin.queue] backend = \"rabbitmq\")", install: "npm install amqplib" },
-  kafkajs: { usedBy: "Kafka (the events plugin)", install: "npm install kafkajs" },
+  kafkajs: { usedBy: "Kafka (the \"kafka\" plugin)", install: "npm install kafkajs" },
   "@opentelemetry/sdk-trace-base": { usedBy: "tracing (the telemetry plugin)", install: OTEL_INSTALL },
   "@opentelemetry/resources": { usedBy: "tracing (the telemetry plugin)", install: OTEL_INSTALL },
   "@opentelemetry/exporter-trace-otlp-http": { usedBy: "tracing (the telemetry plugin)", install: OTEL_INSTALL },

@@ -15,7 +15,7 @@ function service(dir: string, data: Record<string, unknown>): DeployService {
   return { config, dir };
 }
 
-const billing = (extra: Record<string, unknown> = {}, plugins = ["database", "queue", "outbox", "events"]) =>
+const billing = (extra: Record<string, unknown> = {}, plugins = ["database", "queue", "outbox", "kafka"]) =>
   service("apps/example", {
     service: { name: "billing", base_port: 8000 },
     plugins: { enabled: plugins },
@@ -24,7 +24,7 @@ const billing = (extra: Record<string, unknown> = {}, plugins = ["database", "qu
 
 const shipping = service("apps/shipping", {
   service: { name: "shipping", base_port: 8100 },
-  plugins: { enabled: ["queue", "events"] },
+  plugins: { enabled: ["queue", "kafka"] },
   plugin: { queue: { backend: "redis" } },
 });
 
@@ -55,7 +55,7 @@ describe("jfast deploy compose", () => {
   });
 
   it("moves the published and the advertised port together with host_port, and takes image and advertised_host", async () => {
-    const { doc } = await composeOf(billing({ events: { host_port: 19092, advertised_host: "devbox.local", image: "bitnamilegacy/kafka:3.9" } }));
+    const { doc } = await composeOf(billing({ kafka: { host_port: 19092, advertised_host: "devbox.local", image: "bitnamilegacy/kafka:3.9" } }));
     const kafka = doc.services.kafka;
     expect(kafka.image).toBe("bitnamilegacy/kafka:3.9");
     expect(kafka.ports).toEqual(["19092:9094"]);

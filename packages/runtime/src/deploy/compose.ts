@@ -86,10 +86,10 @@ export function generateCompose(params: ComposeParams): Generated<ComposeDocumen
     };
     dependencies.push("rabbitmq");
   }
-  const withEvents = services.filter((s) => s.config.events);
+  const withEvents = services.filter((s) => s.config.kafka);
   if (withEvents.length > 0) {
-    const first = withEvents[0]!.config.events!;
-    const others = withEvents.slice(1).map((s) => s.config.events!);
+    const first = withEvents[0]!.config.kafka!;
+    const others = withEvents.slice(1).map((s) => s.config.kafka!);
     for (const other of others) {
       if (other.image !== first.image || other.advertisedHost !== first.advertisedHost) {
         warnings.push(`the workspace runs one Kafka container with ${withEvents[0]!.config.service.name}'s image and advertised_host; other services' settings are ignored`);
@@ -98,7 +98,7 @@ export function generateCompose(params: ComposeParams): Generated<ComposeDocumen
     }
     // Every service's own host_port reaches the same external listener, so each jfast.toml's default
     // bootstrap address works; all of them are then told the one advertised address.
-    containers.kafka = kafkaContainer({ events: first, extraHostPorts: others.map((e) => e.hostPort) });
+    containers.kafka = kafkaContainer({ kafka: first, extraHostPorts: others.map((e) => e.hostPort) });
     dependencies.push("kafka");
   }
 
@@ -159,7 +159,7 @@ function needs(service: DeployService, container: string): boolean {
     case "rabbitmq":
       return config.queue?.backend === "rabbitmq";
     case "kafka":
-      return config.events !== null;
+      return config.kafka !== null;
     default:
       return false;
   }

@@ -35,7 +35,7 @@ export function composeEnvironment(service: DeployService, index: number, option
   if (config.database) env.DATABASE_URL = `postgres://postgres:postgres@postgres:${InternalPort.postgres}/${databaseName(service)}`;
   if (config.queue?.backend === "redis") env.REDIS_URL = `redis://redis:${InternalPort.redis}/${index % 16}`;
   if (config.queue?.backend === "rabbitmq") env.AMQP_URL = `amqp://guest:guest@rabbitmq:${InternalPort.rabbitmq}`;
-  if (config.events) env.KAFKA_BROKERS = `kafka:${InternalPort.kafkaInternal}`;
+  if (config.kafka) env.KAFKA_BROKERS = `kafka:${InternalPort.kafkaInternal}`;
   return env;
 }
 

@@ -1,4 +1,4 @@
-import type { EventsConfig } from "../config/load-config.js";
+import type { KafkaConfig } from "../config/load-config.js";
 import { InternalPort } from "./ports.js";
 
 /**
@@ -10,7 +10,7 @@ import { InternalPort } from "./ports.js";
  * host_port is one setting for both the published port and the advertised one, so they cannot disagree.
  */
 export interface KafkaContainerParams {
-  events: EventsConfig;
+  kafka: KafkaConfig;
   /** More host ports that reach the external listener (other services' default bootstrap ports). */
   extraHostPorts?: readonly number[];
 }
@@ -19,15 +19,15 @@ export interface KafkaContainerParams {
 export const KAFKA_CLUSTER_ID = "amZhc3Qta3JhZnQtMDAwMQ";
 
 export function kafkaContainer(params: KafkaContainerParams): Record<string, unknown> {
-  const { events } = params;
-  const bitnami = /(^|\/)bitnami/.test(events.image);
+  const { kafka } = params;
+  const bitnami = /(^|\/)bitnami/.test(kafka.image);
   // The official apache/kafka image reads KAFKA_<PROPERTY>; Bitnami's images read KAFKA_CFG_<PROPERTY>.
   const prefix = bitnami ? "KAFKA_CFG_" : "KAFKA_";
   const settings: Record<string, string> = {
     NODE_ID: "1",
     PROCESS_ROLES: "broker,controller",
     LISTENERS: `INTERNAL://:${InternalPort.kafkaInternal},EXTERNAL://:${InternalPort.kafkaExternal},CONTROLLER://:${InternalPort.kafkaController}`,
-    ADVERTISED_LISTENERS: `INTERNAL://kafka:${InternalPort.kafkaInternal},EXTERNAL://${events.advertisedHost}:${events.hostPort}`,
+    ADVERTISED_LISTENERS: `INTERNAL://kafka:${InternalPort.kafkaInternal},EXTERNAL://${kafka.advertisedHost}:${kafka.hostPort}`,
     LISTENER_SECURITY_PROTOCOL_MAP: "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
     INTER_BROKER_LISTENER_NAME: "INTERNAL",
     CONTROLLER_LISTENER_NAMES: "CONTROLLER",
@@ -42,10 +42,10 @@ export function kafkaContainer(params: KafkaContainerParams): Record<string, unk
   if (bitnami) environment.KAFKA_KRAFT_CLUSTER_ID = KAFKA_CLUSTER_ID;
   else environment.CLUSTER_ID = KAFKA_CLUSTER_ID;
 
-  const hostPorts = [events.hostPort, ...(params.extraHostPorts ?? []).filter((p) => p !== events.hostPort)];
+  const hostPorts = [kafka.hostPort, ...(params.extraHostPorts ?? []).filter((p) => p !== kafka.hostPort)];
   const tools = bitnami ? "/opt/bitnami/kafka/bin" : "/opt/kafka/bin";
   return {
-    image: events.image,
+    image: kafka.image,
     environment,
     ports: [...new Set(hostPorts)].map((port) => `${port}:${InternalPort.kafkaExternal}`),
     healthcheck: {

@@ -10,7 +10,7 @@ const billing: DeployService = {
   config: resolveConfig({
     root: "/ws/apps/example",
     file: "/ws/apps/example/jfast.toml",
-    data: { service: { name: "billing", base_port: 8000 }, plugins: { enabled: ["database", "queue", "events"] } },
+    data: { service: { name: "billing", base_port: 8000 }, plugins: { enabled: ["database", "queue", "kafka"] } },
     env: {},
   }),
 };

@@ -110,6 +110,6 @@ function secretKeys(service: DeployService): string[] {
   if (config.database) keys.push("DATABASE_URL");
   if (config.queue?.backend === "redis") keys.push("REDIS_URL");
   if (config.queue?.backend === "rabbitmq") keys.push("AMQP_URL");
-  if (config.events) keys.push("KAFKA_BROKERS");
+  if (config.kafka) keys.push("KAFKA_BROKERS");
   return keys;
 }

@@ -36,12 +36,12 @@ function service(dir: string, data: Record<string, unknown>): DeployService {
 const SERVICES = {
   "billing (PostgreSQL, outbox, Kafka, scheduler)": service("apps/example", {
     service: { name: "billing", base_port: 8000 },
-    plugins: { enabled: ["database", "queue", "outbox", "events"] },
+    plugins: { enabled: ["database", "queue", "outbox", "kafka"] },
     plugin: { queue: { backend: "postgres", scheduler: true } },
   }),
   "shipping (Redis, Kafka)": service("apps/shipping", {
     service: { name: "shipping", base_port: 8100 },
-    plugins: { enabled: ["queue", "events"] },
+    plugins: { enabled: ["queue", "kafka"] },
     plugin: { queue: { backend: "redis" } },
   }),
   "mail (RabbitMQ)": service("apps/mail", { service: { name: "mail", base_port: 8200 }, plugins: { enabled: ["queue"] }, plugin: { queue: { backend: "rabbitmq" } } }),

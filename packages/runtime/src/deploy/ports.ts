@@ -1,7 +1,7 @@
 /**
  * Where each container of a service lands on the host, as an offset from `[service] base_port`. Services of
  * one workspace get base ports 100 apart by convention (8000, 8100, ...), so nothing collides. Kafka's port
- * can be moved with `[plugin.events] host_port`: it is both what compose publishes and what the broker
+ * can be moved with `[plugin.kafka] host_port`: it is both what compose publishes and what the broker
  * advertises to the host, so the two can never disagree.
  */
 export const PortOffset = {
@@ -26,7 +26,7 @@ export const InternalPort = {
   kafkaExternal: 9094,
 } as const;
 
-/** Images of the infrastructure containers; Kafka's comes from `[plugin.events] image`. */
+/** Images of the infrastructure containers; Kafka's comes from `[plugin.kafka] image`. */
 export const InfraImage = {
   postgres: "postgres:16-alpine",
   redis: "redis:7-alpine",

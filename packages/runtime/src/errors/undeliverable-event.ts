@@ -12,7 +12,7 @@ export class UndeliverableEvent extends JfastError {
   constructor(params: { eventType: string; topic: string; service: string }) {
     super(`nobody receives "${params.eventType}" events published to "${params.topic}": service "${params.service}" has no subscriber of that type and no event bus`, {
       code: "UNDELIVERABLE_EVENT",
-      hint: `subscribe to it in a module (export const onIt = subscribe("${params.eventType}", async (event) => { ... }) in modules/<name>/tasks.ts), or enable the "events" plugin so other services hear it through Kafka`,
+      hint: `subscribe to it in a module (export const onIt = subscribe("${params.eventType}", async (event) => { ... }) in modules/<name>/tasks.ts), or enable the "kafka" plugin so other services hear it through Kafka`,
       docs: "jfast docs events#undeliverable-events",
     });
     this.name = "UndeliverableEvent";

@@ -15,7 +15,7 @@ export function createFetchHandler(params: {
   registry: TaskRegistry;
   queue: () => QueueProvider | null;
   outbox: () => Outbox | null;
-  /** The Kafka events plugin, when enabled and started (its check joins /ready). */
+  /** The kafka plugin, when enabled and started (its check joins /ready). */
   events?: () => EventsBus | null;
   /** The scheduler, when `[plugin.queue] scheduler = true` and started (reported within the queue check). */
   scheduler?: () => { status(): SchedulerStatus } | null;

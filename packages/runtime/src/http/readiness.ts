@@ -68,7 +68,7 @@ export function createReadiness(params: {
         checks.outbox = { status: "unavailable", error: (error as Error).message };
       }
     }
-    if (params.config.events) {
+    if (params.config.kafka) {
       // A blocked partition (a handler failing on a message) degrades; a broker out of reach is unavailable.
       const events = params.events?.() ?? null;
       if (!events) {

@@ -1,7 +1,7 @@
 import type { Event } from "../core/event.js";
 
 /**
- * `jfast.require("events")`: the Kafka events plugin as a service sees it. Types only, so that routes and
+ * `jfast.require("events")`: what the kafka plugin provides, as a service sees it. Types only, so that routes and
  * tasks can name it without loading kafkajs.
  */
 export interface EventsBus {

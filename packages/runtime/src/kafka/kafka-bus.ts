@@ -12,7 +12,7 @@ import { encodeEvent } from "./wire.js";
 
 const { Kafka, Partitioners, logLevel } = (await importDriver("kafkajs", () => import("kafkajs"))).default;
 
-/** The events plugin, started: what create-jfast keeps and stops. Loaded by dynamic import only. */
+/** The kafka plugin, started: what create-jfast keeps and stops. Loaded by dynamic import only. */
 export interface KafkaBus extends EventsBus {
   close(): Promise<void>;
 }

@@ -2,16 +2,16 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_KAFKA_IMAGE, resolveConfig } from "../config/load-config.js";
 import { ConfigError } from "../errors/jfast-error.js";
 
-function resolve(events: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, basePort = 8100) {
+function resolve(section: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, basePort = 8100) {
   const data = {
     service: { name: "billing", base_port: basePort },
-    plugins: { enabled: ["events"] },
-    ...(events ? { plugin: { events } } : {}),
+    plugins: { enabled: ["kafka"] },
+    ...(section ? { plugin: { kafka: section } } : {}),
   };
-  return resolveConfig({ root: "/srv/billing", file: "/srv/billing/jfast.toml", data, env }).events!;
+  return resolveConfig({ root: "/srv/billing", file: "/srv/billing/jfast.toml", data, env }).kafka!;
 }
 
-describe("[plugin.events]", () => {
+describe("[plugin.kafka]", () => {
   it("defaults to the broker that `jfast deploy compose` publishes: localhost:<base_port + 2>", () => {
     expect(resolve(undefined)).toEqual({
       brokers: ["localhost:8102"],
@@ -51,7 +51,7 @@ describe("[plugin.events]", () => {
       consumerGroup: "pr-42.billing-v2",
     });
     expect(() => resolve({}, { KAFKA_TOPIC_PREFIX: "a b" })).toThrow(/KAFKA_TOPIC_PREFIX="a b" cannot start a Kafka topic name/);
-    expect(() => resolve({ topic_prefix: "a/b" })).toThrow(/\[plugin.events\] topic_prefix/);
+    expect(() => resolve({ topic_prefix: "a/b" })).toThrow(/\[plugin.kafka\] topic_prefix/);
   });
 
   it("rejects an address that is not host:port, naming where it came from", () => {
@@ -64,8 +64,28 @@ describe("[plugin.events]", () => {
     expect(() => resolve({ bootstrap_server: "k:1" })).toThrow(/unknown key bootstrap_server/);
   });
 
-  it("is null when the events plugin is off", () => {
+  it("is null when the kafka plugin is off", () => {
     const config = resolveConfig({ root: "/r", file: "/r/jfast.toml", data: { service: { name: "billing" } }, env: { KAFKA_BROKERS: "k:1" } });
-    expect(config.events).toBeNull();
+    expect(config.kafka).toBeNull();
+  });
+});
+
+describe("the plugin's old name, events", () => {
+  const renamed = (data: Record<string, unknown>) => () => resolveConfig({ root: "/r", file: "/r/jfast.toml", data: { service: { name: "billing" }, ...data }, env: {} });
+  const refusal = (found: string) =>
+    expect.objectContaining({
+      code: "CONFIG_PLUGIN_RENAMED",
+      message: expect.stringContaining(`/r/jfast.toml: the "events" plugin is now called "kafka" (found ${found})\n`),
+      hint: 'rename "events" to "kafka" in [plugins] enabled and [plugin.events] to [plugin.kafka]',
+      docs: "jfast docs kafka#renamed-from-events",
+    });
+
+  it("in [plugins] enabled stops start-up naming the new one", () => {
+    expect(renamed({ plugins: { enabled: ["queue", "events"] } })).toThrow(refusal('"events" in [plugins] enabled'));
+  });
+
+  it("as a [plugin.events] section stops start-up naming the new one", () => {
+    expect(renamed({ plugins: { enabled: ["kafka"] }, plugin: { events: { bootstrap_servers: "k:1" } } })).toThrow(refusal("[plugin.events]"));
+    expect(renamed({ plugins: { enabled: ["events"] }, plugin: { events: {} } })).toThrow(refusal('"events" in [plugins] enabled and [plugin.events]'));
   });
 });

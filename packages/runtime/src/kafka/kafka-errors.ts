@@ -25,9 +25,9 @@ export function describeSource(source: BrokerSource): string {
     case "KAFKA_BROKERS":
       return "the KAFKA_BROKERS environment variable";
     case "bootstrap_servers":
-      return "[plugin.events] bootstrap_servers";
+      return "[plugin.kafka] bootstrap_servers";
     default:
-      return "the default (localhost:<[plugin.events] host_port>, what `jfast deploy compose` publishes)";
+      return "the default (localhost:<[plugin.kafka] host_port>, what `jfast deploy compose` publishes)";
   }
 }
 
@@ -36,7 +36,7 @@ export function kafkaUnavailable(source: BrokerSource, doing: string, cause: unk
     `cannot reach Kafka at ${source.brokers.join(",")} (from ${describeSource(source)}) while ${doing}: ${rootMessage(cause)}`,
     {
       code: KafkaErrorCode.unavailable,
-      hint: "start a broker (for local development: bash docker/kafka/start.sh, on 127.0.0.1:9092) or point KAFKA_BROKERS / [plugin.events] bootstrap_servers at a running one",
+      hint: "start a broker (for local development: bash docker/kafka/start.sh, on 127.0.0.1:9092) or point KAFKA_BROKERS / [plugin.kafka] bootstrap_servers at a running one",
       docs: `${DOCS}#connecting`,
       cause,
     },

@@ -5,7 +5,7 @@ import type { AppContext } from "../core/task.js";
 /**
  * `on(topic, handler)`: how a service listens to other services' events on Kafka. Declared at import in a
  * module's tasks file, registered before the consumer starts. This file must not load kafkajs: a service
- * that declares handlers but never starts the events plugin loads no driver.
+ * that declares handlers but never starts the kafka plugin loads no driver.
  */
 
 /** What an `on` handler receives besides the event. */

@@ -7,7 +7,7 @@ import { subscriberJobs } from "./subscriber-jobs.js";
 import { subscribersOf } from "./subscribe.js";
 
 /**
- * The events plugin (Kafka) as the outbox sees it. It must make the event reach `topic` if and only if the
+ * The kafka plugin as the outbox sees it. It must make the event reach `topic` if and only if the
  * caller's transaction commits, so it writes inside that transaction (a jfast_outbox row the relay sends),
  * never straight to the broker.
  */

@@ -5,7 +5,7 @@ import { validateTopic } from "../kafka/on.js";
 import { OutboxKind, writeOutboxRows } from "./outbox-rows.js";
 
 /**
- * The events plugin as `outbox.publish` sees it: the event is written as a jfast_outbox row in the caller's
+ * The kafka plugin as `outbox.publish` sees it: the event is written as a jfast_outbox row in the caller's
  * transaction and the relay produces it to Kafka, so it reaches the topic if and only if the transaction
  * commits. What Kafka would refuse (a bad topic, an event without a key) is refused here, inside the
  * request, rather than written as a row that could only die.

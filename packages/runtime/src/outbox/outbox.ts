@@ -70,7 +70,7 @@ export function createOutbox(params: {
   config: JfastConfig;
   logger: Logger;
   registry: TaskRegistry;
-  /** The events plugin, when on: the event also goes to its topic for other services. */
+  /** The kafka plugin, when on: the event also goes to its topic for other services. */
   bus?: () => OutboxEventBus | null;
   /** The relay of this process, once started (its state joins the health check). */
   relay?: () => { status(): RelayStatus } | null;

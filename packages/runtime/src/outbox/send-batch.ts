@@ -87,8 +87,8 @@ function decode(row: ClaimedRow, destinations: RelayDestinations): Job | Event {
   if (row.kind !== OutboxKind.event) throw unreadable(row, `a job or an event (kind "${String(row.kind)}")`);
   if (!destinations.bus()) {
     throw new OutboxUndeliverable(
-      `event ${row.id} cannot be delivered: this service has no event bus (the "events" plugin is off in this process)`,
-      `enable "events" in [plugins] with [plugin.events] bootstrap_servers in every process that runs the outbox, or discard the row (jfast outbox discard ${row.id})`,
+      `event ${row.id} cannot be delivered: this service has no event bus (the "kafka" plugin is off in this process)`,
+      `enable "kafka" in [plugins] with [plugin.kafka] bootstrap_servers in every process that runs the outbox, or discard the row (jfast outbox discard ${row.id})`,
     );
   }
   const invalidTopic = validateTopic(row.destination);

@@ -18,7 +18,7 @@ export function outboxPlugin(): Plugin<"outbox"> {
       const database = get("database")!;
       const queue = get("queue")?.provider ?? null;
       // With Kafka on, outbox.publish also writes the event as an outbox row the relay produces to its topic.
-      const bus = config.events ? createOutboxEventBus({ maxAttempts: config.outbox!.maxAttempts, channel: outboxChannel(database.schema) }) : null;
+      const bus = config.kafka ? createOutboxEventBus({ maxAttempts: config.outbox!.maxAttempts, channel: outboxChannel(database.schema) }) : null;
       const { encryptionOf } = await import("../encryption/job-encryption.js");
       const encryption = encryptionOf(config, registry);
       const outbox = createOutbox({ database, queue, config, logger, registry, bus: () => bus, relay: () => get("relay"), encryption });

@@ -48,7 +48,7 @@ describe("the plugin registry", () => {
       fake(log, "relay", { requires: ["outbox"], after: ["queue"] }),
       fake(log, "outbox", { requires: ["database"], after: ["queue"] }),
       fake(log, "telemetry"),
-      fake(log, "queue", { after: ["database", "events"] }),
+      fake(log, "queue", { after: ["database", "kafka"] }),
       fake(log, "database"),
     ]);
     await plugins.start(app);
@@ -71,8 +71,8 @@ describe("the plugin registry", () => {
 
   it("a plugin that fails to start stops the ones already started, newest first, and start() rejects with its error", async () => {
     const log: string[] = [];
-    const plugins = registryOf([fake(log, "database"), fake(log, "queue", { after: ["database"] }), fake(log, "events", { after: ["queue"], fails: true }), fake(log, "relay", { after: ["events"] })]);
-    await expect(plugins.start(app)).rejects.toThrow("events cannot start");
+    const plugins = registryOf([fake(log, "database"), fake(log, "queue", { after: ["database"] }), fake(log, "kafka", { after: ["queue"], fails: true }), fake(log, "relay", { after: ["kafka"] })]);
+    await expect(plugins.start(app)).rejects.toThrow("kafka cannot start");
     expect(log).toEqual(["start database", "start queue", "stop queue", "stop database"]);
     expect(plugins.started).toBe(false);
     await plugins.stop();
@@ -81,7 +81,7 @@ describe("the plugin registry", () => {
 
   it("leaves plugins that are not enabled out, and a plugin after one of them starts anyway", async () => {
     const log: string[] = [];
-    await registryOf([fake(log, "events", { enabled: false }), fake(log, "scheduler", { after: ["events"] })]).start(app);
+    await registryOf([fake(log, "kafka", { enabled: false }), fake(log, "scheduler", { after: ["kafka"] })]).start(app);
     expect(log).toEqual(["start scheduler"]);
   });
 

@@ -27,8 +27,8 @@ export interface Running {
    */
   queue: { provider: QueueProvider; control: QueueControl; controls: ReadonlyMap<string, QueueControl>; pruner: Pruner | null };
   outbox: Outbox;
-  /** The plain bus: the relay and the health checks use it; services get the traced one as "events". */
-  events: KafkaBus;
+  /** The plain bus: the relay and the health checks use it; services get the traced one as `require("events")`. */
+  kafka: KafkaBus;
   scheduler: Scheduler;
   relay: OutboxRelay;
 }

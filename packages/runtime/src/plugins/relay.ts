@@ -10,7 +10,7 @@ export function relayPlugin(): Plugin<"relay"> {
     requires: ["outbox"],
     // Last: it delivers to the queue and the event bus, so both must be up; stopped first, before they close
     // under a send (rows in flight are given back).
-    after: ["queue", "events"],
+    after: ["queue", "kafka"],
     provides: [],
     enabled: ({ config, background }) => config.outbox !== null && background,
     async start({ config, logger, get }) {
@@ -20,7 +20,7 @@ export function relayPlugin(): Plugin<"relay"> {
         config,
         logger,
         queue: () => get("queue")?.provider ?? null,
-        events: () => get("events"),
+        events: () => get("kafka"),
       });
       return relay;
     },

@@ -27,8 +27,8 @@ describe("createJfast({ background: false })", () => {
     cleanup.add(() => rm(root, { recursive: true, force: true }));
     await writeFile(
       path.join(root, "jfast.toml"),
-      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["events", "queue"]\n\n[plugin.queue]\nbackend = "memory"\nscheduler = true\n\n` +
-        `[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
+      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["kafka", "queue"]\n\n[plugin.queue]\nbackend = "memory"\nscheduler = true\n\n` +
+        `[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
     );
     const open = async (background: boolean): Promise<Jfast> => {
       const jfast = await createJfast({ root, env: {}, handlers: [handler], background });

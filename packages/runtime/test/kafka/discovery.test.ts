@@ -23,7 +23,7 @@ describe("on() declared in a module's tasks file", () => {
         `  ctx.require("shipments").push(event.data.invoice);\n` +
         `});\n`,
     );
-    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["events"]\n`);
+    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["kafka"]\n`);
     const shipments: number[] = [];
     const shipping = cleanup.service(
       await startService({ name: "shipping", group: uniqueName("shipping"), root, providers: { shipments } }),

@@ -43,7 +43,7 @@ export interface TestService {
   root: string;
 }
 
-/** An app with the events plugin on, in a temporary root, with log lines captured for assertions. */
+/** An app with the kafka plugin on, in a temporary root, with log lines captured for assertions. */
 export async function startService(params: {
   name: string;
   group: string;
@@ -57,7 +57,7 @@ export async function startService(params: {
   if (!params.root) {
     await writeFile(
       path.join(root, "jfast.toml"),
-      `[service]\nname = "${params.name}"\n\n[plugins]\nenabled = ["events"]\n\n[plugin.events]\nbootstrap_servers = "${params.brokers ?? BROKER}"\nconsumer_group = "${params.group}"\n`,
+      `[service]\nname = "${params.name}"\n\n[plugins]\nenabled = ["kafka"]\n\n[plugin.kafka]\nbootstrap_servers = "${params.brokers ?? BROKER}"\nconsumer_group = "${params.group}"\n`,
     );
   }
   const logs: Record<string, unknown>[] = [];
@@ -68,7 +68,7 @@ export async function startService(params: {
     logger,
     ...(params.handlers ? { handlers: params.handlers } : {}),
     ...(params.providers ? { providers: params.providers } : {}),
-    ...(params.root ? { config: { plugin: { events: { consumer_group: params.group, bootstrap_servers: params.brokers ?? BROKER } } } } : {}),
+    ...(params.root ? { config: { plugin: { kafka: { consumer_group: params.group, bootstrap_servers: params.brokers ?? BROKER } } } } : {}),
   });
   await jfast.start();
   return { jfast, events: jfast.require<EventsBus>("events"), logs, root };

@@ -134,22 +134,22 @@ describe("topic prefix", () => {
   });
 });
 
-describe("JFAST_DISABLE_PLUGINS=events", () => {
+describe("JFAST_DISABLE_PLUGINS=kafka", () => {
   it("starts a service with on(...) handlers without Kafka, says so in the log, and events.status shows it turned off", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "jfast-kafka-off-"));
     cleanup.add(() => rm(root, { recursive: true, force: true }));
     // A broker address nothing listens on: nothing may try to reach it.
-    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["events"]\n\n[plugin.events]\nbootstrap_servers = "127.0.0.1:1"\n`);
+    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["kafka"]\n\n[plugin.kafka]\nbootstrap_servers = "127.0.0.1:1"\n`);
     const logs: Record<string, unknown>[] = [];
     const jfast = await createJfast({
       root,
-      env: { ...env, JFAST_DISABLE_PLUGINS: "events" },
+      env: { ...env, JFAST_DISABLE_PLUGINS: "kafka" },
       logger: createLogger({ service: "shipping", level: "debug", write: (line) => logs.push(JSON.parse(line)) }),
       handlers: [on("invoices", () => undefined)],
     });
     await jfast.start();
     cleanup.add(() => jfast.stop());
-    expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("the events plugin is off (JFAST_DISABLE_PLUGINS)"), topics: ["invoices"] }));
+    expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("the kafka plugin is off (JFAST_DISABLE_PLUGINS)"), topics: ["invoices"] }));
     expect(() => jfast.require("events")).toThrow(/not enabled/);
     const ready = (await (await jfast.fetch(new Request("http://service/ready"))).json()) as { status: string; checks: Record<string, unknown> };
     expect(ready.status).toBe("ok");

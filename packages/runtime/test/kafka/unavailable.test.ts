@@ -39,11 +39,11 @@ describe("a broker that cannot be reached", () => {
     expect(error.docs).toBe("jfast docs kafka#connecting");
   });
 
-  it("names [plugin.events] bootstrap_servers when the address came from jfast.toml", async () => {
+  it("names [plugin.kafka] bootstrap_servers when the address came from jfast.toml", async () => {
     const port = await closedPort();
     const error = await startFailure({ name: "billing", group: uniqueName("billing"), brokers: `127.0.0.1:${port}` });
     expect(error.code).toBe("KAFKA_UNAVAILABLE");
-    expect(error.message).toContain("[plugin.events] bootstrap_servers");
+    expect(error.message).toContain("[plugin.kafka] bootstrap_servers");
   });
 
   it("fails publish with KAFKA_UNAVAILABLE and marks /ready unavailable when the broker goes away", async () => {

@@ -170,7 +170,7 @@ describe("local events on PostgreSQL", () => {
       await client.query("COMMIT");
       expect(error).toMatchObject({ name: "UndeliverableEvent", code: "UNDELIVERABLE_EVENT", eventType: "receipt.cancelled", topic: "receipts" });
       expect((error as Error).message).toContain('fix: subscribe to it in a module');
-      expect((error as Error).message).toContain('enable the "events" plugin');
+      expect((error as Error).message).toContain('enable the "kafka" plugin');
     } finally {
       await client.end();
     }

@@ -45,7 +45,7 @@ describe("one trace from an HTTP request to another service's handler", () => {
     cleanup.add(() => rm(shippingRoot, { recursive: true, force: true }));
     await writeFile(
       path.join(shippingRoot, "jfast.toml"),
-      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["events", "telemetry"]\n\n[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("shipping")}"\n`,
+      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["kafka", "telemetry"]\n\n[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("shipping")}"\n`,
     );
     const shipping = await createJfast({
       root: shippingRoot,
@@ -62,7 +62,7 @@ describe("one trace from an HTTP request to another service's handler", () => {
       root: fixture.root,
       env: {},
       logger: silentLogger,
-      config: { plugin: { database: { url: PG_URL, schema, pool_size: 4 }, events: { bootstrap_servers: BROKER, consumer_group: uniqueName("billing") } } },
+      config: { plugin: { database: { url: PG_URL, schema, pool_size: 4 }, kafka: { bootstrap_servers: BROKER, consumer_group: uniqueName("billing") } } },
       telemetry: { spanExporter: billingSpans },
     });
     cleanup.add(() => billing.stop());

@@ -31,7 +31,7 @@ describe("the trace crosses Kafka", () => {
     cleanup.add(() => rm(root, { recursive: true, force: true }));
     await writeFile(
       path.join(root, "jfast.toml"),
-      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["events", "telemetry"]\n\n[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
+      `[service]\nname = "shipping"\n\n[plugins]\nenabled = ["kafka", "telemetry"]\n\n[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
     );
     const exporter = new InMemorySpanExporter();
     const seen: Array<string | null | undefined> = [];
@@ -95,12 +95,12 @@ describe("the trace crosses Kafka", () => {
     const seen: string[] = [];
     const shipping = await tracedService(
       "shipping",
-      `[plugins]\nenabled = ["events", "telemetry"]\n\n[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
+      `[plugins]\nenabled = ["kafka", "telemetry"]\n\n[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
       { handlers: [on(topic, (event) => void seen.push(event.id))] },
     );
     const billing = await tracedService(
       "billing",
-      `[plugins]\nenabled = ["events", "telemetry"]\n\n[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("billing")}"\n`,
+      `[plugins]\nenabled = ["kafka", "telemetry"]\n\n[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("billing")}"\n`,
     );
     const events = billing.jfast.require<EventsBus>("events");
     const paid = new Event({ type: "invoice.paid", data: { invoice: 7 }, key: "invoice-7" });
@@ -161,13 +161,13 @@ describe("the trace crosses Kafka", () => {
     const seen: string[] = [];
     const shipping = await tracedService(
       "shipping",
-      `[plugins]\nenabled = ["events", "telemetry"]\n\n[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
+      `[plugins]\nenabled = ["kafka", "telemetry"]\n\n[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${group}"\n`,
       { handlers: [on(topic, (event) => void seen.push(event.id))] },
     );
     const shop = await tracedService(
       "shop",
-      `[plugins]\nenabled = ["database", "outbox", "events", "telemetry"]\n\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 2\n\n` +
-        `[plugin.events]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("shop")}"\n`,
+      `[plugins]\nenabled = ["database", "outbox", "kafka", "telemetry"]\n\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 2\n\n` +
+        `[plugin.kafka]\nbootstrap_servers = "${BROKER}"\nconsumer_group = "${uniqueName("shop")}"\n`,
     );
     const database = shop.jfast.require<DatabaseProvider>("database");
     const outbox = shop.jfast.require<Outbox>("outbox");

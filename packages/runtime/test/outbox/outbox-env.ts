@@ -44,7 +44,7 @@ export async function startShop(params: {
   queue: Record<string, unknown>;
   outbox?: Record<string, unknown>;
   plugins?: string[];
-  events?: Record<string, unknown>;
+  kafka?: Record<string, unknown>;
   handlers?: EventHandlerDefinition[];
   backend?: QueueBackend;
   name?: string;
@@ -55,7 +55,7 @@ export async function startShop(params: {
     database: { url: PG_URL, schema: params.schema, pool_size: 4 },
     queue: params.queue,
     ...(params.outbox ? { outbox: params.outbox } : {}),
-    ...(params.events ? { events: params.events } : {}),
+    ...(params.kafka ? { kafka: params.kafka } : {}),
   };
   const jfast = await createJfast({
     root: params.root,

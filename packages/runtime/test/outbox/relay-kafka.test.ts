@@ -23,9 +23,9 @@ describe("outbox relay to Kafka", () => {
     const app = await startShop({
       root: fixture.root,
       schema,
-      plugins: ["database", "queue", "outbox", "events"],
+      plugins: ["database", "queue", "outbox", "kafka"],
       queue: { backend: "postgres" },
-      events: { bootstrap_servers: BROKER, consumer_group: uniqueName("shop") },
+      kafka: { bootstrap_servers: BROKER, consumer_group: uniqueName("shop") },
     });
     cleanup.add(() => app.jfast.stop());
     return { ...app, schema };

@@ -61,7 +61,7 @@ describe("outbox relay", () => {
       expect(row.errors).toHaveLength(1);
       expect(row.errors[0]).toMatchObject({ attempt: 1, class: "OutboxUndeliverable", reason: "undeliverable" });
     }
-    expect(rows[0]!.errors[0]!.message).toContain(`this service has no event bus (the "events" plugin is off in this process)`);
+    expect(rows[0]!.errors[0]!.message).toContain(`this service has no event bus (the "kafka" plugin is off in this process)`);
     expect(rows[1]!.errors[0]!.message).toContain(`is for queue "billing.jobs", but this service's queue is "jfast.jobs"`);
     const logged = app.logs.filter((l) => l.level === "error").map((l) => l.msg);
     expect(logged).toEqual([expect.stringContaining(`outbox row event:receipts:${event.id} is dead`), expect.stringContaining(`outbox row job:billing.jobs:${job.id} is dead`)]);

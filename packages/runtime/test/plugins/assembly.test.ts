@@ -58,7 +58,7 @@ describe("how a service is assembled", () => {
 
   it("a plugin that fails to start (Kafka out of reach) stops those already started, in reverse, and leaves no provider behind", async () => {
     const port = await closedPort();
-    const { jfast, steps } = await service({ enabled: ["database", "queue", "outbox", "events"], env: { KAFKA_BROKERS: `127.0.0.1:${port}` } });
+    const { jfast, steps } = await service({ enabled: ["database", "queue", "outbox", "kafka"], env: { KAFKA_BROKERS: `127.0.0.1:${port}` } });
     await expect(jfast.start()).rejects.toMatchObject({ code: "KAFKA_UNAVAILABLE" });
     expect(steps).toEqual(["started database", "started queue", "started outbox", "stopped outbox", "stopped queue", "stopped database"]);
     expect(() => jfast.require("database")).toThrow(expect.objectContaining({ code: "NOT_STARTED" }));

@@ -3,7 +3,7 @@ import { router, viewerProcedure } from "../trpc.js";
 
 /** `events.status`: where this service's consumer group stands in every partition it consumes (docs/admin-api.md#events). */
 export interface EventsView {
-  /** The Kafka events plugin runs in this service (enabled in jfast.toml and not turned off). */
+  /** The kafka plugin runs in this service (enabled in jfast.toml and not turned off). */
   enabled: boolean;
   /** True when the numbers below come from the running plugin; false when it is off or not started. */
   reported: boolean;
@@ -22,15 +22,15 @@ export const eventsRouter = router({
   /** Committed offset, end offset, lag and the blocked message of each consumed partition. */
   status: viewerProcedure.query(async ({ ctx }): Promise<EventsView> => {
     const { sources } = ctx;
-    const enabled = sources.plugins.includes("events");
-    const turnedOff = sources.disabledPlugins.includes("events");
+    const enabled = sources.plugins.includes("kafka");
+    const turnedOff = sources.disabledPlugins.includes("kafka");
     const bus = sources.events();
     if (!bus) {
       return {
         enabled,
         reported: false,
         group: null,
-        error: enabled ? "the events plugin has not started in this process" : null,
+        error: enabled ? "the kafka plugin has not started in this process" : null,
         turnedOff,
         offsetsReadAt: null,
         partitions: [],

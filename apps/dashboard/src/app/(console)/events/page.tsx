@@ -34,11 +34,11 @@ export default function EventsPage() {
               ) : q.isError ? (
                 <QueryError service={s} procedure="events.status" error={q.error} what="Kafka lag" />
               ) : !q.data.enabled ? (
-                <EmptyState title="Kafka events not enabled">{s} does not enable the events plugin (<code>[plugins] enabled = [&quot;events&quot;]</code> and <code>[plugin.events]</code>, <code>jfast docs kafka</code>).</EmptyState>
+                <EmptyState title="Kafka events not enabled">{s} does not enable the kafka plugin (<code>[plugins] enabled = [&quot;kafka&quot;]</code> and <code>[plugin.kafka]</code>, <code>jfast docs kafka</code>).</EmptyState>
               ) : q.data.turnedOff ? (
-                <EmptyState title="Turned off in this process">{s} enables the events plugin in jfast.toml, but <code>JFAST_DISABLE_PLUGINS</code> turned it off in the process answering the admin API (<code>jfast docs kafka</code>).</EmptyState>
+                <EmptyState title="Turned off in this process">{s} enables the kafka plugin in jfast.toml, but <code>JFAST_DISABLE_PLUGINS</code> turned it off in the process answering the admin API (<code>jfast docs kafka</code>).</EmptyState>
               ) : !q.data.reported ? (
-                <EmptyState title="Not reported yet">The events plugin is on, but its consumer has not reported partitions yet (it may still be joining the group{q.data.error ? `; last error: ${q.data.error}` : ""}).</EmptyState>
+                <EmptyState title="Not reported yet">The kafka plugin is on, but its consumer has not reported partitions yet (it may still be joining the group{q.data.error ? `; last error: ${q.data.error}` : ""}).</EmptyState>
               ) : (
                 <PartitionsView service={s} data={q.data} />
               )}
