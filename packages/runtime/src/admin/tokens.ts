@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { actorNameProblem } from "./actor-name.js";
 
 /** What a bearer token may do: `viewer` reads, `operator` also retries and discards. */
 export const AdminRole = {
@@ -71,8 +72,7 @@ export function parseActor(value: string | null): { name: string; role: ActorRol
   } catch {
     return null;
   }
-  // eslint-disable-next-line no-control-regex
-  if (name.length === 0 || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) return null;
+  if (actorNameProblem(name) !== null) return null;
   return { name, role: match[1] as ActorRole };
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, SCAN_YIELD_EVERY, yieldToLoop, type DeadFilter } from "../dead-scan.js";
 import { takeScan } from "../scan-limit.js";
-import { retryDeadLetters } from "../operations/retry-dead.js";
+import { discardDeadLetters, retryDeadLetters } from "../operations/dead-letters.js";
 import { checkIdsPerCall, MAX_IDS_PER_CALL, requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
@@ -132,12 +132,7 @@ export const deadLettersRouter = router({
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
     checkIdsPerCall(ctx.principal, "deadLetters.discard", input.ids.length);
-    return auditedCall(
-      ctx,
-      { action: "deadLetters.discard", ids: input.ids, filter: input.queue ? { queue: input.queue } : null },
-      () => backendCall(queue, "discarding dead letters", () => queue.backend.discardDead({ ids: input.ids })),
-      (result) => counts({ discarded: result.discarded, missing: result.missing }),
-    );
+    return discardDeadLetters(ctx, queue, { ids: input.ids, queueName: input.queue });
   }),
 
   /**
@@ -226,10 +221,6 @@ async function bulk(ctx: Ctx, queue: QueueProvider, filter: DeadFilter | undefin
 function auditFilter(input: { filter?: DeadFilter | undefined; queue?: string | undefined }): Record<string, unknown> | null {
   if (!input.filter && !input.queue) return null;
   return { ...input.filter, ...(input.queue ? { queue: input.queue } : {}) };
-}
-
-function counts(outcome: Record<string, string[]>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(outcome).flatMap(([k, v]) => [[k, v.length], ...(k === "missing" && v.length ? [["missingIds", v.slice(0, 50)]] : [])]));
 }
 
 /** How many dead letters a replay will cover: the counter without a filter, else a scan within the budget. */

@@ -6,6 +6,7 @@ import type { QueueProvider } from "../../queue/queue-provider.js";
 import { auditedCall } from "../audit-call.js";
 import { requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
+import { act, deleteWaitingJob, JobAction, runJobNow } from "../operations/job-actions.js";
 import { operatorProcedure, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
 
@@ -23,9 +24,8 @@ const listInput = z.strictObject({
   limit: z.number().int().min(1).max(200).default(50),
 });
 
-/** The single-job actions besides cancel (jobs.cancel) and retry (deadLetters.retry), and the states each acts on. */
-export const JobAction = { cancel: "cancel", runNow: "runNow", delete: "delete" } as const;
-export type JobAction = (typeof JobAction)[keyof typeof JobAction];
+export { JobAction };
+/** The states each single-job action acts on. */
 const ACTS_ON: Record<JobAction, readonly ListState[]> = {
   cancel: [ListState.ready, ListState.scheduled, ListState.running],
   runNow: [ListState.scheduled],
@@ -72,16 +72,10 @@ export const jobListingProcedures = {
   }),
 
   /** Makes a scheduled job (delayed, backing off, snoozed) due now. Audited. */
-  runNow: operatorProcedure.input(z.strictObject({ id: text })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
-    return oneJob(await auditedCall(ctx, { action: "jobs.runNow", ids: [input.id], filter: null }, () => act(queue, "runNow", input.id), (r) => ({ ...r })), input.id);
-  }),
+  runNow: operatorProcedure.input(z.strictObject({ id: text })).mutation(async ({ ctx, input }) => oneJob(await runJobNow(ctx, input.id), input.id)),
 
   /** Deletes a waiting (ready or scheduled) job for good. Audited. */
-  delete: operatorProcedure.input(z.strictObject({ id: text })).mutation(async ({ ctx, input }) => {
-    const queue = requireQueue(ctx.sources);
-    return oneJob(await auditedCall(ctx, { action: "jobs.delete", ids: [input.id], filter: null }, () => act(queue, "delete", input.id), (r) => ({ ...r })), input.id);
-  }),
+  delete: operatorProcedure.input(z.strictObject({ id: text })).mutation(async ({ ctx, input }) => oneJob(await deleteWaitingJob(ctx, input.id), input.id)),
 
   /** How many jobs a bulk action with this filter would act on, counted as the action would read them. */
   bulkPreview: viewerProcedure.input(bulkInput).query(async ({ ctx, input }) => {
@@ -134,22 +128,6 @@ async function matching(queue: QueueProvider, input: z.infer<typeof bulkInput>):
     after = page.next ?? undefined;
   } while (after && ids.length < BULK_LIMIT);
   return ids.slice(0, BULK_LIMIT);
-}
-
-async function act(queue: QueueProvider, action: JobAction, id: string): Promise<JobActionResult> {
-  const run = (): Promise<JobActionResult> => {
-    if (action === JobAction.cancel) return queue.cancel(id).then((r) => ({ done: r.cancelled, state: r.state }));
-    if (action === JobAction.runNow) return queue.backend.runNow({ id });
-    return queue.backend.deleteJob({ id });
-  };
-  try {
-    return await run();
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "NOT_SUPPORTED") {
-      throw new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: (error as Error).message.split("\n")[0]!, cause: error });
-    }
-    return backendCall(queue, `${action} of job ${id}`, () => Promise.reject(error));
-  }
 }
 
 function oneJob(result: JobActionResult, id: string): JobActionResult & { id: string } {

@@ -3,9 +3,9 @@ import { z } from "zod";
 import type { Redaction } from "../redact.js";
 import { JobState } from "../../core/job-state.js";
 import type { CancelResult, DeadJob } from "../../core/queue-backend.js";
-import { auditedCall } from "../audit-call.js";
+import { cancelJob } from "../operations/job-actions.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
-import { backendCall, requireQueue } from "../queue-access.js";
+import { backendCall } from "../queue-access.js";
 import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
@@ -56,19 +56,7 @@ export const jobsRouter = router({
   cancel: operatorProcedure
     .input(z.strictObject({ id: z.string().min(1).max(200) }))
     .mutation(async ({ ctx, input }): Promise<CancelResult & { id: string }> => {
-      const queue = requireQueue(ctx.sources);
-      const result = await auditedCall(
-        ctx,
-        { action: "jobs.cancel", ids: [input.id], filter: null },
-        () =>
-          backendCall(queue, "cancelling the job", () => queue.cancel(input.id)).catch((error: unknown) => {
-            if (causeCode(error) === "NOT_SUPPORTED") {
-              throw new TRPCError({ code: "METHOD_NOT_SUPPORTED", message: ((error as TRPCError).cause as Error).message, cause: (error as TRPCError).cause });
-            }
-            throw error;
-          }),
-        (r) => ({ cancelled: r.cancelled, state: r.state }),
-      );
+      const result = await cancelJob(ctx, input.id);
       if (result.state === null) throw new TRPCError({ code: "NOT_FOUND", message: `no job with id ${input.id}` });
       return { id: input.id, ...result };
     }),

@@ -1,14 +1,11 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import type { Outbox } from "../../outbox/outbox.js";
 import type { DeadOutboxRow } from "../../outbox/outbox-rows.js";
 import type { AttemptError } from "../../core/job.js";
-import { auditedCall } from "../audit-call.js";
+import { discardOutboxRows, outboxCall, requireOutbox, retryOutboxRows } from "../operations/outbox-rows.js";
 import { MAX_CURSOR_OFFSET } from "../cursors.js";
 import { checkIdsPerCall, MAX_IDS_PER_CALL } from "../bulk-limit.js";
 import type { Redaction } from "../redact.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
-import type { AdminSources } from "../sources.js";
 
 export interface OutboxView {
   enabled: boolean;
@@ -41,26 +38,16 @@ export const outboxRouter = router({
 
   /** Puts dead rows back for the relay with their attempts reset. Audited. */
   retry: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
-    const outbox = requireOutbox(ctx.sources);
+    requireOutbox(ctx.sources);
     checkIdsPerCall(ctx.principal, "outbox.retry", input.ids.length);
-    return auditedCall(
-      ctx,
-      { action: "outbox.retry", ids: input.ids, filter: null },
-      () => outboxCall("retrying dead outbox rows", () => outbox.retryDead({ ids: input.ids })),
-      (result) => ({ retried: result.retried.length, missing: result.missing.length }),
-    );
+    return retryOutboxRows(ctx, { ids: input.ids });
   }),
 
   /** Deletes dead rows for good. Audited. */
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema })).mutation(({ ctx, input }) => {
-    const outbox = requireOutbox(ctx.sources);
+    requireOutbox(ctx.sources);
     checkIdsPerCall(ctx.principal, "outbox.discard", input.ids.length);
-    return auditedCall(
-      ctx,
-      { action: "outbox.discard", ids: input.ids, filter: null },
-      () => outboxCall("discarding dead outbox rows", () => outbox.discardDead({ ids: input.ids })),
-      (result) => ({ discarded: result.discarded.length, missing: result.missing.length }),
-    );
+    return discardOutboxRows(ctx, { ids: input.ids });
   }),
 
   status: viewerProcedure.query(async ({ ctx }): Promise<OutboxView> => {
@@ -84,20 +71,6 @@ export const outboxRouter = router({
 
 function numberOrNull(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function requireOutbox(sources: AdminSources): Outbox {
-  const outbox = sources.outbox();
-  if (!outbox) throw new TRPCError({ code: "PRECONDITION_FAILED", message: `the service "${sources.service.name}" does not enable the outbox plugin` });
-  return outbox;
-}
-
-async function outboxCall<T>(what: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: `${what} failed in the outbox's database: ${(error as Error).message}`, cause: error });
-  }
 }
 
 /**
