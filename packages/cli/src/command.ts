@@ -90,3 +90,13 @@ export const QUEUE_FLAG = {
   placeholder: "NAME",
   description: "the named queue to act on, as declared by [queues.<name>] (default: default)",
 } as const satisfies FlagSpec;
+
+/**
+ * `--as`, for the repairs (`jfast jobs retry`, `jfast queue pause`, …): who the audit trail names
+ * (docs/admin-api.md#audit-trail).
+ */
+export const AS_FLAG = {
+  type: "string",
+  placeholder: "NAME",
+  description: "who the audit trail names as doing this (default: cli:<your user name>); printable, at most 200 characters",
+} as const satisfies FlagSpec;

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import { DEFAULT_QUEUE, type Jfast, type QueueProvider } from "@jfast/runtime";
 import { CliError } from "./errors.js";
 
@@ -48,13 +47,4 @@ export function queueTasks(jfast: Jfast, name: string): { tasks: string[]; pause
     });
   }
   return { tasks, pauses: queue.pauses };
-}
-
-/** Who paused, as the admin API shows it: the operating system user running the command. */
-export function cliActor(): string {
-  try {
-    return `cli:${userInfo().username}`;
-  } catch {
-    return "cli";
-  }
 }

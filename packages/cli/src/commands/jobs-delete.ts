@@ -1,6 +1,7 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { AS_FLAG, defineCommand, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { withQueue } from "../queue-access.js";
+import { cliRepairs, repairActor } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -11,9 +12,13 @@ Deletes waiting jobs for good: a ready or scheduled job is removed and never run
 a new job. A running, finished or dead job is left as it is (dead letters: jfast jobs discard; a running job:
 jfast jobs cancel). PostgreSQL, Redis and the memory queue; RabbitMQ answers NOT_SUPPORTED (cancel instead).
 
+Each is written to the service's audit trail (jobs.delete, one entry per id) with the actor cli:<your user name>
+(or the name given with --as), as the same action from the admin API or the dashboard is.
+
 Exit codes: 0 every id was deleted; 1 some ids are unknown or not waiting (the others were deleted); 2 usage error.`,
   flags: {
     json: { type: "boolean", description: "print one { id, done, state } record per id as JSON" },
+    as: AS_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "the jobs' ids" }],
@@ -21,9 +26,12 @@ Exit codes: 0 every id was deleted; 1 some ids are unknown or not waiting (the o
   docs: "jfast docs cli#jfast-jobs-delete",
   async run({ flags, positionals, io }) {
     if (positionals.length === 0) throw new UsageError("name the jobs to delete: jfast jobs delete <id>...");
-    return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {
+    const actor = repairActor(flags.as);
+    return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
+      // The admin API's own operation, so each is audited like one made there.
+      const repairs = await cliRepairs(jfast, io, actor);
       const results = [];
-      for (const id of new Set(positionals)) results.push({ id, ...(await backend.deleteJob({ id })) });
+      for (const id of new Set(positionals)) results.push({ id, ...(await repairs.deleteJob(id)) });
       if (flags.json) io.out(`${JSON.stringify(results, null, 2)}\n`);
       for (const r of results) {
         if (r.done) {

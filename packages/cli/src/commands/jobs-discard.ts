@@ -1,6 +1,7 @@
-import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
+import { AS_FLAG, defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
+import { cliRepairs, repairActor } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 import { selection } from "./jobs-retry.js";
 
@@ -9,6 +10,8 @@ export default defineCommand({
   summary: "delete dead letters for good",
   description: `
 Deletes dead letters permanently (their payload and error history go with them). --all needs --yes.
+The discard is written to the service's audit trail with the actor cli:<your user name> (or the name given
+with --as), as a discard from the admin API or the dashboard is.
 
 Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the others were discarded);
 2 usage error.`,
@@ -16,6 +19,7 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
     all: { type: "boolean", description: "discard every dead letter (needs --yes)" },
     yes: { type: "boolean", description: "confirm --all" },
     queue: QUEUE_FLAG,
+    as: AS_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
@@ -24,8 +28,11 @@ Exit codes: 0 every id was discarded; 1 some ids are unknown or not dead (the ot
   async run({ flags, positionals, io }) {
     const params = selection(flags.all, positionals, "discard");
     if (flags.all && !flags.yes) throw new UsageError("--all deletes every dead letter for good: add --yes to confirm");
-    return withQueue(resolveRoot(flags.root, io.cwd), async (backend) => {
-      const { discarded, missing } = await backend.discardDead(params);
+    const actor = repairActor(flags.as);
+    return withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
+      // The admin API's own operation, so the discard is audited like one made there.
+      const repairs = await cliRepairs(jfast, io, actor);
+      const { discarded, missing } = await repairs.discardDead({ ...params, ...(flags.queue === undefined ? {} : { queue: flags.queue }) });
       for (const id of discarded) io.out(`discarded ${id}\n`);
       if (discarded.length === 0 && missing.length === 0) io.out("no dead letters to discard\n");
       for (const line of await explainMissing(backend, missing)) io.err(`${line}\n`);

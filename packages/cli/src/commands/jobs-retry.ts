@@ -1,7 +1,7 @@
-import { defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
+import { AS_FLAG, defineCommand, QUEUE_FLAG, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
 import { explainMissing, withQueue } from "../queue-access.js";
-import { cliRepairs } from "../repairs.js";
+import { cliRepairs, repairActor } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -10,23 +10,26 @@ export default defineCommand({
   description: `
 Moves dead letters back to the queue with their attempts reset to 0, runnable at once. Their error history
 is kept. Ids that are not dead letters are reported on stderr. The retry is written to the service's audit
-trail with the actor cli:<your user name>, as a retry from the admin API or the dashboard is.
+trail with the actor cli:<your user name> (or the name given with --as), as a retry from the admin API or
+the dashboard is.
 
 Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);
 2 usage error.`,
   flags: {
     all: { type: "boolean", description: "retry every dead letter" },
     queue: QUEUE_FLAG,
+    as: AS_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead letters, as printed by `jfast jobs dead`" }],
-  examples: ["jfast jobs retry 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs retry --all"],
+  examples: ["jfast jobs retry 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e", "jfast jobs retry --all", "jfast jobs retry 0b6c7c1e-58d2-4c61-9a55-2f0f3c1f7f0e --as ops-oncall"],
   docs: "jfast docs cli#jfast-jobs-retry",
   async run({ flags, positionals, io }) {
     const params = selection(flags.all, positionals, "retry");
+    const actor = repairActor(flags.as);
     return withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
       // The admin API's own operation, so the retry is audited like one made there.
-      const repairs = await cliRepairs(jfast, io);
+      const repairs = await cliRepairs(jfast, io, actor);
       const { retried, missing } = await repairs.retryDead({ ...params, ...(flags.queue === undefined ? {} : { queue: flags.queue }) });
       for (const id of retried) io.out(`retried ${id}\n`);
       if (retried.length === 0 && missing.length === 0) io.out("no dead letters to retry\n");

@@ -1,5 +1,6 @@
-import { defineCommand, ROOT_FLAG } from "../command.js";
+import { AS_FLAG, defineCommand, ROOT_FLAG } from "../command.js";
 import { outboxSelection, withOutbox } from "../outbox-access.js";
+import { cliRepairs, repairActor } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
 export default defineCommand({
@@ -11,10 +12,14 @@ processes (and of this command, while it runs) send them again. Their error hist
 as failing in /ready until delivered. Fix the cause first (the queue or broker reachable, the kafka plugin
 on): a row that is still undeliverable dies again at its first attempt.
 
+The retry is written to the service's audit trail (outbox.retry) with the actor cli:<your user name> (or the
+name given with --as), as one from the admin API or the dashboard is.
+
 Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the others were retried);
 2 usage error.`,
   flags: {
     all: { type: "boolean", description: "retry every dead row" },
+    as: AS_FLAG,
     root: ROOT_FLAG,
   },
   positionals: [{ name: "id", variadic: true, description: "ids of dead rows, as printed by `jfast outbox dead`" }],
@@ -22,8 +27,11 @@ Exit codes: 0 every id was retried; 1 some ids are unknown or not dead (the othe
   docs: "jfast docs outbox#dead-rows",
   async run({ flags, positionals, io }) {
     const params = outboxSelection(flags.all, positionals, "retry");
-    return withOutbox(resolveRoot(flags.root, io.cwd), async (outbox) => {
-      const { retried, missing } = await outbox.retryDead(params);
+    const actor = repairActor(flags.as);
+    return withOutbox(resolveRoot(flags.root, io.cwd), async (_outbox, jfast) => {
+      // The admin API's own operation, so the retry is audited like one made there.
+      const repairs = await cliRepairs(jfast, io, actor);
+      const { retried, missing } = await repairs.retryOutbox(params);
       for (const id of retried) io.out(`retried ${id}\n`);
       if (retried.length === 0 && missing.length === 0) io.out("no dead outbox rows to retry\n");
       for (const id of missing) io.err(`jfast: ${id} is not a dead outbox row\n`);
