@@ -102,6 +102,7 @@ export function startTestWorker(params: {
   leaseMs?: number;
   paused?: PausedTasks | undefined;
   maxSnoozes?: number;
+  workerId?: string;
 }): Worker {
   const byName = new Map(params.tasks.map((t) => [t.name, t]));
   const worker = new Worker({
@@ -116,6 +117,7 @@ export function startTestWorker(params: {
     pollIntervalMs: params.pollIntervalMs,
     defaultMaxAttempts: 3,
     ...(params.maxSnoozes !== undefined ? { maxSnoozes: params.maxSnoozes } : {}),
+    ...(params.workerId !== undefined ? { workerId: params.workerId } : {}),
     ...(params.paused ? { paused: params.paused } : {}),
   });
   worker.start();

@@ -112,6 +112,7 @@ describe("a worker process whose event loop is blocked for three leases keeps it
     } finally {
       await backend.close();
       await dropRedisQueue(queue);
+      await dropRedisQueue(`${queue}.other`);
       await cleanup();
     }
   }, 120_000);
@@ -125,6 +126,7 @@ describe("a worker process whose event loop is blocked for three leases keeps it
     } finally {
       await backend.close();
       await dropRabbitQueue(queue);
+      await dropRabbitQueue(`${queue}.other`);
       await cleanup();
     }
   }, 120_000);

@@ -19,6 +19,8 @@ export interface HeartbeatBackstop {
 
 interface Attached {
   key: string;
+  /** This Worker object: the workers of a process (one per named queue) share a worker id. */
+  worker: number;
   workerId: string;
   logger: Logger;
   onCancelled(ids: string[]): void;
@@ -29,6 +31,7 @@ interface Attached {
 let thread: Thread | null = null;
 const attached = new Set<Attached>();
 const opened = new Set<string>();
+let lastWorker = 0;
 
 export function attachHeartbeatBackstop(params: {
   spec: LeaseExtenderSpec;
@@ -50,21 +53,22 @@ export function attachHeartbeatBackstop(params: {
     opened.add(key);
     send({ type: "open", key, spec });
   }
-  const self: Attached = { key, workerId, logger, onCancelled: params.onCancelled, reportedStall: false };
+  const worker = ++lastWorker;
+  const self: Attached = { key, worker, workerId, logger, onCancelled: params.onCancelled, reportedStall: false };
   attached.add(self);
   const at = now();
-  send({ type: "beat", key, workerId, leaseMs, ids: [], heldAt: at, at });
+  send({ type: "beat", key, worker, workerId, leaseMs, ids: [], heldAt: at, at });
   return {
     hold(ids) {
-      if (ids.length > 0) send({ type: "hold", key, workerId, leaseMs, ids: [...ids], at: now() });
+      if (ids.length > 0) send({ type: "hold", key, worker, workerId, leaseMs, ids: [...ids], at: now() });
     },
     beat(ids, heldAt) {
       self.reportedStall = false;
-      send({ type: "beat", key, workerId, leaseMs, ids: [...ids], heldAt, at: now() });
+      send({ type: "beat", key, worker, workerId, leaseMs, ids: [...ids], heldAt, at: now() });
     },
     detach() {
       if (!attached.delete(self)) return;
-      send({ type: "forget", key, workerId });
+      send({ type: "forget", key, worker });
       if (attached.size === 0 && thread === current) {
         thread = null;
         opened.clear();
@@ -97,7 +101,7 @@ function send(message: ToHeartbeatThread): void {
 
 function receive(message: FromHeartbeatThread): void {
   for (const a of attached) {
-    if (a.key !== message.key || (a.workerId !== message.workerId && message.workerId !== "")) continue;
+    if (a.key !== message.key || (message.worker !== null && a.worker !== message.worker)) continue;
     if (message.type === "failed") {
       a.logger.warn("the heartbeat thread could not extend leases", { error: message.message });
       continue;

@@ -10,6 +10,7 @@ import { now, type FromHeartbeatThread, type ToHeartbeatThread } from "./message
  */
 interface Held {
   key: string;
+  worker: number;
   workerId: string;
   leaseMs: number;
   /** Each job held, with when it was first held (a beat that began before then does not drop it). */
@@ -32,16 +33,16 @@ port.on("message", (message: ToHeartbeatThread) => {
       specs.set(message.key, message.spec);
       // Connected now, not when first needed: loading the driver and connecting can take longer than a lease.
       extenderFor(message.key).catch((error: unknown) =>
-        post({ type: "failed", key: message.key, workerId: "", message: (error as Error).message }),
+        post({ type: "failed", key: message.key, worker: null, message: (error as Error).message }),
       );
       break;
     case "hold": {
-      const entry = entryFor(message.key, message.workerId, message.leaseMs);
+      const entry = entryFor(message.key, message.worker, message.workerId, message.leaseMs);
       for (const id of message.ids) if (!entry.ids.has(id)) entry.ids.set(id, message.at);
       break;
     }
     case "beat": {
-      const entry = entryFor(message.key, message.workerId, message.leaseMs);
+      const entry = entryFor(message.key, message.worker, message.workerId, message.leaseMs);
       const ids = new Map<string, number>();
       for (const id of message.ids) ids.set(id, entry.ids.get(id) ?? message.heldAt);
       // Held after the beat's list was taken (a claim while its query was in flight): kept until a later beat says.
@@ -52,16 +53,16 @@ port.on("message", (message: ToHeartbeatThread) => {
       break;
     }
     case "forget":
-      held.delete(`${message.key}\n${message.workerId}`);
+      held.delete(`${message.key}\n${message.worker}`);
       break;
   }
 });
 
-function entryFor(key: string, workerId: string, leaseMs: number): Held {
-  const id = `${key}\n${workerId}`;
+function entryFor(key: string, worker: number, workerId: string, leaseMs: number): Held {
+  const id = `${key}\n${worker}`;
   let entry = held.get(id);
   if (!entry) {
-    entry = { key, workerId, leaseMs, ids: new Map(), lastBeat: now(), lastKept: 0 };
+    entry = { key, worker, workerId, leaseMs, ids: new Map(), lastBeat: now(), lastKept: 0 };
     held.set(id, entry);
   }
   entry.leaseMs = leaseMs;
@@ -89,10 +90,10 @@ async function keepSilentWorkers(): Promise<void> {
       const cancelled = await extender.extend({ workerId: entry.workerId, jobIds: ids, leaseMs: entry.leaseMs });
       entry.lastKept = now();
       for (const id of cancelled) entry.ids.delete(id);
-      post({ type: "kept", key: entry.key, workerId: entry.workerId, ids, cancelled, silentMs: Math.round(entry.lastKept - entry.lastBeat) });
+      post({ type: "kept", key: entry.key, worker: entry.worker, workerId: entry.workerId, ids, cancelled, silentMs: Math.round(entry.lastKept - entry.lastBeat) });
     } catch (error) {
       // The extender reconnects by itself (a new client, ioredis's own reconnection); tried again next check.
-      post({ type: "failed", key: entry.key, workerId: entry.workerId, message: (error as Error).message });
+      post({ type: "failed", key: entry.key, worker: entry.worker, message: (error as Error).message });
     }
   }
 }
