@@ -25,6 +25,7 @@ export { MAX_CONCURRENCY } from "./core/concurrency.js";
 export { withRequest, currentTenantId, currentRequestId, currentJob } from "./context/context.js";
 export type { RequestContext } from "./context/context.js";
 export { JfastError, ConfigError, NotSupportedError, JobTimeoutError, BackendError } from "./errors/jfast-error.js";
+export { ErrorCode } from "./errors/codes.js";
 export { PermanentError } from "./errors/permanent-error.js";
 export { snooze, Snooze } from "./core/outcome.js";
 export { loadConfig } from "./config/load-config.js";

@@ -1,4 +1,5 @@
 import type { QueryOptions, SqlExecutor } from "../core/sql-port.js";
+import { ErrorCode } from "../errors/codes.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 
@@ -19,7 +20,7 @@ export function createReplicaReader(params: { replica: SqlExecutor; primary: Sql
       try {
         return await replica.query<R>(text, values, options);
       } catch (error) {
-        if (!(error instanceof JfastError) || error.code !== "DATABASE_UNAVAILABLE") throw error;
+        if (!(error instanceof JfastError) || error.code !== ErrorCode.DATABASE_UNAVAILABLE) throw error;
         if (Date.now() - warnedAt >= WARN_EVERY_MS) {
           warnedAt = Date.now();
           logger.warn("the read replica cannot be reached; the dashboard's and /metrics' reads go to the primary meanwhile (jfast docs postgres#reading-from-a-replica)", {

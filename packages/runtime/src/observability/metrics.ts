@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from "prom-client";
+import { ErrorCode } from "../errors/codes.js";
 import type { Job } from "../core/job.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
 import type { EventsHealth } from "../kafka/events-bus.js";
@@ -116,7 +117,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
           const pending = queue.depthsByTask();
           if (!pending) return null;
           const byTask = await pending.catch(async (error: unknown) => {
-            if ((error as { code?: unknown }).code !== "NOT_SUPPORTED") throw error;
+            if ((error as { code?: unknown }).code !== ErrorCode.NOT_SUPPORTED) throw error;
             const totals = await queue.depths();
             return totals ? { tasks: { "": totals }, exact: true } : null;
           });

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../errors/codes.js";
 import { JfastError } from "../errors/jfast-error.js";
 
 /** What the cron parser accepts, repeated in every syntax error so the fix is in the message. */
@@ -10,7 +11,7 @@ export const CRON_ACCEPTED =
  * is not a positive duration. Raised at declaration or start-up, and by `jfast schedule next` (exit 2).
  */
 export class ScheduleError extends JfastError {
-  constructor(message: string, options: { code?: string; hint?: string; cause?: unknown } = {}) {
+  constructor(message: string, options: { code?: ErrorCode; hint?: string; cause?: unknown } = {}) {
     super(message, {
       code: options.code ?? "SCHEDULE_INVALID",
       docs: "jfast docs scheduler",

@@ -7,6 +7,7 @@ import { currentJob, currentTenantId } from "../../src/context/context.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { Worker } from "../../src/worker/worker.js";
 import { BackendError } from "../../src/errors/jfast-error.js";
+import type { ErrorCode } from "../../src/errors/codes.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
@@ -218,7 +219,7 @@ export function describeWorker(factory: BackendFactory): void {
      * The backend with its outcome writes failing first: `failures` times (Infinity: always) a write of a
      * completion throws `code` before it reaches the backend, as a driver does while the server restarts.
      */
-    function failingCompletions(code: string, failures: number): { backend: QueueBackend; calls: () => number } {
+    function failingCompletions(code: ErrorCode, failures: number): { backend: QueueBackend; calls: () => number } {
       let calls = 0;
       const complete: QueueBackend["complete"] = async (params) => {
         calls += 1;

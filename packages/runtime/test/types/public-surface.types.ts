@@ -1,6 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
-import { createJfast, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
+import { createJfast, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
   send(message: { to: string; subject: string }): Promise<void>;
@@ -163,3 +163,15 @@ export const concurrencyText = task("types.concurrency_text", { concurrency: "5"
 export const rateWithoutWindow = task("types.rate_without_window", { rateLimit: { max: 10 } }, async () => undefined);
 
 export const rateTyped: RateLimit = { max: 10, perMs: 1000 };
+
+// Error codes (docs/embedding.md#errors): one map, and the union derived from it types `JfastError.code`.
+export function isBackendOutage(error: JfastError): boolean {
+  const code: ErrorCode = error.code;
+  return code === ErrorCode.BACKEND_UNAVAILABLE;
+}
+
+// @ts-expect-error a code that is not in ErrorCode does not compile
+export const madeUpCode = new JfastError("made up", { code: "MADE_UP_CODE" });
+
+// @ts-expect-error JfastError.code is the union, so comparing it with an unknown code is refused
+export const comparesUnknownCode = (error: JfastError) => error.code === "BACKEND_DOWN";

@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { ErrorCode } from "../../errors/codes.js";
 import type { Depths, TaskDepths } from "../../core/queue-backend.js";
 import type { PausedTask } from "../../core/pause.js";
 import { pauseUnsupportedReason } from "../../queue/queue-control.js";
@@ -111,7 +112,7 @@ async function queueView(sources: AdminSources, queue: QueueProvider, name: stri
     queue.backend.depthsByTask(tenant ? { tenantId: tenant } : {}).then(
       (byTask) => ({ byTask, unavailable: null as string | null }),
       (error: unknown) => {
-        if ((error as { code?: unknown }).code === "NOT_SUPPORTED") {
+        if ((error as { code?: unknown }).code === ErrorCode.NOT_SUPPORTED) {
           return { byTask: { tasks: {}, exact: false } as TaskDepths, unavailable: (error as Error).message.split("\n")[0]! };
         }
         throw backendFailure(queue.backend.kind, error);

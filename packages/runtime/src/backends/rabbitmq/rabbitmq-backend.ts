@@ -25,6 +25,7 @@ import { hasUnique } from "../../core/unique.js";
 import { takeUniqueKeys, type UniqueStore } from "../../core/unique-store.js";
 import type { LimitStore } from "../../core/limit-store.js";
 import type { LimitMap, LimitUsage } from "../../core/limits.js";
+import { ErrorCode } from "../../errors/codes.js";
 import { ConfigError, JfastError, NotSupportedError } from "../../errors/jfast-error.js";
 import type { Arrival } from "./arrival.js";
 import { BrokerConnection, nodeUrls, type BackendLogger, type Publication } from "./connection.js";
@@ -660,7 +661,7 @@ export class RabbitMqBackend implements QueueBackend {
         await this.connection.publish(operation, build());
         return;
       } catch (error) {
-        const retryable = error instanceof JfastError && error.code === "BACKEND_UNAVAILABLE";
+        const retryable = error instanceof JfastError && error.code === ErrorCode.BACKEND_UNAVAILABLE;
         if (!retryable || Date.now() >= deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
