@@ -1,7 +1,7 @@
 import type { OutboxRelay } from "../outbox/relay.js";
 import type { Plugin } from "./plugin.js";
 
-/** The outbox relay of this process: moves committed rows to the queue and the event bus (docs/outbox.md#relay). */
+/** The outbox relay of this process: moves committed rows to the queue and the event bus (docs/outbox.md#the-relay). */
 export function relayPlugin(): Plugin<"relay"> {
   let relay: OutboxRelay | null = null;
   return {
