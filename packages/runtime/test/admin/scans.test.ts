@@ -46,7 +46,9 @@ describe("admin API: scans that share the event loop", () => {
     });
   }
 
-  it("keeps the event loop's longest stall under 200 ms while scanning 2 000 dead letters of 22 KB", { timeout: 120_000 }, async () => {
+  // The bound is generous: the suite shares two cores with the other files running beside it, which makes timers
+  // late too. Before the scans yielded, one stalled the loop for seconds.
+  it("keeps the event loop's longest stall under 500 ms while scanning 2 000 dead letters of 22 KB", { timeout: 120_000 }, async () => {
     app = await startAdminApp({ setup: postgres() });
     await bigDeadLetters(2000);
     const scans: Array<[string, unknown, (data: any) => void]> = [
@@ -66,7 +68,7 @@ describe("admin API: scans that share the event loop", () => {
       check(answer.data);
       const maxStallMs = delay.max / 1e6;
       console.log(`${procedure} ${JSON.stringify(input ?? {})}: ${took.toFixed(0)} ms, longest event-loop stall ${maxStallMs.toFixed(0)} ms`);
-      expect(maxStallMs).toBeLessThan(200);
+      expect(maxStallMs).toBeLessThan(500);
     }
   });
 
