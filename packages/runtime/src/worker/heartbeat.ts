@@ -1,3 +1,4 @@
+import type { Job } from "../core/job.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { Logger } from "../observability/logger.js";
 import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbeat-backstop.js";
@@ -49,8 +50,8 @@ export class Heartbeat {
   }
 
   /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on. */
-  hold(ids: string[]): void {
-    if (ids.length > 0) this.backstop?.hold(ids);
+  hold(jobs: readonly Job[]): void {
+    if (this.backstop && jobs.length > 0) this.backstop.hold(jobs.map((job) => job.id));
   }
 
   /** Lets the late heartbeats of this process's workers go first (before a claim). Null when none is late. */

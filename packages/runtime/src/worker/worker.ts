@@ -72,7 +72,7 @@ export class Worker {
       slots: this.slots,
       stopping: () => this.stopping,
       delivered: (jobs) => {
-        this.heartbeat.hold(jobs.map((job) => job.id));
+        this.heartbeat.hold(jobs);
         // Ahead of anything claimed while their insert was in flight: these had their slots reserved.
         this.slots.buffer.unshift(...jobs);
         this.fillSlots();
@@ -155,7 +155,7 @@ export class Worker {
         break;
       }
       const runnable = this.setAsidePaused(claimed);
-      this.heartbeat.hold(runnable.map((job) => job.id));
+      this.heartbeat.hold(runnable);
       slots.buffer.push(...runnable);
       this.fillSlots();
       if (runnable.length < claimed.length) await sleep(HANDBACK_WAIT_MS, this.loopAbort.signal);
