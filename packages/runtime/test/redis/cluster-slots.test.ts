@@ -124,6 +124,9 @@ describe("redis cluster: one slot per queue", () => {
       await backend.releasePruner({ owner: "slots-pruner" });
       // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
       await backend.sweep();
+      // keys rotate: waiting jobs rewritten in place.
+      await backend.enqueue({ jobs: [makeJob({ task: "slots.t0", payload: { i: 11 } })] });
+      expect((await backend.rewriteStored({ rewrite: (parts) => ({ ...parts, payload: { rewritten: true } }) })).waiting).toBeGreaterThan(0);
       await backend.close();
       backend = null;
 
