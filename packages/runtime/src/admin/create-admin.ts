@@ -66,7 +66,7 @@ export function createAdmin(params: {
     queueConfig: config.queue,
     audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
     replays: createReplayLog({ logger }),
-    scans: createScanLimiter(),
+    scans: createScanLimiter({ calls: config.admin.scanCalls }),
     redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
     logger,
   };

@@ -12,6 +12,8 @@ export const SCAN_WINDOW_MS = 10_000;
 const MAX_CALLERS = 10_000;
 
 export interface ScanLimiter {
+  /** Calls per caller per window (`[admin] scan_calls`). */
+  readonly calls: number;
   /** Takes one call from the caller's bucket; when it is empty, says in how many ms the next call is allowed. */
   take(caller: string, now?: number): { allowed: true } | { allowed: false; retryAfterMs: number };
 }
@@ -23,6 +25,7 @@ export function createScanLimiter(params: { calls?: number; windowMs?: number } 
   const buckets = new Map<string, { tokens: number; at: number }>();
   const level = (bucket: { tokens: number; at: number }, now: number) => Math.min(capacity, bucket.tokens + (now - bucket.at) * perMs);
   return {
+    calls: capacity,
     take(caller, now = Date.now()) {
       const bucket = buckets.get(caller) ?? { tokens: capacity, at: now };
       const tokens = level(bucket, now);
@@ -44,10 +47,10 @@ export function scanCaller(principal: AdminPrincipal): string {
 /** The refusal: 429 with the wait in the message and in `retryAfterSeconds` (the handler sets Retry-After from it). */
 export class ScanRateLimited extends Error {
   readonly code = "SCAN_RATE_LIMITED";
-  constructor(readonly what: string, readonly retryAfterSeconds: number) {
+  constructor(readonly what: string, readonly retryAfterSeconds: number, calls = SCAN_CALLS) {
     super(
-      `${what} reads up to 10 000 dead letters per call, and this caller made ${SCAN_CALLS} such calls in the last ${SCAN_WINDOW_MS / 1000} s; ` +
-        `try again in ${retryAfterSeconds} s, or narrow the view (a task, a tenant) and call it less often (jfast docs admin-api#scan-limits)`,
+      `${what} reads up to 10 000 dead letters per call, and this caller made ${calls} such calls in the last ${SCAN_WINDOW_MS / 1000} s; ` +
+        `try again in ${retryAfterSeconds} s, or narrow the view (a task, a tenant) and call it less often, or raise [admin] scan_calls (jfast docs admin-api#scan-limits)`,
     );
     this.name = "ScanRateLimited";
   }
@@ -57,6 +60,6 @@ export class ScanRateLimited extends Error {
 export function takeScan(limiter: ScanLimiter, principal: AdminPrincipal, what: string): void {
   const taken = limiter.take(scanCaller(principal));
   if (taken.allowed) return;
-  const cause = new ScanRateLimited(what, Math.max(1, Math.ceil(taken.retryAfterMs / 1000)));
+  const cause = new ScanRateLimited(what, Math.max(1, Math.ceil(taken.retryAfterMs / 1000)), limiter.calls);
   throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: cause.message, cause });
 }

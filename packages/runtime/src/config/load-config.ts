@@ -508,6 +508,8 @@ export interface AdminConfig {
   redactDefaults: boolean;
   /** A request body past this is refused (413) without being read further. */
   maxBodyBytes: number;
+  /** `[admin] scan_calls`: calls of the scanning views per caller per 10 s (admin/scan-limit.ts). */
+  scanCalls: number;
 }
 
 /** Shorter tokens can be guessed or remembered; `openssl rand -hex 24` makes one of 48. */
@@ -543,6 +545,7 @@ function resolveAdmin(raw: RawConfig, env: NodeJS.ProcessEnv, file: string): Adm
     tokens,
     redact: raw.admin?.redact ?? [],
     redactDefaults: raw.admin?.redact_defaults ?? true,
+    scanCalls: raw.admin?.scan_calls ?? 10,
     maxBodyBytes: raw.admin?.max_body_bytes ?? 1024 * 1024,
   };
 }

@@ -148,6 +148,8 @@ export const configSchema = z.strictObject({
       redact_defaults: z.boolean().default(true),
       /** Largest request body the admin API reads; calls carry ids and filters, never files. */
       max_body_bytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      /** Scanning views (error groups, filtered previews, searches) one caller may call per 10 s (docs/admin-api.md#scan-limits). */
+      scan_calls: z.number().int().min(1).max(10_000).default(10),
     })
     .optional(),
 });
