@@ -234,20 +234,25 @@ export function startEnqueuer(api: string, params: { perSecond: number; deadEver
   let accepted = 0;
   let failed = 0;
   let inFlight = 0;
+  const pending = new Set<http.ClientRequest>();
   let latencies: number[] = [];
   const started = performance.now();
   const interval = 1000 / params.perSecond;
   let stopped = false;
+  // Set once the answers still missing are abandoned: nothing after that counts, and nothing more is sent.
+  let abandonedAll = false;
   const one = (due: number, n: number) => {
     const dead = params.deadEvery && n % params.deadEvery === 0;
     const body = JSON.stringify({ text: dead ? `illegible receipt ${n}` : `Coffee x2\nTOTAL: $${(n % 5000) + 1}.50` });
     inFlight += 1;
-    const request = http.request(
+    const request: http.ClientRequest = http.request(
       url,
       { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-tenant-id": `tenant-${n % (params.tenants ?? 20)}` } },
       (response) => {
         response.resume();
         response.on("end", () => {
+          pending.delete(request);
+          if (stopped && abandonedAll) return;
           inFlight -= 1;
           latencies.push(performance.now() - due);
           if (response.statusCode === 202) accepted += 1;
@@ -255,7 +260,10 @@ export function startEnqueuer(api: string, params: { perSecond: number; deadEver
         });
       },
     );
+    pending.add(request);
     request.on("error", () => {
+      pending.delete(request);
+      if (stopped && abandonedAll) return;
       inFlight -= 1;
       failed += 1;
       latencies.push(performance.now() - due);
@@ -290,7 +298,9 @@ export function startEnqueuer(api: string, params: { perSecond: number; deadEver
         const now = performance.now();
         for (let n = sent - abandoned; n < sent; n++) latencies.push(now - (started + n * interval));
       }
-      stopped = true;
+      abandonedAll = true;
+      // Requests queued in the agent would otherwise still go out on new sockets after destroy().
+      for (const request of pending) request.destroy();
       agent.destroy();
       return abandoned;
     },
