@@ -1,25 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { userInfo } from "node:os";
 import { createJfast, task } from "@jfast/runtime";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
+import { PG_URL, sql } from "./services.js";
 
 // Every repair from the command line (`jfast jobs retry | discard | cancel | run-now | delete`, `jfast queue
 // pause | resume`, `jfast outbox retry | discard`) runs the admin API's own operation, so each writes the same
 // audit entry the same action from the dashboard writes, with the actor cli:<os user> or the name given by --as. As separate processes,
 // on the real PostgreSQL (a schema of its own; the trail is its jfast_admin_audit table).
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -2,25 +2,13 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createJfast, Job, task, type DatabaseProvider, type Outbox } from "@jfast/runtime";
 import amqp from "amqplib";
 import { Redis } from "ioredis";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
+import { PG_URL, REDIS_URL, redisServiceToml, sql } from "./services.js";
 
 // `jfast keys rotate` as a separate process, on the real PostgreSQL (a schema of its own, for the outbox) with the
 // Redis queue on 127.0.0.1:6379. A missing server fails the test.
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = "redis://127.0.0.1:6379";
 const key = (kid: string) => `${kid}:${randomBytes(32).toString("base64")}`;
-
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** Every Redis key of the test's queue (its name is in each key's hash tag): deleted, or read as text. */
 async function redisKeys<T>(queue: string, use: (redis: Redis, keys: string[]) => Promise<T>): Promise<T> {
@@ -61,13 +49,7 @@ describe("jfast keys rotate", () => {
       () => redisKeys(queue, async (redis, keys) => keys.length && redis.del(...keys)),
     );
     const service = await createServiceRoot({
-      "jfast.toml": [
-        `[service]\nname = "svc"`,
-        `[plugins]\nenabled = ["database", "queue", "outbox"]`,
-        `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"`,
-        `[plugin.queue]\nbackend = "redis"\nurl = "${REDIS_URL}"\nname = "${queue}"`,
-        `[plugin.outbox]\npoll_interval = 30`,
-      ].join("\n"),
+      "jfast.toml": redisServiceToml({ schema, queue }),
     });
     cleanups.push(service.remove);
     const old = key("old");

@@ -1,23 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
+import { PG_URL, REDIS_URL, redisServiceToml, sql } from "./services.js";
 
 // `jfast outbox dead | retry | discard` as separate processes, on the real PostgreSQL (a schema of its own)
 // with the Redis queue on 127.0.0.1:6379. A missing server fails the test.
-const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = "redis://127.0.0.1:6379";
-
-async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 /** Deletes every Redis key of the test's queue (its name is in each key's hash tag). */
 async function dropRedisQueue(queue: string): Promise<void> {
@@ -45,13 +33,7 @@ describe("jfast outbox", () => {
     const queue = `jfast-test.cli-outbox.${randomUUID().slice(0, 8)}`;
     cleanups.push(() => sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`), () => dropRedisQueue(queue));
     const service = await createServiceRoot({
-      "jfast.toml": [
-        `[service]\nname = "svc"`,
-        `[plugins]\nenabled = ["database", "queue", "outbox"]`,
-        `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"`,
-        `[plugin.queue]\nbackend = "redis"\nurl = "${REDIS_URL}"\nname = "${queue}"`,
-        `[plugin.outbox]\npoll_interval = 30`,
-      ].join("\n"),
+      "jfast.toml": redisServiceToml({ schema, queue }),
     });
     cleanups.push(service.remove);
     const root = ["--root", service.root];
