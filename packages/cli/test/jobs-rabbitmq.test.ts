@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import amqp from "amqplib";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast, startJfast, type JfastProcess } from "./jfast-process.js";
+import { AMQP_URL, dropRabbitQueue } from "./services.js";
 
 // `jfast worker` and `jfast jobs dead | retry | discard` as separate processes against the RabbitMQ broker on
 // 127.0.0.1:5672, each test on a queue of its own. A missing broker fails the test.
-const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
-const LEVELS = 25;
 
 function files(queue: string): Record<string, string> {
   return {
@@ -30,18 +29,6 @@ async function brokerCounts(queue: string): Promise<{ work: number; dead: number
   }
 }
 
-async function dropQueue(queue: string): Promise<void> {
-  const connection = await amqp.connect(AMQP_URL);
-  try {
-    const channel = await connection.createChannel();
-    for (const name of [queue, `${queue}.dead`, ...Array.from({ length: LEVELS }, (_, n) => `${queue}.delay.${n}`)]) await channel.deleteQueue(name);
-    // One at a time: RabbitMQ 3.10 can crash a channel deleting two exchanges bound to each other at once.
-    for (let n = LEVELS - 1; n >= 0; n--) await channel.deleteExchange(`${queue}.delay.${n}`);
-  } finally {
-    await connection.close();
-  }
-}
-
 let processes: JfastProcess[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -54,7 +41,7 @@ describe("jfast jobs on the RabbitMQ queue", () => {
   it("lists dead letters newest first, retries by id and --all, and discards", { timeout: 120_000 }, async () => {
     const queue = `jfast-test.cli.${randomUUID().slice(0, 8)}`;
     const service = await createServiceRoot(files(queue));
-    cleanups.push(service.remove, () => dropQueue(queue));
+    cleanups.push(service.remove, () => dropRabbitQueue(queue));
     const root = ["--root", service.root];
 
     for (const [id, n] of [["job-a", 1], ["job-b", 2]] as const) {

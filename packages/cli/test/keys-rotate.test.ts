@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createJfast, Job, task, type DatabaseProvider, type Outbox } from "@jfast/runtime";
-import amqp from "amqplib";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
-import { PG_URL, REDIS_URL, redisServiceToml, sql } from "./services.js";
+import { AMQP_URL, PG_URL, REDIS_URL, dropRabbitQueue, redisServiceToml, sql } from "./services.js";
 
 // `jfast keys rotate` as a separate process, on the real PostgreSQL (a schema of its own, for the outbox) with the
 // Redis queue on 127.0.0.1:6379. A missing server fails the test.
@@ -20,20 +19,6 @@ async function redisKeys<T>(queue: string, use: (redis: Redis, keys: string[]) =
   }
 }
 
-const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
-const LEVELS = 25;
-
-async function dropRabbitQueue(queue: string): Promise<void> {
-  const connection = await amqp.connect(AMQP_URL);
-  try {
-    const channel = await connection.createChannel();
-    for (const name of [queue, `${queue}.dead`, ...Array.from({ length: LEVELS }, (_, n) => `${queue}.delay.${n}`)]) await channel.deleteQueue(name);
-    // One at a time: RabbitMQ 3.10 can crash a channel deleting two exchanges bound to each other at once.
-    for (let n = LEVELS - 1; n >= 0; n--) await channel.deleteExchange(`${queue}.delay.${n}`);
-  } finally {
-    await connection.close();
-  }
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

@@ -1,8 +1,12 @@
+import amqp from "amqplib";
 import pg from "pg";
 
 /** The machine's own services the CLI's tests run against (trust auth on PostgreSQL; a missing one fails the test). */
 export const PG_URL = "postgres://postgres@127.0.0.1:5432/test";
 export const REDIS_URL = "redis://127.0.0.1:6379";
+export const AMQP_URL = "amqp://guest:guest@127.0.0.1:5672";
+/** The delay levels a RabbitMQ queue declares by default. */
+const LEVELS = 25;
 
 /** One statement on a short-lived connection of its own: the rows. */
 export async function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -24,4 +28,17 @@ export function redisServiceToml(params: { schema: string; queue: string }): str
     `[plugin.queue]\nbackend = "redis"\nurl = "${REDIS_URL}"\nname = "${params.queue}"`,
     `[plugin.outbox]\npoll_interval = 30`,
   ].join("\n");
+}
+
+/** Deletes a RabbitMQ queue, its dead letters and its delay cascade (queues and exchanges). */
+export async function dropRabbitQueue(queue: string): Promise<void> {
+  const connection = await amqp.connect(AMQP_URL);
+  try {
+    const channel = await connection.createChannel();
+    for (const name of [queue, `${queue}.dead`, ...Array.from({ length: LEVELS }, (_, n) => `${queue}.delay.${n}`)]) await channel.deleteQueue(name);
+    // One at a time: RabbitMQ 3.10 can crash a channel deleting two exchanges bound to each other at once.
+    for (let n = LEVELS - 1; n >= 0; n--) await channel.deleteExchange(`${queue}.delay.${n}`);
+  } finally {
+    await connection.close();
+  }
 }
