@@ -255,8 +255,14 @@ export function describeProtocol(factory: BackendFactory): void {
     });
 
     it("reports depths by state", async () => {
+      const got: Awaited<ReturnType<QueueBackend["claim"]>> = [];
       await backend.enqueue({ jobs: [makeJob(), makeJob(), makeJob(), makeJob({ delayMs: 60_000 })] });
-      const [running, toKill] = await backend.claim({ workerId: WORKER, limit: 2, leaseMs: 60_000 });
+      // A broker delivers what it pushes a moment after the enqueue is confirmed: claim until both are held.
+      const held = await eventually("two claimed", async () => {
+        got.push(...(await backend.claim({ workerId: WORKER, limit: 2 - got.length, leaseMs: 60_000 })));
+        return got.length === 2 ? got : null;
+      });
+      const [running, toKill] = held;
       expect(running && toKill).toBeTruthy();
       await backend.kill({ workerId: WORKER, job: toKill!, error: errorToAttempt(new Error("dead"), 1) });
       // A quorum queue's message count is read from its replicated state, which can trail a delivery by a

@@ -18,7 +18,7 @@ describe("outbox relay to the RabbitMQ queue", () => {
   beforeAll(async () => {
     // A node of our own for the outage test: stopping the shared broker would break the suites beside.
     broker = await startPrivateBroker();
-  }, 180_000);
+  }, 420_000);
   afterAll(async () => {
     await broker?.shutdown();
   }, 60_000);

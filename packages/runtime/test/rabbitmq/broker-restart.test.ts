@@ -14,7 +14,7 @@ describe("rabbitmq: broker restart", () => {
 
   beforeAll(async () => {
     broker = await startPrivateBroker();
-  }, 180_000);
+  }, 420_000);
 
   afterAll(async () => {
     await broker?.shutdown();

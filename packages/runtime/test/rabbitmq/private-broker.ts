@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile, mkdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,21 @@ export interface PrivateBroker {
 }
 
 export async function startPrivateBroker(): Promise<PrivateBroker> {
+  // A node can fail to boot on a loaded machine (a port taken between choosing and binding it, a slow Erlang
+  // start): each try gets fresh ports, name and directory, and a failed one is stopped and its log kept in
+  // the error.
+  const errors: string[] = [];
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      return await bootPrivateBroker();
+    } catch (error) {
+      errors.push(`try ${attempt}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  throw new Error(`a private RabbitMQ node did not start in three tries:\n${errors.join("\n")}`);
+}
+
+async function bootPrivateBroker(): Promise<PrivateBroker> {
   const [port, distPort] = [await freePort(), await freePort()];
   const node = `jfast-test-${randomUUID().slice(0, 8)}@localhost`;
   const dir = await mkdtemp(join(tmpdir(), "jfast-rabbitmq-"));
@@ -45,7 +60,16 @@ export async function startPrivateBroker(): Promise<PrivateBroker> {
     RABBITMQ_PID_FILE: pidFile,
   };
   await run("rabbitmq-server", ["-detached"], { env, timeout: 60_000 });
-  await run("rabbitmqctl", ["-n", node, "wait", pidFile, "--timeout", "120"], { timeout: 150_000 });
+  try {
+    await run("rabbitmqctl", ["-n", node, "wait", pidFile, "--timeout", "90"], { timeout: 120_000 });
+  } catch (error) {
+    const log = await readLogTail(join(dir, "log"));
+    const pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    if (pid > 0) await stopPid(pid);
+    await run("pkill", ["-KILL", "-f", node.split("@")[0]!]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${log}`);
+  }
   const pid = Number((await readFile(pidFile, "utf8")).trim());
   const ctl = (command: string) => run("rabbitmqctl", ["-n", node, command], { timeout: 60_000 }).then(() => undefined);
   return {
@@ -54,15 +78,26 @@ export async function startPrivateBroker(): Promise<PrivateBroker> {
     stopApp: () => ctl("stop_app"),
     startApp: () => ctl("start_app"),
     async shutdown() {
-      if (alive(pid)) {
-        process.kill(pid, "SIGTERM");
-        const deadline = Date.now() + 30_000;
-        while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-        if (alive(pid)) process.kill(pid, "SIGKILL");
-      }
+      await stopPid(pid);
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function stopPid(pid: number): Promise<void> {
+  if (!alive(pid)) return;
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 30_000;
+  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  if (alive(pid)) process.kill(pid, "SIGKILL");
+}
+
+async function readLogTail(logDir: string): Promise<string> {
+  const names = await readdir(logDir).catch(() => [] as string[]);
+  const parts = await Promise.all(
+    names.map(async (name) => `--- ${name}\n${(await readFile(join(logDir, name), "utf8").catch(() => "")).slice(-2_000)}`),
+  );
+  return parts.join("\n");
 }
 
 function alive(pid: number): boolean {
