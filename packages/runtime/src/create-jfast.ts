@@ -1,7 +1,6 @@
 import type { Job } from "./core/job.js";
 import type { QueueBackend } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
-import { DEFAULT_QUEUE } from "./core/named-queue.js";
 import type { AppContext, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
 import { withRequest, type RequestContext } from "./context/context.js";
@@ -132,7 +131,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
           label: named.backendName,
           depths: () => named.backend.depths(),
           depthsByTask: () => named.backend.depthsByTask(),
-          tasks: registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === named.name).map((t) => t.name),
+          tasks: registry.tasksIn(named.name).map((t) => t.name),
         }));
       },
     },

@@ -3,6 +3,7 @@ import { defineTask, type AnyTaskHandler } from "./define-task.js";
 import type { ScheduleDeclaration, ScheduleOptions, Task, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
 import { validateTaskName } from "./task.js";
 import { ConfigError } from "../errors/jfast-error.js";
+import { DEFAULT_QUEUE } from "./named-queue.js";
 
 /** The tasks one app knows. `jfast.require("tasks")` returns it; `.task(...)` is the registry form. */
 export class TaskRegistry {
@@ -73,6 +74,16 @@ export class TaskRegistry {
 
   all(): TaskDefinition[] {
     return [...this.definitions.values()];
+  }
+
+  /** The named queue a task's jobs go to (its `queue` option, else `default`); `default` for a task not declared here. */
+  queueOf(task: string): string {
+    return this.definitions.get(task)?.options.queue ?? DEFAULT_QUEUE;
+  }
+
+  /** The tasks whose jobs go to the named queue `queue` (docs/queues.md). */
+  tasksIn(queue: string): TaskDefinition[] {
+    return this.all().filter((definition) => (definition.options.queue ?? DEFAULT_QUEUE) === queue);
   }
 }
 

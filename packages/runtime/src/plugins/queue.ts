@@ -72,7 +72,7 @@ export function queuePlugin(): Plugin<"queue"> {
           try {
             await backend.setup();
             // Each queue's limited tasks (docs/tasks.md#limits), declared before any claim.
-            await backend.setLimits({ limits: limitsOf(registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === named.name)) });
+            await backend.setLimits({ limits: limitsOf(registry.tasksIn(named.name)) });
             opened.push({ config: named, backend, control: await openQueueControl({ backend, database, queue: named.backendName, logger }) });
           } catch (error) {
             await backend.close().catch(() => undefined);

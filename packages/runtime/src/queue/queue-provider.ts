@@ -77,7 +77,7 @@ export function createQueueProvider(params: {
     maxAttempts: defaultMaxAttempts,
   };
   const queues = new Map<string, NamedQueue>([[DEFAULT_QUEUE, defaultQueue], ...(params.namedQueues ?? []).map((q) => [q.name, q] as const)]);
-  const queueOf = (task: string): NamedQueue => queues.get(registry.get(task)?.options.queue ?? DEFAULT_QUEUE) ?? defaultQueue;
+  const queueOf = (task: string): NamedQueue => queues.get(registry.queueOf(task)) ?? defaultQueue;
   const fillUnique = taskUniqueFiller();
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {

@@ -1,5 +1,4 @@
 import { TRPCError } from "@trpc/server";
-import { DEFAULT_QUEUE } from "../../core/named-queue.js";
 import type { PausedTask } from "../../core/pause.js";
 import { pauseUnsupportedReason } from "../../queue/queue-control.js";
 import { auditedCall, type OperatorContext } from "../audit-call.js";
@@ -63,10 +62,7 @@ function queueTasks(sources: AdminSources, name: string) {
     throw new TRPCError({ code: "PRECONDITION_FAILED", message: pauseUnsupportedReason({ backend: queue.backend, pauses: null })! });
   }
   const pauses = queue.pauses;
-  return sources.registry
-    .all()
-    .filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name)
-    .map((t) => ({ task: t.name, pauses }));
+  return sources.registry.tasksIn(name).map((t) => ({ task: t.name, pauses }));
 }
 
 function requirePauses(sources: AdminSources, task: string) {

@@ -12,7 +12,6 @@ import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
 import type { AdminSources } from "../sources.js";
 import { jobView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
 import { describeLimitWait, normalizeLimits } from "../../core/limits.js";
-import { DEFAULT_QUEUE } from "../../core/named-queue.js";
 import type { TaskRegistry } from "../../core/registry.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
@@ -183,7 +182,7 @@ async function limitView(queue: QueueProvider, registry: TaskRegistry, info: Job
   const limits = definition ? normalizeLimits(definition.options, `task("${info.job.task}")`) : null;
   if (!definition || !limits) return null;
   if (info.state !== JobState.ready || Date.parse(info.job.availableAt) > Date.now()) return { ...limits, waitsOn: null };
-  const backend = queue.queues.get(definition.options.queue ?? DEFAULT_QUEUE)?.backend ?? queue.backend;
+  const backend = queue.queueOf(definition.name).backend;
   const usage = await backend.limitUsage({ task: info.job.task }).catch(() => null);
   return { ...limits, waitsOn: usage ? describeLimitWait(info.job.task, limits, usage) : null };
 }

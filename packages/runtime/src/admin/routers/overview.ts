@@ -79,7 +79,7 @@ export const overviewRouter = router({
       you: principal,
       readiness,
       queue: queueView,
-      tasks: sources.registry.all().map((t) => ({ name: t.name, module: t.module, maxAttempts: t.options.maxAttempts ?? null, queue: t.options.queue ?? DEFAULT_QUEUE })),
+      tasks: sources.registry.all().map((t) => ({ name: t.name, module: t.module, maxAttempts: t.options.maxAttempts ?? null, queue: sources.registry.queueOf(t.name) })),
       auditStore: sources.audit.kind,
     };
   }),

@@ -7,7 +7,6 @@ import { pauseUnsupportedReason } from "../../queue/queue-control.js";
 import { pauseQueue, pauseTask, resumeQueue, resumeTask } from "../operations/pause-tasks.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
-import { DEFAULT_QUEUE } from "../../core/named-queue.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import type { AdminSources } from "../sources.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
@@ -122,7 +121,7 @@ async function queueView(sources: AdminSources, queue: QueueProvider, name: stri
     backendCall(queue, "counting depths", () => queue.depths()),
   ]);
   const pausedByTask = new Map(paused.map((p) => [p.task, p]));
-  const own = sources.registry.all().filter((t) => (t.options.queue ?? DEFAULT_QUEUE) === name);
+  const own = sources.registry.tasksIn(name);
   const modules = new Map(own.map((t) => [t.name, t.module]));
   const names = [...new Set([...modules.keys(), ...Object.keys(counted.byTask.tasks), ...pausedByTask.keys()])].sort();
   const config = sources.queueConfig?.queues.find((q) => q.name === name);
