@@ -30,7 +30,7 @@ describe("postgres: the claim's commit", () => {
     expect(server).not.toBe("off");
 
     await client.query("BEGIN");
-    await client.query(SQL.enqueue, ["jfast.jobs", env.backend.channel, ...jobsToColumns(jobs)]);
+    await client.query(SQL.enqueue, ["jfast.jobs", ...jobsToColumns(jobs)]);
     expect(await setting()).toBe(server);
     await client.query("COMMIT");
 

@@ -14,6 +14,7 @@ export const SQL = {
   enqueueFresh: withoutConflictCheck(loadSql("enqueue")),
   enqueueHandOff: loadSql("enqueue-hand-off"),
   enqueueUnique: loadSql("enqueue-unique"),
+  committedIds: loadSql("committed-ids"),
   uniquePeriods: loadSql("unique-periods"),
   uniqueHolders: loadSql("unique-holders"),
   claim: loadSql("claim"),
@@ -107,7 +108,7 @@ function withoutConflictCheck(sql: string): string {
   const replacements: Array<[string, string]> = [
     ["  ON CONFLICT (id) DO NOTHING\n", ""],
     ["  RETURNING id\n", "  RETURNING 1\n"],
-    ["SELECT id, (SELECT pg_notify($2, '')) AS notified FROM inserted", "SELECT count(*) AS inserted, (SELECT pg_notify($2, '')) AS notified FROM inserted"],
+    ["SELECT id FROM inserted", "SELECT count(*) AS inserted FROM inserted"],
   ];
   for (const [from, to] of replacements) {
     if (!sql.includes(from)) throw new Error(`enqueue.sql no longer has "${from.trim()}", which the first-hand-off statement rewrites`);

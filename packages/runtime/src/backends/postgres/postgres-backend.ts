@@ -36,6 +36,7 @@ import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import { rewriteStoredJobs } from "./rewrite-stored.js";
+import { createWakeUps, type WakeUps } from "./wake-ups.js";
 
 const DOCS = "jfast docs postgres";
 
@@ -135,6 +136,7 @@ export class PostgresBackend implements QueueBackend {
   private readonly schema: string;
   private readonly logger: BackendLogger | undefined;
   private readonly completions: CompletionBatcher;
+  private readonly wakeUps: WakeUps;
   private readonly waiters = new Set<() => void>();
   /** Idle workers of this process offering their free slots to jobs enqueued here (offerSlots). */
   private readonly offers = new Set<SlotOffer>();
@@ -159,6 +161,7 @@ export class PostgresBackend implements QueueBackend {
     this.logger = options.logger;
     this.connectionUrl = options.connectionUrl;
     this.channel = notificationChannel(options.schema, options.queue);
+    this.wakeUps = createWakeUps({ db: options.db, channel: this.channel, logger: options.logger });
     this.claimSql = options.durableClaims
       ? { all: SQL.claimDurable, one: SQL.claimOneDurable, prepared: PREPARED.claimDurable }
       : { all: SQL.claim, one: SQL.claimOne, prepared: PREPARED.claim };
@@ -185,6 +188,7 @@ export class PostgresBackend implements QueueBackend {
     this.closed = true;
     this.wakeAll();
     await this.completions.flush();
+    await this.wakeUps.close();
     await this.listening;
     const unlisten = this.unlisten;
     this.unlisten = null;
@@ -192,10 +196,9 @@ export class PostgresBackend implements QueueBackend {
   }
 
   enqueue({ jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
-    if (hasUnique(jobs)) return this.enqueueUniqueJobs(this.db, jobs);
     // A bulk enqueue goes through the table (pipelined): a worker's few free slots are not worth one huge statement.
     // A limited task's job is never handed over: only the claim may start it.
-    if (this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS && !this.anyLimited(jobs)) return this.enqueueHandingOff(jobs);
+    if (!hasUnique(jobs) && this.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS && !this.anyLimited(jobs)) return this.enqueueHandingOff(jobs);
     return this.enqueueWithin({ executor: this.db, jobs });
   }
 
@@ -239,15 +242,15 @@ export class PostgresBackend implements QueueBackend {
    * (the commit is the caller's, after this returns).
    */
   private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult> {
-    if (!firstHandOff(jobs)) return this.insert(this.db, jobs, false);
+    if (!firstHandOff(jobs)) return this.wakeUps.afterCommit(this.insert(this.db, jobs, false));
     const { handedTo, reserved } = reserveSlots(this.offers, jobs, Date.now());
-    if (reserved.size === 0) return this.insert(this.db, jobs, true);
+    if (reserved.size === 0) return this.wakeUps.afterCommit(this.insert(this.db, jobs, true));
     const lockedBy = handedTo.map((offer) => offer?.workerId ?? null);
     const leaseMs = handedTo.map((offer) => offer?.leaseMs ?? null);
-    const params = [this.queue, this.channel, ...jobsToColumns(jobs), textArray(lockedBy), numberArray(leaseMs)];
-    let row: { inserted: string | number } | undefined;
+    const params = [this.queue, ...jobsToColumns(jobs), textArray(lockedBy), numberArray(leaseMs)];
+    let row: { inserted: string | number; ready: string | number } | undefined;
     try {
-      [row] = await this.run("enqueue", () => this.db.query<{ inserted: string | number }>(SQL.enqueueHandOff, params, PREPARED.enqueueHandOff));
+      [row] = await this.run("enqueue", () => this.db.query<{ inserted: string | number; ready: string | number }>(SQL.enqueueHandOff, params, PREPARED.enqueueHandOff));
     } catch (error) {
       for (const [offer, count] of reserved) offer.cancel(count);
       throw error;
@@ -257,17 +260,18 @@ export class PostgresBackend implements QueueBackend {
       for (let i = 0; i < jobs.length; i++) if (handedTo[i] === offer) claimed.push(claimedCopy(jobs[i]!));
       offer.deliver(claimed, count);
     }
+    if (Number(row?.ready) > 0) this.wakeUps.committed();
     assertAllInserted(row?.inserted, jobs.length);
     return { inserted: jobs.map((job) => job.id) };
   }
 
   /**
-   * Inserts the jobs through the caller's executor, i.e. inside their open transaction: the jobs (and the
-   * wake-up) exist iff that transaction commits.
+   * Inserts the jobs through the caller's executor, i.e. inside their open transaction: the jobs exist iff that
+   * transaction commits, and workers are woken once a look-up sees them committed (wake-ups.ts).
    */
   enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
-    if (hasUnique(jobs)) return this.enqueueUniqueJobs(executor, jobs);
-    return this.insert(executor, jobs, firstHandOff(jobs));
+    const write = hasUnique(jobs) ? this.enqueueUniqueJobs(executor, jobs) : this.insert(executor, jobs, firstHandOff(jobs));
+    return executor === this.db ? this.wakeUps.afterCommit(write) : this.wakeUps.afterCallerWrite(write);
   }
 
   /**
@@ -276,7 +280,7 @@ export class PostgresBackend implements QueueBackend {
    */
   private enqueueUniqueJobs(executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
     firstHandOff(jobs);
-    const write = (tx: SqlExecutor) => enqueueUnique({ executor: tx, queue: this.queue, channel: this.channel, jobs });
+    const write = (tx: SqlExecutor) => enqueueUnique({ executor: tx, queue: this.queue, jobs });
     const own = executor === this.db && jobs.some((job) => job.unique?.periodMs != null);
     return this.run("enqueue", () => (own ? this.db.transaction(write) : write(executor)));
   }
@@ -285,7 +289,7 @@ export class PostgresBackend implements QueueBackend {
   private async insert(executor: SqlExecutor, jobs: Job[], fresh: boolean): Promise<EnqueueResult> {
     if (jobs.length === 0) return { inserted: [] };
     if (fresh && executor === this.db && jobs.length >= 2 * PIPELINE_ROWS) return this.insertPipelined(jobs);
-    const params = [this.queue, this.channel, ...jobsToColumns(jobs)];
+    const params = [this.queue, ...jobsToColumns(jobs)];
     if (fresh) {
       // Ids generated here, never stored: all of them are inserted, or the statement fails.
       const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh));
@@ -302,12 +306,12 @@ export class PostgresBackend implements QueueBackend {
    * A large batch of new jobs in one transaction of several statements: while the server inserts one slice,
    * this process builds the next one's parameters, so the two halves of the work overlap instead of taking
    * turns (a bulk enqueue was about half Node building arrays, half PostgreSQL inserting). All or nothing,
-   * as one statement would be; one commit, one wake-up (identical notifications of a transaction are folded).
+   * as one statement would be; one commit, one wake-up after it.
    */
   private insertPipelined(jobs: Job[]): Promise<EnqueueResult> {
     return this.run("enqueue", () =>
       this.db.transaction(async (tx) => {
-        const columns = (from: number) => [this.queue, this.channel, ...jobsToColumns(jobs.slice(from, from + PIPELINE_ROWS))];
+        const columns = (from: number) => [this.queue, ...jobsToColumns(jobs.slice(from, from + PIPELINE_ROWS))];
         const insert = (params: unknown[]) => tx.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh);
         let inserted = 0;
         let inFlight = insert(columns(0));

@@ -16,8 +16,8 @@ const ROUNDS = 3;
  * jfast_jobs_unique_idx (enqueue-unique.sql), and a row it skipped is a duplicate of the key's holder
  * (unique-holders.sql) — or, when the holder finished in between, inserted again.
  */
-export async function enqueueUnique(params: { executor: SqlExecutor; queue: string; channel: string; jobs: Job[] }): Promise<EnqueueResult> {
-  const { executor, queue, channel } = params;
+export async function enqueueUnique(params: { executor: SqlExecutor; queue: string; jobs: Job[] }): Promise<EnqueueResult> {
+  const { executor, queue } = params;
   const { first, keys, laterOf } = firstOfEachKey(params.jobs);
   const keyOf = new Map(first.map((job, i) => [job.id, keys[i]!]));
   const duplicates = new Map<string, string>();
@@ -40,7 +40,7 @@ export async function enqueueUnique(params: { executor: SqlExecutor; queue: stri
   const inserted = new Set<string>();
   let pending = params.jobs.filter((job) => !laterOf.has(job.id) && !duplicates.has(job.id));
   for (let round = 0; round < ROUNDS && pending.length > 0; round++) {
-    const [row] = await executor.query<{ ids: string[] }>(SQL.enqueueUnique, [queue, channel, ...jobsToColumns(pending), ...uniqueColumns(pending)]);
+    const [row] = await executor.query<{ ids: string[] }>(SQL.enqueueUnique, [queue, ...jobsToColumns(pending), ...uniqueColumns(pending)]);
     for (const id of row?.ids ?? []) inserted.add(id);
     const skipped = pending.filter((job) => !inserted.has(job.id) && job.unique?.states);
     if (skipped.length === 0) break;
