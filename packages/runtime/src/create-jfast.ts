@@ -139,15 +139,12 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   let admin: Promise<AdminService> | null = null;
   const adminService = (): Promise<AdminService> =>
     (admin ??= import("./admin/create-admin.js").then(({ createAdmin }) =>
-      createAdmin({ config, registry, logger, queue, outbox: () => plugins.get("outbox"), provider: plugins.find }),
+      createAdmin({ config, registry, logger, running: plugins }),
     ));
   const fetchHandler = createFetchHandler({
     config,
     registry,
-    queue,
-    outbox: () => plugins.get("outbox"),
-    events: () => plugins.get("kafka"),
-    scheduler: () => plugins.get("scheduler"),
+    running: plugins,
     metrics,
     admin: async (request) => {
       return (await adminService()).handle(request);

@@ -2,19 +2,16 @@ import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
 import { createReadiness } from "../http/readiness.js";
 import type { Logger } from "../observability/logger.js";
-import type { Outbox } from "../outbox/outbox.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
 import { createMemoryAuditLog, type AuditLog } from "./audit.js";
 import { createAdminHandler } from "./handler.js";
 import { createReplayLog } from "./replays.js";
 import { createSqlAuditLog } from "./sql-audit.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
+import type { RunningPlugins } from "../plugins/plugin.js";
 import { contractsSourceFor } from "./contracts-source.js";
 import { scheduleSourceFrom } from "./scheduler-source.js";
-import type { AdminSources, ContractsSource, ScheduleSource } from "./sources.js";
+import type { AdminSources } from "./sources.js";
 import { createRepairs, type AdminRepairs } from "./repairs.js";
-import type { SchedulerStatus } from "../scheduler/scheduler.js";
-import type { EventsBus } from "../kafka/events-bus.js";
 import { createRedaction } from "./redact.js";
 import { createKeyring } from "../core/crypto/keyring.js";
 import { createScanLimiter } from "./scan-limit.js";
@@ -33,16 +30,13 @@ export function createAdmin(params: {
   config: JfastConfig;
   registry: TaskRegistry;
   logger: Logger;
-  queue: () => QueueProvider | null;
-  outbox: () => Outbox | null;
-  /** A started provider by name, or undefined (the scheduler and contracts checker register themselves). */
-  provider: (name: string) => unknown;
+  /** What is running, read on each call: plugins start after the first request may have built the admin API. */
+  running: RunningPlugins;
   audit?: AuditLog;
 }): AdminService {
-  const { config, logger } = params;
-  const events = () => (params.provider("events") as EventsBus | undefined) ?? null;
-  const schedulerProvider = () => (params.provider("scheduler") as { status(): SchedulerStatus } | undefined) ?? null;
-  const readiness = createReadiness({ config, queue: params.queue, outbox: params.outbox, events, scheduler: schedulerProvider });
+  const { config, logger, running } = params;
+  const queue = () => running.get("queue")?.provider ?? null;
+  const readiness = createReadiness({ config, running });
   const contracts = contractsSourceFor({ root: config.root, registry: params.registry });
   if (config.admin.tokens.length === 0) {
     logger.warn("the admin API at /jfast/admin has no tokens and refuses every call; set JFAST_ADMIN_TOKENS (jfast docs admin-api)");
@@ -51,20 +45,18 @@ export function createAdmin(params: {
     service: { name: config.service.name, environment: config.service.environment },
     plugins: [...config.plugins],
     registry: params.registry,
-    queue: params.queue,
-    outbox: params.outbox,
+    queue,
+    outbox: () => running.get("outbox"),
     readiness: () => readiness.check(),
     scheduler: () => {
-      const scheduler = params.provider("scheduler") as Partial<ScheduleSource> & { status?(): SchedulerStatus } | undefined;
-      if (!scheduler) return null;
-      if (typeof scheduler.describeSchedules === "function") return scheduler as ScheduleSource;
-      return typeof scheduler.status === "function" ? scheduleSourceFrom(scheduler as { status(): SchedulerStatus }) : ({} as ScheduleSource);
+      const scheduler = running.get("scheduler");
+      return scheduler ? scheduleSourceFrom(scheduler) : null;
     },
-    contracts: () => (params.provider("contracts") as ContractsSource | undefined) ?? contracts,
-    events,
+    contracts: () => contracts,
+    events: () => running.get("kafka"),
     disabledPlugins: [...config.disabledPlugins],
     queueConfig: config.queue,
-    audit: params.audit ?? auditLogFor(() => params.provider("database") as DatabaseProvider | undefined, logger),
+    audit: params.audit ?? auditLogFor(() => running.get("database"), logger),
     replays: createReplayLog({ logger }),
     scans: createScanLimiter({ calls: config.admin.scanCalls }),
     redaction: createRedaction({ fields: config.admin.redact, defaults: config.admin.redactDefaults }),
@@ -80,7 +72,7 @@ export function createAdmin(params: {
  * In the database when the service has one (it survives restarts, every replica shares it); else in memory
  * and in the logs. Resolved per call: the database opens at jfast.start(), possibly after the first request.
  */
-function auditLogFor(database: () => DatabaseProvider | undefined, logger: Logger): AuditLog {
+function auditLogFor(database: () => DatabaseProvider | null, logger: Logger): AuditLog {
   const memory = createMemoryAuditLog({ logger });
   let sql: { db: DatabaseProvider["sql"]; log: AuditLog } | null = null;
   const current = (): AuditLog => {

@@ -1,9 +1,6 @@
 import type { TaskRegistry } from "../core/registry.js";
 import type { JfastConfig } from "../config/load-config.js";
-import type { Outbox } from "../outbox/outbox.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
-import type { EventsBus } from "../kafka/events-bus.js";
-import type { SchedulerStatus } from "../scheduler/scheduler.js";
+import type { RunningPlugins } from "../plugins/plugin.js";
 import { createReadiness, minimalReport } from "./readiness.js";
 
 /** Where the admin router is mounted; kept here so http/ does not load tRPC unless the admin API is built. */
@@ -13,12 +10,8 @@ export const ADMIN_PATH = "/jfast/admin";
 export function createFetchHandler(params: {
   config: JfastConfig;
   registry: TaskRegistry;
-  queue: () => QueueProvider | null;
-  outbox: () => Outbox | null;
-  /** The kafka plugin, when enabled and started (its check joins /ready). */
-  events?: () => EventsBus | null;
-  /** The scheduler, when `[plugin.queue] scheduler = true` and started (reported within the queue check). */
-  scheduler?: () => { status(): SchedulerStatus } | null;
+  /** The started plugins: the queue, the outbox, Kafka and the scheduler each join /ready when running. */
+  running: RunningPlugins;
   /** The admin tRPC router, served under /jfast/admin (any method: queries are GET, mutations POST). */
   admin?: (request: Request) => Promise<Response>;
   /** GET /metrics (Prometheus text format); closed in production unless [plugin.observability] expose_metrics. */
@@ -37,7 +30,7 @@ export function createFetchHandler(params: {
     if (url.pathname === "/queue/stats") {
       const open = config.service.environment !== "production" || config.queue?.exposeStats === true;
       if (!open) return notFound();
-      const queue = params.queue();
+      const queue = params.running.get("queue")?.provider ?? null;
       if (!queue) return json({ error: "the queue plugin is not enabled or not started", docs: "jfast docs configuration" }, 404);
       try {
         const depths = await queue.depths();

@@ -1,9 +1,6 @@
 import type { JfastConfig } from "../config/load-config.js";
 import type { Depths } from "../core/queue-backend.js";
-import type { EventsBus } from "../kafka/events-bus.js";
-import type { Outbox } from "../outbox/outbox.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
-import type { SchedulerStatus } from "../scheduler/scheduler.js";
+import type { RunningPlugins } from "../plugins/plugin.js";
 
 export type CheckStatus = "ok" | "degraded" | "unavailable";
 
@@ -15,18 +12,12 @@ export interface ReadinessReport {
 /** Probes can arrive many times a second from several orchestrators: share one check per window. */
 const CACHE_MS = 1000;
 
-export function createReadiness(params: {
-  config: JfastConfig;
-  queue: () => QueueProvider | null;
-  outbox: () => Outbox | null;
-  events?: () => EventsBus | null;
-  scheduler?: () => { status(): SchedulerStatus } | null;
-}) {
+export function createReadiness(params: { config: JfastConfig; running: RunningPlugins }) {
   let cached: { at: number; report: Promise<ReadinessReport> } | null = null;
 
   async function compute(): Promise<ReadinessReport> {
     const checks: ReadinessReport["checks"] = {};
-    const queue = params.queue();
+    const queue = params.running.get("queue")?.provider ?? null;
     if (params.config.queue) {
       if (!queue) {
         checks.queue = { status: "unavailable", error: "not started" };
@@ -50,7 +41,7 @@ export function createReadiness(params: {
     if (params.config.queue?.scheduler) {
       // Reported within the queue check, and under its own name as well. A stopped or failing scheduler is
       // `degraded`, never `unavailable`: recurring work runs late, the replica still serves its requests.
-      const scheduler = params.scheduler?.() ?? null;
+      const scheduler = params.running.get("scheduler");
       const report: ReadinessReport["checks"][string] = scheduler
         ? { ...scheduler.status() }
         : { status: "degraded", running: false, reason: "the scheduler is not running" };
@@ -60,7 +51,7 @@ export function createReadiness(params: {
         if (report.status !== "ok" && checks.queue.status === "ok") checks.queue.status = "degraded";
       }
     }
-    const outbox = params.outbox();
+    const outbox = params.running.get("outbox");
     if (outbox) {
       try {
         checks.outbox = await outbox.health();
@@ -70,7 +61,7 @@ export function createReadiness(params: {
     }
     if (params.config.kafka) {
       // A blocked partition (a handler failing on a message) degrades; a broker out of reach is unavailable.
-      const events = params.events?.() ?? null;
+      const events = params.running.get("kafka");
       if (!events) {
         checks.events = { status: "unavailable", error: "not started" };
       } else {

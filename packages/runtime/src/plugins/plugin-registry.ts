@@ -3,18 +3,14 @@ import type { AppContext } from "../core/task.js";
 import { ConfigError, JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import { orderPlugins } from "./order-plugins.js";
-import type { Plugin, PluginId, PluginSetup, Running } from "./plugin.js";
+import type { Plugin, PluginId, PluginSetup, Running, RunningPlugins } from "./plugin.js";
 import type { BuiltInProviders } from "./providers.js";
 
 /** The plugins of one app, started in order and stopped in reverse, and the providers they offer by name. */
-export interface PluginRegistry {
+export interface PluginRegistry extends RunningPlugins {
   readonly started: boolean;
-  /** A started plugin's value; null when it is not enabled or not started. */
-  get<N extends PluginId>(name: N): Running[N] | null;
   /** A provider by name, from the service's own, `tasks` and the started plugins'; throws naming the fix. */
   require(name: string): unknown;
-  /** A provider by name without the explanations (undefined when absent), for the admin API. */
-  find(name: string): unknown;
   start(app: AppContext): Promise<void>;
   stop(): Promise<void>;
 }
@@ -56,7 +52,6 @@ export function createPluginRegistry(params: {
       return ready;
     },
     get,
-    find: (name) => providers.get(name),
     require: (name) => requireProvider({ name, providers, plugins, config, started: ready }),
     async start(app) {
       if (ready) return;

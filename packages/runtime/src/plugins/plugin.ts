@@ -35,6 +35,14 @@ export interface Running {
 
 export type PluginId = keyof Running;
 
+/**
+ * What is running, by plugin, typed: what the composition root hands the admin API, /ready and /metrics, and
+ * plugins each other. null when the plugin is not enabled or not started (yet).
+ */
+export interface RunningPlugins {
+  get<N extends PluginId>(name: N): Running[N] | null;
+}
+
 /** The app as plugins see it before anything starts: configuration, the registry, what createJfast was given. */
 export interface PluginSetup {
   readonly config: JfastConfig;
@@ -48,11 +56,9 @@ export interface PluginSetup {
   readonly telemetry: TelemetryOptions | undefined;
 }
 
-export interface PluginContext extends PluginSetup {
+export interface PluginContext extends PluginSetup, RunningPlugins {
   /** The context handlers receive as `ctx`. */
   readonly app: AppContext;
-  /** A started plugin's value; null when it is not enabled or not started (yet). */
-  get<N extends PluginId>(name: N): Running[N] | null;
   /** Makes a provider reachable through `require(name)`; withdrawn when this plugin stops. */
   provide<K extends keyof BuiltInProviders>(name: K, value: BuiltInProviders[K]): void;
 }
