@@ -1,4 +1,4 @@
-import type { QueueConfig } from "../config/load-config.js";
+import type { QueueConfig } from "../queue/config.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { ReadinessReport } from "../http/readiness.js";
 import type { EventsStatus } from "../kafka/events-bus.js";

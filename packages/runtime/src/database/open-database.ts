@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { sql as drizzleSql } from "drizzle-orm";
-import type { DatabaseConfig } from "../config/load-config.js";
+import type { DatabaseConfig } from "./config.js";
 import { currentTenantId } from "../context/context.js";
 import { importDriver } from "../core/import-driver.js";
 import type { SqlDatabase } from "../core/sql-port.js";

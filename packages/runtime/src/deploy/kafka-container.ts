@@ -1,4 +1,4 @@
-import type { KafkaConfig } from "../config/load-config.js";
+import type { KafkaConfig } from "../kafka/config.js";
 import { InternalPort } from "./ports.js";
 
 /**

@@ -47,8 +47,7 @@ export function createFetchHandler(params: {
       }
     }
     if (url.pathname === "/metrics" && params.metrics) {
-      const open = config.service.environment !== "production" || config.raw.plugin.observability?.expose_metrics === true;
-      if (!open) return notFound();
+      if (!config.metrics.open) return notFound();
       try {
         return new Response(await params.metrics.render(), { status: 200, headers: { "content-type": params.metrics.contentType } });
       } catch (error) {

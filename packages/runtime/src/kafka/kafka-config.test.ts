@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_KAFKA_IMAGE, resolveConfig } from "../config/load-config.js";
+import { resolveConfig } from "../config/load-config.js";
+import { DEFAULT_KAFKA_IMAGE } from "./config.js";
 import { ConfigError } from "../errors/jfast-error.js";
 
 function resolve(section: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv = {}, basePort = 8100) {

@@ -1,7 +1,9 @@
-import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
+import { postgresQueue } from "../backends/postgres/config.js";
+import { rabbitMqQueue } from "../backends/rabbitmq/config.js";
+import { redisQueue } from "../backends/redis/config.js";
+import type { JfastConfig } from "../config/load-config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { limitsOf } from "../core/limits.js";
-import type { Retention } from "../core/retention.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueBackend } from "../core/queue-backend.js";
@@ -9,6 +11,7 @@ import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { ENCRYPTION_DOCS, KEY_RECIPE } from "../core/crypto/keyring.js";
 import type { Logger } from "../observability/logger.js";
+import type { NamedQueueConfig } from "../queue/config.js";
 import type { Plugin, Running } from "./plugin.js";
 
 /** `[plugin.queue]`: the backend the config names (or the one given to createJfast), paused tasks, throughput. */
@@ -128,22 +131,6 @@ export function queuePlugin(): Plugin<"queue"> {
   };
 }
 
-/**
- * Redis prunes completed jobs by age in complete.lua itself and lets a cancelled job's hash expire; the pruner
- * does the rest (counts, dead letters). Kept by count or forever: no expiry of their own, the pruner decides.
- */
-function redisRetention(named: NamedQueueConfig): { completedRetentionMs: number; cancelledRetentionMs: number } {
-  const ms = (retention: Retention) => (retention.kind === "age" ? retention.ms : 0);
-  const completed = named.retention.completed;
-  return {
-    completedRetentionMs: !named.keepCompleted ? 0 : completed.kind === "age" ? Math.max(1, completed.ms) : NEVER_MS,
-    cancelledRetentionMs: ms(named.retention.cancelled),
-  };
-}
-
-/** complete.lua's retention for jobs it must not expire by age: a century. */
-const NEVER_MS = 100 * 365 * 86_400_000;
-
 /** RabbitMQ holds no unique key itself: a task that needs one needs the database to hold it (docs/rabbitmq.md#unique-jobs). */
 function refuseUniqueTasks(registry: TaskRegistry): void {
   const unique = registry.all().find((definition) => definition.options.unique !== undefined);
@@ -209,7 +196,8 @@ function checkTaskQueues(config: JfastConfig, registry: TaskRegistry): void {
 
 /** The backend of one named queue, under the name the backend calls it (NamedQueueConfig.backendName). */
 async function buildBackend(config: JfastConfig, named: NamedQueueConfig, database: DatabaseProvider | null, logger: Logger): Promise<QueueBackend> {
-  const queue = { ...config.queue!, name: named.backendName, keepCompleted: named.keepCompleted };
+  // What the configuration decides is each backend's toOptions(); what the process opened (the database, the logger) is added here.
+  const queue = config.queue!;
   switch (queue.backend) {
     case "memory": {
       const { createMemoryBackend } = await import("../backends/memory/memory-backend.js");
@@ -220,56 +208,35 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
       // The heartbeat thread connects to the server on its own (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease); PGlite has no server.
       const connectionUrl = database!.driver === "pg" ? (config.database?.url ?? undefined) : undefined;
       return createPostgresBackend({
+        ...postgresQueue.toOptions(queue, named),
         db: database!.sql,
         reader: database!.reader,
         schema: database!.schema,
-        queue: queue.name,
-        keepCompleted: queue.keepCompleted,
-        durableClaims: queue.durableClaims,
         ...(connectionUrl ? { connectionUrl } : {}),
         logger,
       });
     }
     case "redis": {
-      // load-config refuses backend = "redis" without a url (REDIS_URL or [plugin.queue] url).
       const { createRedisBackend } = await import("../backends/redis/redis-backend.js");
-      return createRedisBackend({
-        url: queue.url!,
-        queue: queue.name,
-        cluster: queue.cluster,
-        waitReplicas: queue.waitReplicas,
-        waitTimeoutMs: queue.waitTimeoutMs,
-        ...redisRetention(named),
-        logger,
-      });
+      return createRedisBackend({ ...redisQueue.toOptions(queue, named), logger });
     }
     case "rabbitmq": {
-      // load-config refuses backend = "rabbitmq" without a url (AMQP_URL or [plugin.queue] url). The broker drops
-      // a silent connection after about two heartbeats, and a process whose event loop a handler blocks is silent:
-      // twice the visibility timeout lets it block for three leases (docs/rabbitmq.md#leases-the-unacked-delivery) while a vanished
-      // host's jobs still come back (the broker's own default caps it at 60 s).
       const { createRabbitMqBackend } = await import("../backends/rabbitmq/rabbitmq-backend.js");
-      const heartbeatSeconds = Math.min(60, Math.max(5, Math.ceil((queue.visibilityTimeoutMs * 2) / 1000)));
       // With the database, cancellations wait in jfast_cancelled_jobs for the message to arrive (docs/rabbitmq.md).
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
       const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
       const { createSqlLimitStore } = await import("../queue/limit-stores.js");
+      const options = rabbitMqQueue.toOptions(queue, { backendName: named.backendName, visibilityTimeoutMs: queue.visibilityTimeoutMs });
       // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
       const stores = database
         ? {
-            cancellations: createSqlCancelStore({ db: database.sql, queue: queue.name }),
-            uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: queue.name }),
+            cancellations: createSqlCancelStore({ db: database.sql, queue: options.queue }),
+            uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: options.queue }),
             // Task limits are counted in jfast_task_limits and jfast_task_slots (docs/rabbitmq.md#task-limits).
-            limits: createSqlLimitStore({ db: database.sql, queue: queue.name }),
+            limits: createSqlLimitStore({ db: database.sql, queue: options.queue }),
           }
         : {};
-      return createRabbitMqBackend({ url: queue.url!, queue: queue.name, queueType: queue.queueType, heartbeatSeconds, logger, ...stores });
+      return createRabbitMqBackend({ ...options, logger, ...stores });
     }
-    default:
-      throw new ConfigError(`[plugin.queue] backend = "${queue.backend}" is not available in this build`, {
-        code: "BACKEND_UNAVAILABLE",
-        hint: `use backend = "postgres" or "memory"`,
-        docs: "jfast docs configuration#pluginqueue",
-      });
   }
 }

@@ -12,12 +12,12 @@ export function telemetryPlugin(): Plugin<"telemetry"> {
     requires: [],
     after: [],
     provides: [],
-    enabled: ({ config }) => config.plugins.has("telemetry"),
+    enabled: ({ config }) => config.telemetry !== null,
     async start({ config, telemetry: options }) {
       telemetry ??= import("../observability/telemetry.js").then(({ createTelemetry }) =>
         createTelemetry({
-          serviceName: config.raw.plugin.telemetry?.service_name ?? config.service.name,
-          endpoint: config.raw.plugin.telemetry?.endpoint,
+          serviceName: config.telemetry!.serviceName,
+          endpoint: config.telemetry!.endpoint,
           options,
         }),
       );

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { JfastConfig, NamedQueueConfig } from "../config/load-config.js";
+import type { JfastConfig } from "../config/load-config.js";
+import type { NamedQueueConfig } from "../queue/config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { AppContext } from "../core/task.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import type { DatabaseConfig } from "../../src/config/load-config.js";
+import type { DatabaseConfig } from "../../src/database/config.js";
 import { createPostgresBackend, type PostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import { openDatabase } from "../../src/database/open-database.js";
