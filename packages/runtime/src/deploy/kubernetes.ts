@@ -103,7 +103,7 @@ export function generateKubernetes(params: KubernetesParams): Generated<Manifest
   return { document: manifests, warnings };
 }
 
-/** The URLs a service reads from its environment (config/load-config.ts), for the Secret it needs. */
+/** The URLs a service reads from its environment (each section's resolver, e.g. backends/redis/config.ts), for the Secret it needs. */
 function secretKeys(service: DeployService): string[] {
   const { config } = service;
   const keys: string[] = [];

@@ -20,7 +20,7 @@ export interface KafkaBus extends EventsBus {
 export interface KafkaBusParams {
   service: string;
   brokers: BrokerSource;
-  /** The group, already prefixed (load-config puts `topicPrefix` before it). */
+  /** The group, already prefixed (kafka/config.ts puts `topicPrefix` before it). */
   consumerGroup: string;
   /** Put before every topic published to and consumed ("" for none). */
   topicPrefix?: string;

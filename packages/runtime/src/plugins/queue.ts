@@ -21,7 +21,7 @@ export function queuePlugin(): Plugin<"queue"> {
     name: "queue",
     plugin: "queue",
     requires: [],
-    // The PostgreSQL backend lives in the database (load-config refuses it without); pauses and throughput too.
+    // The PostgreSQL backend lives in the database (config/plugin-rules.ts refuses it without); pauses and throughput too.
     after: ["database", "telemetry"],
     provides: ["queue"],
     enabled: ({ config }) => config.queue !== null,
