@@ -21,14 +21,14 @@ interface Watched {
  * The wake-up of jobs written in a caller's transaction (`enqueueWithin`, the outbox on this backend). Their
  * NOTIFY can no longer ride in that transaction (see NotifyCoalescer), and its commit happens after the write
  * returns, out of this process's sight. So the batch is looked up by primary key on a connection of our own at
- * CHECKS_AT_MS, and once it is visible, i.e. committed, the wake-up is sent. A NOTIFY sent before the commit would
- * wake the workers to find nothing, and they would then sleep through the job. A batch rolled back, or committed
- * after the last look-up, is found by the workers' poll: no committed job waits longer than `poll_interval`
- * after its commit. Look-ups of all due batches go as one statement, at most one per `gapMs`.
+ * CHECKS_AT_MS, and the look-up that sees it, i.e. committed, sends the wake-up in the same statement. A NOTIFY sent
+ * before the commit would wake the workers to find nothing, and they would then sleep through the job. A batch
+ * rolled back, or committed after the last look-up, is found by the workers' poll: no committed job waits longer
+ * than `poll_interval` after its commit. Look-ups of all due batches go as one statement, at most one per `gapMs`.
  */
 export class CommitWatch {
   private readonly db: SqlExecutor;
-  private readonly wake: () => void;
+  private readonly channel: string;
   private readonly gapMs: number;
   private readonly logger: Pick<Logger, "warn"> | undefined;
   private watched: Watched[] = [];
@@ -39,9 +39,9 @@ export class CommitWatch {
   private failing = false;
   private closed = false;
 
-  constructor(params: { db: SqlExecutor; wake: () => void; gapMs: number; logger?: Pick<Logger, "warn"> | undefined }) {
+  constructor(params: { db: SqlExecutor; channel: string; gapMs: number; logger?: Pick<Logger, "warn"> | undefined }) {
     this.db = params.db;
-    this.wake = params.wake;
+    this.channel = params.channel;
     this.gapMs = params.gapMs;
     this.logger = params.logger;
   }
@@ -93,11 +93,11 @@ export class CommitWatch {
     });
   }
 
-  /** Wakes if any batch is committed; the others are looked up again at their next time, or given up. */
+  /** Wakes the workers if any batch is committed; the others are looked up again at their next time, or given up. */
   private async lookUp(batches: Watched[]): Promise<void> {
     let found: Set<string>;
     try {
-      const rows = await this.db.query<{ id: string }>(SQL.committedIds, [textArray(batches.map((w) => w.id))]);
+      const rows = await this.db.query<{ id: string }>(SQL.committedIds, [textArray(batches.map((w) => w.id)), this.channel]);
       found = new Set(rows.map((r) => r.id));
       this.failing = false;
     } catch (error) {
@@ -105,7 +105,6 @@ export class CommitWatch {
       this.failing = true;
       found = new Set();
     }
-    if (found.size > 0) this.wake();
     if (this.closed) return;
     for (const w of batches) {
       if (found.has(w.id) || w.check + 1 >= CHECKS_AT_MS.length) continue;

@@ -10,9 +10,9 @@ export const WAKE_WINDOW_MS = 5;
  * The wake-up NOTIFY of new jobs, sent after their commit in a statement of its own rather than inside the
  * enqueuing transaction: PostgreSQL serializes the commits of notifying transactions on one database-wide lock
  * held through the commit's WAL flush, so a NOTIFY per enqueue kept concurrent enqueues from committing as a
- * group (docs/postgres.md#waking-up). A wake-up asked for when none was sent in the last window goes at once;
- * the ones asked for during a window, or while a NOTIFY is in flight, are folded into one at its end. A wake-up
- * is only answered by a NOTIFY sent after it was asked for, so every commit is followed by one.
+ * group (docs/postgres.md#the-wake-up-of-an-enqueue). A wake-up asked for when none was sent in the last window
+ * goes at once; the ones asked for during a window, or while a NOTIFY is in flight, are folded into one at its
+ * end. A wake-up is only answered by a NOTIFY sent after it was asked for, so every commit is followed by one.
  */
 export class NotifyCoalescer {
   private readonly db: SqlExecutor;

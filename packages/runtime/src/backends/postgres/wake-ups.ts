@@ -6,8 +6,8 @@ import { NotifyCoalescer, WAKE_WINDOW_MS } from "./wake-coalescer.js";
 
 /**
  * How the backend wakes idle workers for new jobs, never from inside the enqueuing transaction
- * (docs/postgres.md#waking-up): after its own commit, through the coalescer; after a caller's write, once a
- * look-up sees it committed (CommitWatch).
+ * (docs/postgres.md#the-wake-up-of-an-enqueue): after its own commit, through the coalescer; after a caller's
+ * write, by the look-up that sees it committed (CommitWatch).
  */
 export interface WakeUps {
   /** `write` committed when it resolves (the backend's own statement or transaction). */
@@ -21,7 +21,7 @@ export interface WakeUps {
 
 export function createWakeUps(params: { db: SqlExecutor; channel: string; logger?: Pick<Logger, "warn"> | undefined }): WakeUps {
   const coalescer = new NotifyCoalescer(params);
-  const watch = new CommitWatch({ db: params.db, wake: () => coalescer.wake(), gapMs: WAKE_WINDOW_MS, logger: params.logger });
+  const watch = new CommitWatch({ db: params.db, channel: params.channel, gapMs: WAKE_WINDOW_MS, logger: params.logger });
   return {
     async afterCommit(write) {
       const result = await write;
