@@ -1,7 +1,8 @@
 import type { Job } from "./core/job.js";
+import { JobEvents, type JobEventListener, type JobEventName } from "./core/job-events.js";
 import type { QueueBackend } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
-import type { AppContext, TaskDefinition } from "./core/task.js";
+import type { AppContext, JobMiddleware, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
 import { withRequest, type RequestContext } from "./context/context.js";
 import { createFetchHandler } from "./http/fetch-handler.js";
@@ -56,6 +57,11 @@ export interface CreateJfastOptions {
    * claiming ticks or delivering outbox rows. See docs/embedding.md.
    */
   background?: boolean;
+  /**
+   * Wraps every handler this app's workers run, the first outermost: `async (job, tools, next) => …`
+   * (docs/middleware.md).
+   */
+  middleware?: readonly JobMiddleware[];
 }
 
 export interface Jfast {
@@ -86,6 +92,12 @@ export interface Jfast {
   createWorker(options?: AppWorkerOptions): AppWorker;
   /** The app context handlers receive as `ctx`. */
   readonly context: AppContext;
+  /**
+   * Listens to a job event of this process (docs/events.md): `jfast.on("job:completed", ({ job, value }) => …)`.
+   * Returns the function that removes the listener.
+   */
+  on<E extends JobEventName>(name: E, listener: JobEventListener<E>): () => void;
+  off<E extends JobEventName>(name: E, listener: JobEventListener<E>): void;
 }
 
 /** The composition root: configuration, modules, then the plugins in the order their requirements give. */
@@ -104,15 +116,17 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
   for (const warning of registry.warnings) logger.warn(warning);
 
   const providers = new Map<string, unknown>([...Object.entries(options.providers ?? {}), ["tasks", registry]]);
+  const events = new JobEvents((error, name) => logger.error("a job event listener failed", { event: name, error }));
   const plugins = createPluginRegistry({
     // Listed in the order their checks run; start-up order comes from each plugin's requires and after.
     plugins: [telemetryPlugin(), kafkaPlugin(), databasePlugin(), queuePlugin(), outboxPlugin(), schedulerPlugin(), relayPlugin()],
-    setup: { config, logger, registry, eventHandlers, background: options.background !== false, backend: options.backend, telemetry: options.telemetry },
+    setup: { config, logger, registry, eventHandlers, background: options.background !== false, backend: options.backend, telemetry: options.telemetry, events },
     providers,
   });
   const context: AppContext = { serviceName: config.service.name, logger, require: (name: string) => plugins.require(name) as never };
   const queue = () => plugins.get("queue")?.provider ?? null;
   const metrics = createMetrics({
+    events,
     service: config.service.name,
     queue: config.queue?.name ?? "",
     sources: {
@@ -169,8 +183,10 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     repairs: async (actor) => (await adminService()).repairs(actor),
     withRequest,
     middleware: { hono: honoContextMiddleware, node: nodeContextMiddleware },
+    on: (name, listener) => events.on(name, listener),
+    off: (name, listener) => events.off(name, listener),
     createWorker(workerOptions = {}) {
-      const worker = createAppWorker({ config, registry, plugins, context, logger, metrics, options: workerOptions });
+      const worker = createAppWorker({ config, registry, plugins, context, logger, events, middleware: options.middleware ?? [], options: workerOptions });
       workers.add(worker);
       return worker;
     },

@@ -15,7 +15,30 @@ export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
   session: TSession;
   /** Aborted when the job's timeout passes or the worker shuts down past its grace period. */
   signal: AbortSignal;
+  /**
+   * Values a middleware hands the handler for this attempt (docs/middleware.md#locals), typed by `JobLocals`.
+   * Empty at the start of every attempt.
+   */
+  locals: Partial<JobLocals>;
 }
+
+/**
+ * What middleware may put in `tools.locals`, by name, with its type. Declared by the service, like `Providers`:
+ *
+ *   declare module "@jfast/runtime" {
+ *     interface JobLocals { user: User }
+ *   }
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface JobLocals {}
+
+/**
+ * Wraps every attempt's handler (docs/middleware.md), outermost first, like Sidekiq's server middleware: work
+ * before `next()`, after it, around it. `next()` resolves to what the handler (and the middleware inside) returned,
+ * which this middleware may return as it is or replace; throwing instead of calling `next()` fails the attempt
+ * as the handler throwing would (a `PermanentError` dead-letters it, anything else is retried).
+ */
+export type JobMiddleware = (job: Job, tools: TaskTools, next: () => Promise<unknown>) => Promise<unknown>;
 
 /**
  * How the worker hands one attempt's cancellation to whoever runs the handler: `signal` is what the handler

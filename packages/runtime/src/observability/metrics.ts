@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from "prom-client";
 import { ErrorCode } from "../errors/codes.js";
 import type { Job } from "../core/job.js";
+import { AttemptOutcome, onAttemptEnded, type JobEvents } from "../core/job-events.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
 import type { EventsHealth } from "../kafka/events-bus.js";
 import type { OutboxHealth } from "../outbox/outbox-health.js";
@@ -8,16 +9,15 @@ import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import type { PrunerStatus } from "../queue/pruner.js";
 import { TaskCounter, TaskHistogram } from "./task-metrics.js";
 
-/** What the worker reports about each attempt (see worker/worker.ts). */
+/** What the counters and histograms are fed, from the job events (core/job-events.ts). */
 export interface AttemptObserver {
-  /** A job was claimed: its pickup latency is now − availableAt. */
+  /** A job was claimed: its pickup latency is claimedAt − availableAt. */
   claimed(job: Job, claimedAt: number): void;
   /** An attempt ended: `ok` completed, `retry` failed and comes back, `dead` failed for the last time. */
   finished(job: Job, outcome: AttemptOutcome, durationMs: number): void;
 }
 
-export const AttemptOutcome = { ok: "ok", retry: "retry", dead: "dead" } as const;
-export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
+export { AttemptOutcome };
 
 /** What /metrics reads on every scrape; each source is optional (its plugin may be off or not started). */
 export interface MetricSources {
@@ -72,7 +72,13 @@ const PICKUP_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1
  * never count into each other. Counters and histograms are fed by the worker of this process; depths, lags
  * and Kafka consumer lag are read from their providers on each scrape.
  */
-export function createMetrics(params: { service: string; queue: string; sources: MetricSources }): JfastMetrics {
+export function createMetrics(params: {
+  service: string;
+  queue: string;
+  sources: MetricSources;
+  /** The app's job events: the per-attempt counters and histograms listen to them. */
+  events?: JobEvents;
+}): JfastMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: params.service });
   const { sources } = params;
@@ -227,7 +233,7 @@ export function createMetrics(params: { service: string; queue: string; sources:
     registers: [registry],
   });
 
-  return {
+  const metrics: JfastMetrics = {
     registry,
     contentType: registry.contentType,
     async render() {
@@ -262,4 +268,9 @@ export function createMetrics(params: { service: string; queue: string; sources:
       if (outcome === AttemptOutcome.dead) dead.inc(job.task);
     },
   };
+  if (params.events) {
+    params.events.on("job:claimed", (e) => metrics.claimed(e.job, e.claimedAt));
+    onAttemptEnded(params.events, (e) => metrics.finished(e.job, e.outcome, e.durationMs));
+  }
+  return metrics;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
+import { JobEvents } from "../core/job-events.js";
 import { TaskRegistry } from "../core/registry.js";
 import { createLogger } from "../observability/logger.js";
 import type { Plugin, PluginId, PluginSetup } from "./plugin.js";
@@ -13,6 +14,7 @@ const setup: PluginSetup = {
   eventHandlers: [],
   background: true,
   backend: undefined,
+  events: new JobEvents(() => undefined),
   telemetry: undefined,
 };
 const app = { serviceName: "shop", require: () => undefined as never };

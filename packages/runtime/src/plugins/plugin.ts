@@ -1,5 +1,6 @@
 import type { JfastConfig } from "../config/load-config.js";
 import type { PluginName } from "../config/schema.js";
+import type { JobEvents } from "../core/job-events.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { AppContext } from "../core/task.js";
@@ -54,6 +55,8 @@ export interface PluginSetup {
   readonly background: boolean;
   readonly backend: QueueBackend | undefined;
   readonly telemetry: TelemetryOptions | undefined;
+  /** The app's job events (core/job-events.ts): a plugin announces what it does there, or listens. */
+  readonly events: JobEvents;
 }
 
 export interface PluginContext extends PluginSetup, RunningPlugins {

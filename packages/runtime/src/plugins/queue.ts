@@ -3,6 +3,7 @@ import { rabbitMqQueue } from "../backends/rabbitmq/config.js";
 import { redisQueue } from "../backends/redis/config.js";
 import type { JfastConfig } from "../config/load-config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
+import { onAttemptEnded } from "../core/job-events.js";
 import { limitsOf } from "../core/limits.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
@@ -17,6 +18,7 @@ import type { Plugin, Running } from "./plugin.js";
 /** `[plugin.queue]`: the backend the config names (or the one given to createJfast), paused tasks, throughput. */
 export function queuePlugin(): Plugin<"queue"> {
   let running: Running["queue"] | null = null;
+  let stopCounting: (() => void) | null = null;
   return {
     name: "queue",
     plugin: "queue",
@@ -45,7 +47,7 @@ export function queuePlugin(): Plugin<"queue"> {
         });
       }
     },
-    async start({ config, logger, registry, backend: given, background, get, provide }) {
+    async start({ config, logger, registry, backend: given, background, events, get, provide }) {
       const queueConfig = config.queue!;
       const [{ openQueueControl }, { createQueueProvider }, { loadContractsFile }] = await Promise.all([
         import("../queue/queue-control.js"),
@@ -108,7 +110,11 @@ export function queuePlugin(): Plugin<"queue"> {
           throughput: q.control.throughput,
           maxAttempts: q.config.maxAttempts,
         })),
+        events,
       });
+      // Each queue's throughput history counts the attempts this process's workers end on it.
+      const throughputs = new Map(opened.map((q) => [q.config.name, q.control.throughput]));
+      stopCounting = onAttemptEnded(events, (e) => throughputs.get(e.queue)?.finished(e.job, e.outcome));
       get("telemetry")?.instrumentQueue(provider);
       provide("queue", provider);
       const { createPruner } = await import("../queue/pruner.js");
@@ -123,6 +129,8 @@ export function queuePlugin(): Plugin<"queue"> {
       return running;
     },
     async stop() {
+      stopCounting?.();
+      stopCounting = null;
       await running?.pruner?.stop();
       for (const control of running?.controls.values() ?? []) await control.close();
       for (const queue of running?.provider.queues.values() ?? []) await queue.backend.close();

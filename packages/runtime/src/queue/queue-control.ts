@@ -1,7 +1,6 @@
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import type { Logger } from "../observability/logger.js";
-import type { AttemptObserver } from "../observability/metrics.js";
 import { createMemoryPauseStore, createSqlPauseStore } from "./pause-stores.js";
 import { PausedTasks } from "./paused-tasks.js";
 import { ThroughputRecorder } from "./throughput-recorder.js";
@@ -14,9 +13,8 @@ import { createMemoryThroughputStore, createSqlThroughputStore } from "./through
 export interface QueueControl {
   /** null where no shared store exists (RabbitMQ without the database plugin): pausing is refused. */
   pauses: PausedTasks | null;
+  /** Counts the attempts this process's workers end on the queue (the queue plugin feeds it from the job events). */
   throughput: ThroughputRecorder;
-  /** The workers' observer: `base` (the /metrics counters) and the throughput history. */
-  observe(base: AttemptObserver): AttemptObserver;
   close(): Promise<void>;
 }
 
@@ -43,13 +41,6 @@ export async function openQueueControl(params: {
   return {
     pauses,
     throughput,
-    observe: (base) => ({
-      claimed: (job, claimedAt) => base.claimed(job, claimedAt),
-      finished(job, outcome, durationMs) {
-        base.finished(job, outcome, durationMs);
-        throughput.finished(job, outcome);
-      },
-    }),
     async close() {
       pauses?.stop();
       await throughput.close();

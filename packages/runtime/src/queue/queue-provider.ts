@@ -1,5 +1,6 @@
 import { isPriorityDefaulted, Job } from "../core/job.js";
 import type { CancelResult, Depths, EnqueuedJob, EnqueueResult, QueueBackend, QueueEnqueueResult } from "../core/queue-backend.js";
+import type { JobEvents } from "../core/job-events.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { taskUniqueFiller } from "./unique-fill.js";
@@ -65,6 +66,8 @@ export function createQueueProvider(params: {
   foreignTasks?: ReadonlySet<string>;
   /** The named queues besides `default` (whose backend, pauses and throughput are the ones above). */
   namedQueues?: readonly NamedQueue[];
+  /** Where each job the queue accepted is announced (`job:enqueued`). */
+  events?: JobEvents;
 }): QueueProvider {
   const { backend, registry, defaultMaxAttempts, maxPayloadBytes } = params;
   const foreign = params.foreignTasks ?? new Set<string>();
@@ -79,6 +82,13 @@ export function createQueueProvider(params: {
   const queues = new Map<string, NamedQueue>([[DEFAULT_QUEUE, defaultQueue], ...(params.namedQueues ?? []).map((q) => [q.name, q] as const)]);
   const queueOf = (task: string): NamedQueue => queues.get(registry.queueOf(task)) ?? defaultQueue;
   const fillUnique = taskUniqueFiller();
+  const events = params.events;
+  const enqueueInQueues = async (jobs: Job[]): Promise<QueueEnqueueResult> => {
+    const results = await Promise.all([...groupByQueue(jobs, queueOf)].map(([queue, group]) => queue.backend.enqueue({ jobs: group })));
+    const duplicates = new Map<string, string>();
+    for (const r of results) for (const [id, holder] of r.duplicates ?? []) duplicates.set(id, holder);
+    return perJob(duplicates.size ? { inserted: results.flatMap((r) => r.inserted), duplicates } : { inserted: results.flatMap((r) => r.inserted) }, jobs);
+  };
   const prepare = (job: Job): Job => {
     if (!(job instanceof Job)) {
       throw new TypeError("enqueue(job) takes a Job: enqueue(new Job({ task: \"invoice.send_email\", payload }))");
@@ -105,11 +115,12 @@ export function createQueueProvider(params: {
     async enqueue(job) {
       const jobs = (Array.isArray(job) ? job : [job]).map(prepare);
       // One queue (every service that declares none): straight to its backend, as before named queues.
-      if (queues.size === 1) return perJob(await backend.enqueue({ jobs }), jobs);
-      const results = await Promise.all([...groupByQueue(jobs, queueOf)].map(([queue, group]) => queue.backend.enqueue({ jobs: group })));
-      const duplicates = new Map<string, string>();
-      for (const r of results) for (const [id, holder] of r.duplicates ?? []) duplicates.set(id, holder);
-      return perJob(duplicates.size ? { inserted: results.flatMap((r) => r.inserted), duplicates } : { inserted: results.flatMap((r) => r.inserted) }, jobs);
+      const result = queues.size === 1 ? perJob(await backend.enqueue({ jobs }), jobs) : await enqueueInQueues(jobs);
+      if (events?.has("job:enqueued")) {
+        const outcomes = result.jobs;
+        jobs.forEach((job, i) => events.emit("job:enqueued", { job, queue: queueOf(job.task).name, duplicate: outcomes[i]!.duplicate }));
+      }
+      return result;
     },
     async depths() {
       if (queues.size === 1) return backend.depths();

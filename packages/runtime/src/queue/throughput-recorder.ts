@@ -1,7 +1,7 @@
 import { MINUTE_MS, THROUGHPUT_RETENTION_MS, type ThroughputCounts, type ThroughputRow, type ThroughputStore } from "../core/throughput.js";
 import type { Job } from "../core/job.js";
 import type { Logger } from "../observability/logger.js";
-import type { AttemptObserver, AttemptOutcome } from "../observability/metrics.js";
+import type { AttemptOutcome } from "../core/job-events.js";
 
 /** How often a process adds its counts to the store. */
 export const THROUGHPUT_FLUSH_MS = 5000;
@@ -10,11 +10,11 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
 const MAX_PENDING = 10_000;
 
 /**
- * Counts each attempt's outcome per minute and task in memory (the worker's observer) and adds the counts to
+ * Counts each attempt's outcome per minute and task in memory (from the job events) and adds the counts to
  * the store every THROUGHPUT_FLUSH_MS and on close, so the store sees a few upserts per flush whatever the job
  * rate. Counts that cannot be written are kept for the next flush (bounded). Also prunes the store hourly.
  */
-export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
+export class ThroughputRecorder {
   readonly store: ThroughputStore;
   private readonly logger: Logger;
   private pending = new Map<string, ThroughputRow>();
@@ -30,7 +30,7 @@ export class ThroughputRecorder implements Pick<AttemptObserver, "finished"> {
     this.logger = params.logger;
   }
 
-  finished(job: Job, outcome: AttemptOutcome, _durationMs?: number): void {
+  finished(job: Job, outcome: AttemptOutcome): void {
     const now = Date.now();
     let row = this.lastRow;
     // Most attempts count into the same row as the one before (same task, same minute): no key to build.

@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { JfastConfig } from "../config/load-config.js";
 import type { NamedQueueConfig } from "../queue/config.js";
+import type { JobEvents } from "../core/job-events.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import type { TaskRegistry } from "../core/registry.js";
-import type { AppContext } from "../core/task.js";
+import type { AppContext, JobMiddleware } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { JfastMetrics } from "../observability/metrics.js";
 import type { PluginRegistry } from "../plugins/plugin-registry.js";
 import { createTaskExecutor } from "./execute-task.js";
 import { createIsolateRunner, isTypeScript, type IsolateRunner } from "./isolate/isolate-runner.js";
@@ -33,7 +33,9 @@ export function createAppWorker(params: {
   plugins: PluginRegistry;
   context: AppContext;
   logger: Logger;
-  metrics: JfastMetrics;
+  /** Where each attempt is announced: /metrics, the throughput history and `jfast.on` listen there. */
+  events: JobEvents;
+  middleware: readonly JobMiddleware[];
   options: AppWorkerOptions;
 }): AppWorker {
   const { config, registry, plugins, logger, options } = params;
@@ -51,6 +53,7 @@ export function createAppWorker(params: {
     context: params.context,
     database: () => plugins.get("database"),
     logger,
+    middleware: params.middleware,
     ...(isolates ? { isolates } : {}),
   });
   const telemetry = plugins.get("telemetry");
@@ -75,7 +78,8 @@ export function createAppWorker(params: {
         pollIntervalMs: queueConfig.pollIntervalMs,
         defaultMaxAttempts: named.maxAttempts,
         maxSnoozes: queueConfig.maxSnoozes,
-        observer: (queue.controls.get(named.name) ?? queue.control).observe(params.metrics),
+        events: params.events,
+        queue: named.name,
         ...(pauses ? { paused: pauses } : {}),
         workerId: id,
       }),

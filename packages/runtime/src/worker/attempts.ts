@@ -1,28 +1,36 @@
+import type { Job } from "../core/job.js";
+import type { JobEvents } from "../core/job-events.js";
 import type { TaskDefinition } from "../core/task.js";
 import { withJob } from "../context/context.js";
 import { JobTimeoutError } from "../errors/jfast-error.js";
-import { decide, type AttemptResult } from "./decide.js";
+import { decide, type AttemptResult, type Decision } from "./decide.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import type { Running } from "./slots.js";
 import type { WorkerOptions } from "./worker-options.js";
 
 /**
  * One attempt from its start to its end: the handler run (with its timeout), the outcome decided (decide.ts) and
- * handed to the writer, the attempt observed, and its slot given back to the worker (`finish`). Results, progress
- * and flows hook in at `ended`, where the attempt's value is known.
+ * handed to the writer, announced as job events (core/job-events.ts), and its slot given back to the worker
+ * (`finish`). Results, progress and flows hook in at `ended`, where the attempt's value is known.
  */
 export class Attempts {
   private readonly options: WorkerOptions;
+  /** Undefined without listeners' app (a bare Worker): each emit below is then one property read. */
+  private readonly events: JobEvents | undefined;
+  private readonly queue: string;
 
   constructor(
     private readonly params: {
       options: WorkerOptions;
+      workerId: string;
       writer: OutcomeWriter;
       finish(entry: Running): void;
       unhandled(entry: Running, error: unknown): void;
     },
   ) {
     this.options = params.options;
+    this.events = params.options.events;
+    this.queue = params.options.queue ?? "default";
   }
 
   /**
@@ -31,7 +39,8 @@ export class Attempts {
    */
   start(entry: Running): void {
     const { job, cancellation } = entry;
-    this.options.observer?.claimed(job, Date.now());
+    const events = this.events;
+    if (events?.has("job:claimed")) events.emit("job:claimed", { job, queue: this.queue, workerId: this.params.workerId, claimedAt: Date.now() });
     const definition = this.options.lookup(job.task);
     if (!definition) {
       this.ended(entry, undefined, undefined, 0, { ok: true, value: undefined });
@@ -43,6 +52,7 @@ export class Attempts {
     if (timeoutMs !== null) {
       timer = setTimeout(() => cancellation.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)), timeoutMs);
     }
+    if (events?.has("job:started")) events.emit("job:started", { job, queue: this.queue, workerId: this.params.workerId });
     const startedAt = performance.now();
     let work: Promise<unknown>;
     try {
@@ -74,13 +84,39 @@ export class Attempts {
           now: Date.now(),
         });
         this.params.writer.write(job, decision);
-        if (decision.kind !== "snooze") this.options.observer?.finished(job, decision.kind === "complete" ? "ok" : decision.kind, durationMs);
+        if (this.events) this.announce(this.events, job, decision, durationMs);
       }
       // An unknown task ends inside the fillSlots loop that launched it: a buffer of them would recurse.
       if (!definition) queueMicrotask(() => this.params.finish(entry));
       else this.params.finish(entry);
     } catch (unexpected) {
       this.params.unhandled(entry, unexpected);
+    }
+  }
+
+  /** The attempt's end as job events, once its outcome is handed to the writer. */
+  private announce(events: JobEvents, job: Job, decision: Decision, durationMs: number): void {
+    const { queue } = this;
+    const { workerId } = this.params;
+    switch (decision.kind) {
+      case "complete":
+        if (events.has("job:completed")) events.emit("job:completed", { job, queue, workerId, value: decision.value, durationMs });
+        return;
+      case "snooze":
+        if (events.has("job:snoozed")) events.emit("job:snoozed", { job, queue, workerId, until: decision.availableAt, durationMs });
+        return;
+      case "retry":
+        if (events.has("job:failed")) {
+          events.emit("job:failed", { job, queue, workerId, error: decision.cause, attemptError: decision.error, retryAt: decision.availableAt, durationMs });
+        }
+        return;
+      case "dead":
+        // An unknown task's job never ran: there is no failure to tell, only the dead letter.
+        if (decision.why !== "unknown task" && events.has("job:failed")) {
+          events.emit("job:failed", { job, queue, workerId, error: decision.cause, attemptError: decision.error, retryAt: null, durationMs });
+        }
+        if (events.has("job:dead")) events.emit("job:dead", { job, queue, workerId, attemptError: decision.error, reason: decision.why, durationMs });
+        return;
     }
   }
 }

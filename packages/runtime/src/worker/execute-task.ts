@@ -1,5 +1,5 @@
 import type { Job } from "../core/job.js";
-import type { AppContext, Cancellation, TaskDefinition, TaskTools } from "../core/task.js";
+import type { AppContext, Cancellation, JobLocals, JobMiddleware, TaskDefinition, TaskTools } from "../core/task.js";
 import type { DatabaseProvider, TaskSession } from "../database/database-provider.js";
 import { claimOnce } from "../inbox/inbox.js";
 import type { Logger } from "../observability/logger.js";
@@ -7,7 +7,8 @@ import type { IsolateRunner } from "./isolate/isolate-runner.js";
 
 /**
  * One attempt of one job: opens the TaskSession when the task asks for it (commit on return, rollback on
- * throw), claims the idempotency key in the inbox inside that same transaction, then calls the handler.
+ * throw), claims the idempotency key in the inbox inside that same transaction, then calls the handler through
+ * the service's middleware (inside the transaction: middleware sees `tools.session`).
  */
 export function createTaskExecutor(params: {
   context: AppContext;
@@ -15,13 +16,25 @@ export function createTaskExecutor(params: {
   logger: Logger;
   /** Runs the handlers of tasks declared with `isolate` (docs/tasks.md#isolated-handlers). */
   isolates?: IsolateRunner;
+  /** `createJfast({ middleware })`, outermost first (docs/middleware.md). */
+  middleware?: readonly JobMiddleware[];
 }) {
+  // None: the handler is called as before, without a promise more per attempt.
+  const middleware = params.middleware?.length ? params.middleware : null;
   return function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
-    if (definition.options.isolate && params.isolates) return params.isolates.run(definition, job, cancellation);
+    if (definition.options.isolate && params.isolates) {
+      const isolates = params.isolates;
+      if (!middleware) return isolates.run(definition, job, cancellation);
+      // The handler runs in the isolate; its middleware here, around it (locals do not cross over).
+      const tools = new AttemptTools(params.context, job, undefined, cancellation);
+      return throughMiddleware(middleware, tools, () => isolates.run(definition, job, cancellation));
+    }
     if (!definition.options.session) {
       // Not an async function: a handler's own promise is handed on as it is, without another wrapper.
       try {
-        return Promise.resolve(definition.handler(job.payload, new AttemptTools(params.context, job, undefined, cancellation)));
+        const tools = new AttemptTools(params.context, job, undefined, cancellation);
+        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(job.payload, tools));
+        return Promise.resolve(definition.handler(job.payload, tools));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -42,11 +55,32 @@ export function createTaskExecutor(params: {
             return undefined;
           }
         }
-        return definition.handler(job.payload, new AttemptTools(params.context, job, session, cancellation));
+        const tools = new AttemptTools(params.context, job, session, cancellation);
+        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(job.payload, tools));
+        return definition.handler(job.payload, tools);
       },
       { tenantId: job.tenantId },
     );
   }
+}
+
+/** Calls `handler` through `middleware`, the first outermost; each `next()` calls the one after it, the last the handler. */
+function throughMiddleware(middleware: readonly JobMiddleware[], tools: TaskTools, handler: () => unknown): Promise<unknown> {
+  const call = (index: number): Promise<unknown> => {
+    if (index === middleware.length) {
+      try {
+        return Promise.resolve(handler());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    try {
+      return Promise.resolve(middleware[index]!(tools.job, tools, () => call(index + 1)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return call(0);
 }
 
 /**
@@ -57,6 +91,7 @@ export function createTaskExecutor(params: {
  */
 class AttemptTools implements TaskTools {
   readonly #cancellation: Cancellation;
+  #locals: Partial<JobLocals> | undefined;
 
   constructor(
     readonly ctx: AppContext,
@@ -69,5 +104,10 @@ class AttemptTools implements TaskTools {
 
   get signal(): AbortSignal {
     return this.#cancellation.signal;
+  }
+
+  /** Made on first use: most attempts have no middleware that sets any. */
+  get locals(): Partial<JobLocals> {
+    return (this.#locals ??= {});
   }
 }

@@ -23,7 +23,7 @@ function makeWorker(backend: ReturnType<typeof createMemoryBackend>, handler: ()
   return new Worker({
     backend: counted,
     lookup: () => definition,
-    execute: (d, job, cancellation) => Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
+    execute: (d, job, cancellation) => Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
     logger: createLogger({ service: "t", level: "silent" }),
     concurrency: 2,
     prefetch: 4,

@@ -1,4 +1,5 @@
 import type { Job } from "../core/job.js";
+import type { JobEvents } from "../core/job-events.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { Logger } from "../observability/logger.js";
 import { createDeferred, type Deferred } from "./deferred.js";
@@ -33,8 +34,17 @@ class ShutdownAbort extends Error {
  * for `graceMs` (or until stopNow), then abort the rest and release them without spending an attempt; outcomes
  * already handed over are written before the backend may close.
  */
-export async function shutdownWorker(worker: StoppingWorker, options: { backend: QueueBackend; logger: Logger }, graceMs: number): Promise<void> {
+export async function shutdownWorker(
+  worker: StoppingWorker,
+  options: { backend: QueueBackend; logger: Logger; events?: JobEvents | undefined; queue?: string | undefined },
+  graceMs: number,
+): Promise<void> {
   const { backend, logger } = options;
+  const released = (jobs: readonly Job[], started: boolean) => {
+    const { events } = options;
+    if (!events?.has("job:released")) return;
+    for (const job of jobs) events.emit("job:released", { job, queue: options.queue ?? "default", workerId: worker.id, started });
+  };
   const { slots } = worker;
   worker.stopping = true;
   worker.writer.graceEndsAt = Date.now() + graceMs;
@@ -47,9 +57,10 @@ export async function shutdownWorker(worker: StoppingWorker, options: { backend:
   const buffered = slots.buffer.splice(0);
   if (buffered.length > 0) {
     // Claimed ahead but never started: back at once.
-    await backend.release({ workerId: worker.id, jobs: buffered }).catch((error: unknown) => {
-      logger.error("could not release prefetched jobs; they return when their lease expires", { error });
-    });
+    await backend.release({ workerId: worker.id, jobs: buffered }).then(
+      () => released(buffered, false),
+      (error: unknown) => logger.error("could not release prefetched jobs; they return when their lease expires", { error }),
+    );
   }
   if (slots.running.size > 0) {
     worker.allFinished = createDeferred();
@@ -68,6 +79,7 @@ export async function shutdownWorker(worker: StoppingWorker, options: { backend:
     try {
       await backend.release({ workerId: worker.id, jobs });
       logger.warn("released running jobs at shutdown", { released: jobs.map((j) => j.id) });
+      released(jobs, true);
     } catch (error) {
       // Not lost: their leases expire and another worker picks them up.
       logger.error("could not release running jobs at shutdown; they return when their lease expires", { error });

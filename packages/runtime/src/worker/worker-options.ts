@@ -5,7 +5,7 @@ import type { PausedTaskSet } from "../core/pause.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import type { Logger } from "../observability/logger.js";
-import type { AttemptObserver } from "../observability/metrics.js";
+import type { JobEvents } from "../core/job-events.js";
 
 export interface WorkerOptions {
   backend: QueueBackend;
@@ -23,8 +23,10 @@ export interface WorkerOptions {
   /** `[plugin.queue] max_snoozes`: past this many snoozes a job is dead-lettered (default 100). */
   maxSnoozes?: number;
   workerId?: string;
-  /** Told of each claim and each attempt's outcome (the /metrics counters and histograms). */
-  observer?: AttemptObserver;
+  /** Where each attempt's claim, start and end are announced (core/job-events.ts): metrics, throughput, `jfast.on`. */
+  events?: JobEvents;
+  /** The named queue it runs, as its job events name it (default "default"). */
+  queue?: string;
   /**
    * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
    * batches instead of one round trip (and one commit) per finished job. A backend whose broker pushes ahead

@@ -63,7 +63,7 @@ export class Worker {
     this.slots = new Slots(options.concurrency);
     this.turns = new ChainTurns(() => this.fillSlots());
     this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, logger, stopNow: this.stopNowSignal });
-    this.attempts = new Attempts({ options, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
+    this.attempts = new Attempts({ options, workerId: this.id, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
     this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => this.cancelJobs(ids) });
     this.slotOffer = createSlotOffer({
       workerId: this.id,
@@ -242,9 +242,11 @@ export class Worker {
    * a running one's signal is aborted with reason "cancelled" and its outcome ignored; a buffered one is dropped.
    */
   private cancelJobs(ids: string[]): void {
+    const { events } = this.options;
     for (const entry of this.slots.cancel(ids)) {
       withJob(entry.job, () => this.options.logger.info("job cancelled while running; its handler's signal is aborted"));
       entry.cancellation.abort(CANCELLED);
+      if (events?.has("job:cancelled")) events.emit("job:cancelled", { job: entry.job, queue: this.options.queue ?? "default", workerId: this.id });
     }
   }
 }

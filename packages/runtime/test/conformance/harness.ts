@@ -109,7 +109,7 @@ export function startTestWorker(params: {
     backend: params.backend,
     lookup: (name) => byName.get(name),
     execute: (definition, job, cancellation) =>
-      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "test", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal })),
+      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "test", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
     logger: createLogger({ service: "test", level: "silent" }),
     concurrency: params.concurrency,
     leaseMs: params.leaseMs ?? 30_000,

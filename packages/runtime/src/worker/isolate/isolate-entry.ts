@@ -36,7 +36,7 @@ async function run(message: Extract<ToIsolate, { type: "run" }>): Promise<void> 
     const definition = definitions.find((d) => d.name === message.task);
     if (!definition) throw new Error(`${message.file} declares no task named "${message.task}" when imported in an isolate`);
     const job = Job.fromJSON(message.job);
-    const value = await definition.handler(job.payload, { ctx: isolatedContext(message.service), job, session: undefined, signal: controller.signal });
+    const value = await definition.handler(job.payload, { ctx: isolatedContext(message.service), job, session: undefined, signal: controller.signal, locals: {} });
     if (value instanceof Snooze) send({ type: "snooze", id: message.id, ms: value.ms });
     else send({ type: "done", id: message.id, value: value === undefined ? undefined : structuredClone(value) });
   } catch (error) {
