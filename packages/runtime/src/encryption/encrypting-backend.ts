@@ -1,6 +1,5 @@
 import type { AttemptError, Job } from "../core/job.js";
-import type { ClaimParams, EnqueueResult, QueueBackend, SlotOffer } from "../core/queue-backend.js";
-import type { SqlExecutor } from "../core/sql-port.js";
+import type { ClaimParams, QueueBackend, SlotOffer } from "../core/queue-backend.js";
 import type { Logger } from "../observability/logger.js";
 import { DecryptionError } from "../core/crypto/envelope.js";
 import { isSealedJob, openError, sealError } from "../core/crypto/sealed-job.js";
@@ -87,7 +86,7 @@ export function withEncryption(backend: QueueBackend, encryption: JobEncryption,
     }
   }
 
-  const overrides: Partial<QueueBackend> & { enqueueWithin?(params: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> } = {
+  const overrides: Partial<QueueBackend> = {
     enqueue: (params) => sealedWhile(params.jobs, () => backend.enqueue(params)),
     async claim(params: ClaimParams) {
       const { readable, unreadable } = open(await backend.claim(params));
@@ -97,13 +96,12 @@ export function withEncryption(backend: QueueBackend, encryption: JobEncryption,
     retry: (params) => backend.retry(sealsErrorsOf(params.job) && keyring ? { ...params, error: sealError(params.error, keyring) } : params),
     kill: (params) => backend.kill(sealsErrorsOf(params.job) && keyring ? { ...params, error: sealError(params.error, keyring) } : params),
   };
-  const within = (backend as { enqueueWithin?: (params: { executor: SqlExecutor; jobs: Job[] }) => Promise<EnqueueResult> }).enqueueWithin;
-  if (typeof within === "function") {
-    overrides.enqueueWithin = (params) => sealedWhile(params.jobs, () => within.call(backend, params));
+  if (backend.capabilities.transactionalEnqueue) {
+    overrides.enqueueWithin = (params) => sealedWhile(params.jobs, () => backend.enqueueWithin(params));
   }
-  if (typeof backend.offerSlots === "function") {
+  if (backend.capabilities.handOff) {
     overrides.offerSlots = (offer: SlotOffer) =>
-      backend.offerSlots!({
+      backend.offerSlots({
         get workerId() {
           return offer.workerId;
         },

@@ -2,7 +2,7 @@ import type { Jfast } from "../create-jfast.js";
 import { createKeyring, ENCRYPTION_DOCS, KEY_RECIPE } from "../core/crypto/keyring.js";
 import { resealJobJSON } from "../core/crypto/sealed-job.js";
 import type { BackendKind } from "../core/queue-backend.js";
-import { supportsStoredRewrite, type StoredParts } from "../core/stored-rewrite.js";
+import type { StoredParts } from "../core/stored-rewrite.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { rewriteOutboxJobs } from "../outbox/reseal-rows.js";
@@ -48,10 +48,6 @@ export async function rotateEncryptionKeys(jfast: Jfast): Promise<KeyRotationRep
   if (jfast.config.queue) {
     for (const named of jfast.require("queue").queues.values()) {
       const { backend } = named;
-      if (!supportsStoredRewrite(backend)) {
-        queues.push({ queue: named.name, backend: backend.kind, waiting: null, dead: 0, notSupported: `the ${backend.kind} backend cannot rewrite stored jobs`, skipped: [] });
-        continue;
-      }
       const result = await backend.rewriteStored({ rewrite });
       queues.push({ queue: named.name, backend: backend.kind, waiting: result.waiting, dead: result.dead, notSupported: result.waitingNotSupported ?? null, skipped: result.skipped });
     }

@@ -16,32 +16,23 @@ import { deadRow, OutboxKind, outboxRowId, writeOutboxRows, type DeadOutboxRow }
 import type { RelayStatus } from "./relay.js";
 import type { JobEncryption } from "../encryption/job-encryption.js";
 
-/** A backend that can write jobs inside a caller's SQL transaction (the PostgreSQL queue in the same database). */
-export interface TransactionalEnqueue {
-  enqueueWithin(params: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult>;
-}
-
 /**
  * Writes prepared jobs in the caller's transaction, each into its task's named queue (docs/queues.md), for a
- * queue whose backend supports it (`supportsTransactionalEnqueue(queue.backend)`). One statement at a time:
+ * queue whose backend can (`capabilities.transactionalEnqueue`: the PostgreSQL queue in the same database). One statement at a time:
  * one transaction, one connection.
  */
 export async function enqueueWithinQueues(queue: QueueProvider, executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
-  if (queue.queues.size === 1 && supportsTransactionalEnqueue(queue.backend)) return queue.backend.enqueueWithin({ executor, jobs });
+  if (queue.queues.size === 1 && queue.backend.capabilities.transactionalEnqueue) return queue.backend.enqueueWithin({ executor, jobs });
   const inserted: string[] = [];
   const duplicates = new Map<string, string>();
   for (const [named, group] of groupByQueue(jobs, queue.queueOf)) {
     // Every named queue is a backend of the same kind as the default one (plugins/queue.ts).
-    if (!supportsTransactionalEnqueue(named.backend)) continue;
+    if (!named.backend.capabilities.transactionalEnqueue) continue;
     const result = await named.backend.enqueueWithin({ executor, jobs: group });
     inserted.push(...result.inserted);
     for (const [id, holder] of result.duplicates ?? []) duplicates.set(id, holder);
   }
   return duplicates.size ? { inserted, duplicates } : { inserted };
-}
-
-export function supportsTransactionalEnqueue(backend: unknown): backend is TransactionalEnqueue {
-  return typeof (backend as Partial<TransactionalEnqueue>)?.enqueueWithin === "function";
 }
 
 /** `jfast.require("outbox")`: writes that exist iff the caller's transaction commits. */
@@ -90,7 +81,7 @@ export function createOutbox(params: {
       }
       const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
       const executor = database.executorFor(session);
-      if (supportsTransactionalEnqueue(queue.backend)) {
+      if (queue.backend.capabilities.transactionalEnqueue) {
         // Same database: the job row itself is written in the caller's transaction (sealed by the backend's
         // encryption seam, encryption/encrypting-backend.ts).
         return perJob(await enqueueWithinQueues(queue, executor, jobs), jobs);

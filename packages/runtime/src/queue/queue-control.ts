@@ -31,11 +31,11 @@ export async function openQueueControl(params: {
 }): Promise<QueueControl> {
   const { backend, database, queue, logger } = params;
   const store =
-    backend.pauseStore() ??
+    (backend.capabilities.pauseStore ? backend.pauseStore() : null) ??
     (database ? createSqlPauseStore({ db: database.sql, queue }) : backend.kind === "memory" ? createMemoryPauseStore() : null);
   const pauses = store ? new PausedTasks({ store, logger }) : null;
   await pauses?.start();
-  const throughputStore = database ? createSqlThroughputStore({ db: database.sql, queue }) : (backend.throughputStore() ?? createMemoryThroughputStore());
+  const throughputStore = database ? createSqlThroughputStore({ db: database.sql, queue }) : (backend.capabilities.throughputStore ? backend.throughputStore() : createMemoryThroughputStore());
   const throughput = new ThroughputRecorder({ store: throughputStore, logger });
   throughput.start();
   return {

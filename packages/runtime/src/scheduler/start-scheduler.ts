@@ -3,7 +3,7 @@ import type { TaskRegistry } from "../core/registry.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
-import { enqueueWithinQueues, supportsTransactionalEnqueue } from "../outbox/outbox.js";
+import { enqueueWithinQueues } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { collectSchedules } from "./schedule.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
@@ -57,7 +57,7 @@ async function createStore(params: { config: JfastConfig; queue: QueueProvider; 
       }
       const { createPostgresScheduleStore } = await import("./stores/postgres-store.js");
       // Same database: the claim and the job row commit together.
-      const within = backend.kind === "postgres" && supportsTransactionalEnqueue(backend) ? backend : null;
+      const within = backend.capabilities.transactionalEnqueue;
       return createPostgresScheduleStore({
         db: database.sql,
         enqueue,

@@ -18,6 +18,7 @@ describe("worker: slots reserved by a hand-off", () => {
     const memory = createMemoryBackend();
     let offer: SlotOffer | null = null;
     const backend: QueueBackend = Object.assign(Object.create(memory) as QueueBackend, {
+      capabilities: { ...memory.capabilities, handOff: true },
       offerSlots: (o: SlotOffer) => {
         offer = o;
         return () => {

@@ -39,7 +39,7 @@ export class Heartbeat {
     this.timer.unref();
     this.local = { lateAfterMs: every * 1.5, lastBeatAt: performance.now(), beat: () => this.beat() };
     this.unregister = registerLocalBeat(this.local);
-    const spec = backend.leaseExtender?.() ?? null;
+    const spec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
     if (spec) this.backstop = attachHeartbeatBackstop({ spec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) });
   }
 

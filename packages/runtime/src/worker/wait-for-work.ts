@@ -16,7 +16,7 @@ export async function waitForWork(params: {
   const { backend, loopAbort, wait } = params;
   const stop = () => wait.abort();
   loopAbort.addEventListener("abort", stop, { once: true });
-  const withdraw = backend.offerSlots?.(params.offer);
+  const withdraw = backend.capabilities.handOff ? backend.offerSlots(params.offer) : undefined;
   try {
     if (loopAbort.aborted) return;
     await backend.waitForWork({ signal: wait.signal, timeoutMs: params.timeoutMs, pausedTasks: params.paused?.names() ?? [] });

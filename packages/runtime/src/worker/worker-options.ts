@@ -30,7 +30,7 @@ export interface WorkerOptions {
   /**
    * Jobs claimed ahead of a free slot and held (leased, heartbeated) in a local buffer, so that claims go in
    * batches instead of one round trip (and one commit) per finished job. A backend whose broker pushes ahead
-   * (`QueueBackend.pushesAhead`: RabbitMQ) is told the same target with each claim and the broker holds those
+   * (`capabilities.pushesAhead`: RabbitMQ) is told the same target with each claim and the broker holds those
    * jobs instead (its prefetch); the worker then keeps no buffer. Buffered jobs are released, attempt returned,
    * on shutdown.
    * Undefined: adaptive, about PREFETCH_HORIZON_MS of work at the rate jobs have been finishing, never more

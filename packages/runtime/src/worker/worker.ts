@@ -118,7 +118,7 @@ export class Worker {
     while (!this.stopping) {
       this.fillSlots();
       // A broker that pushes ahead holds the prefetch itself (told with each claim); no local buffer then.
-      const pushesAhead = backend.pushesAhead === true;
+      const pushesAhead = backend.capabilities.pushesAhead;
       const target = prefetchTarget({ fixed: this.options.prefetch, concurrency: slots.concurrency, pushesAhead, jobsPerMs: this.rate.read(this.processed) });
       const prefetch = pushesAhead ? 0 : target;
       const capacity = slots.claimable(prefetch);

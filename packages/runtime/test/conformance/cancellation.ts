@@ -4,7 +4,7 @@ import { defineTask } from "../../src/core/define-task.js";
 import { JobState } from "../../src/core/job-state.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import type { Worker } from "../../src/worker/worker.js";
-import { eventually, makeJob, sleep, startTestWorker, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, startTestWorker, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 /** Cancelling a job: a waiting one never runs; a running one's signal aborts with "cancelled" and it ends cancelled. */
 export function describeCancellation(factory: BackendFactory): void {
@@ -15,6 +15,7 @@ export function describeCancellation(factory: BackendFactory): void {
 
     beforeEach(async () => {
       ({ backend, cleanup } = await factory.create());
+      expectOwnCapabilities(factory, backend);
     });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
@@ -27,7 +28,7 @@ export function describeCancellation(factory: BackendFactory): void {
       return worker;
     }
 
-    if (factory.cancellation === false) {
+    if (factory.capabilities.cancellation === false) {
       it("refuses to cancel with NOT_SUPPORTED (a waiting message cannot be taken out of a queue)", async () => {
         const job = makeJob({ task: "conf.cancel_me" });
         await backend.enqueue({ jobs: [job] });
@@ -37,7 +38,7 @@ export function describeCancellation(factory: BackendFactory): void {
     }
 
     /** The backend finds a job by id in any state (all but RabbitMQ, which records cancellations blindly). */
-    const looksUp = factory.cancellation !== "recorded";
+    const looksUp = factory.capabilities.cancellation !== "recorded";
 
     it("cancels ready and scheduled jobs, which then never run", async () => {
       const ran: string[] = [];

@@ -19,7 +19,7 @@ const memory: EncryptionFactory = {
     const backend = createMemoryBackend();
     await backend.setup();
     // The memory queue's store is the process itself: its entries, as they are kept.
-    const entries = (backend as unknown as { entries: Map<string, unknown> }).entries;
+    const entries = (backend as unknown as { store: { entries: Map<string, unknown> } }).store.entries;
     return { backend, raw: async () => JSON.stringify([...entries.values()]), cleanup: () => backend.close() };
   },
 };

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import { Job, type JobInit } from "../../src/core/job.js";
 import type { PauseStore } from "../../src/core/pause.js";
-import type { ListState, QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
+import type { BackendCapabilities, QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { PausedTasks } from "../../src/queue/paused-tasks.js";
@@ -12,7 +12,9 @@ export interface BackendFactory {
   name: string;
   /**
    * `pauses`: where the service would keep paused tasks for this backend (the database, the backend's own
-   * store); absent means the backend's own store, else memory.
+   * store); absent means the backend's own store, else memory. `peer`: another backend on the same queue with
+   * connections of its own, as another process would open it (closed by the cleanup); absent for the in-process
+   * memory queue.
    */
   create(): Promise<{ backend: QueueBackend; cleanup(): Promise<void>; pauses?: PauseStore; peer?: () => Promise<QueueBackend> }>;
   /**
@@ -24,31 +26,14 @@ export interface BackendFactory {
     pauses?: Record<string, PauseStore>;
     cleanup(): Promise<void>;
   }>;
-  /** Capabilities that are genuinely different per backend (never used to skip the contract). */
+  /**
+   * What the backend can do: the backend module's own capabilities object (core/backend/capabilities.ts), which
+   * the suite reads to check either the feature or its NOT_SUPPORTED answer, never to skip the contract. Each
+   * suite checks that a backend it opens says the same (`expectOwnCapabilities`).
+   */
+  capabilities: BackendCapabilities;
   /** Lease granularity: rabbitmq and redis round to whole units; the suite waits this much past a lease. */
   leaseSlackMs?: number;
-  /** False where depthsByTask answers NOT_SUPPORTED (RabbitMQ); the suite then checks that typed answer. */
-  perTaskDepths?: boolean;
-  /** True where searchDead answers through an index (PostgreSQL); elsewhere the suite checks NOT_SUPPORTED. */
-  payloadIndex?: boolean;
-  /**
-   * False where cancel answers NOT_SUPPORTED (RabbitMQ without a database); the suite then checks that answer.
-   * "recorded": cancellations are recorded beside the broker and applied at delivery (RabbitMQ with the database),
-   * which cannot look up a waiting job nor tell a finished one.
-   */
-  cancellation?: boolean | "recorded";
-  /** The states listJobs can list (all when absent); the others answer NOT_SUPPORTED (docs/admin-api.md#listing-jobs). */
-  listableStates?: readonly ListState[];
-  /**
-   * False where a unique job is refused with NOT_SUPPORTED (RabbitMQ without a database to hold its key); the
-   * suite then checks that answer. `peer` of `create`: another backend on the same queue with connections of its
-   * own, as another process would open it (closed by the cleanup); absent for the in-process memory queue.
-   */
-  unique?: boolean;
-  /** False where task limits are refused with NOT_SUPPORTED (RabbitMQ without a database to count them in). */
-  limits?: boolean;
-  /** False where completed and cancelled jobs are never stored (RabbitMQ): prune then has nothing of theirs to delete. */
-  keepsFinished?: boolean;
 }
 
 export function makeJob(init: Partial<JobInit> & { task?: string } = {}): Job {
@@ -73,6 +58,11 @@ export function withMethod<B extends object, K extends keyof B>(backend: B, name
 
 export const WORKER = "conformance-worker";
 
+/** The capabilities the suite reads for `factory` are those its backend says it has. */
+export function expectOwnCapabilities(factory: BackendFactory, backend: QueueBackend): void {
+  expect(backend.capabilities).toEqual(factory.capabilities);
+}
+
 /**
  * `backend` counting the jobs it hands over in process (QueueBackend.offerSlots): whether a job went that way,
  * without racing its handler against the enqueue's reply.
@@ -80,7 +70,7 @@ export const WORKER = "conformance-worker";
 export function countingHandOffs<B extends QueueBackend>(backend: B): { backend: B; handedOver: () => number } {
   let handed = 0;
   const offerSlots = (offer: SlotOffer) =>
-    backend.offerSlots!({
+    backend.offerSlots({
       ...offer,
       deliver: (jobs, reserved) => {
         handed += jobs.length;

@@ -5,7 +5,7 @@ import type { TaskLimits } from "../../src/core/limits.js";
 import { defineTask } from "../../src/core/define-task.js";
 import { JfastError } from "../../src/errors/jfast-error.js";
 import type { Worker } from "../../src/worker/worker.js";
-import { eventually, makeJob, startTestWorker, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, startTestWorker, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 const LIMITED = "conf.limited";
 const OTHER = "conf.other";
@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Per-task limits (docs/tasks.md#limits): a concurrency cap and a rate limit held across every claimer of the
  * queue (several backends on one store stand for several processes: `peer`), jobs over a limit waiting with their
- * attempt unspent, and other tasks' jobs claimed past them. `factory.limits === false`: the backend refuses limits
+ * attempt unspent, and other tasks' jobs claimed past them. `factory.capabilities.limits === false`: the backend refuses limits
  * with NOT_SUPPORTED (RabbitMQ without a database).
  */
 export function describeLimits(factory: BackendFactory): void {
@@ -26,6 +26,7 @@ export function describeLimits(factory: BackendFactory): void {
 
     beforeEach(async () => {
       ({ backend, cleanup, peer } = await factory.create());
+      expectOwnCapabilities(factory, backend);
     });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
@@ -40,7 +41,7 @@ export function describeLimits(factory: BackendFactory): void {
       return all;
     }
 
-    if (factory.limits === false) {
+    if (factory.capabilities.limits === false) {
       it("refuses a limited task with NOT_SUPPORTED, naming what to enable", async () => {
         const error = await backend.setLimits({ limits: new Map([[LIMITED, { concurrency: 1, rateLimit: null }]]) }).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(JfastError);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorToAttempt, type Job } from "../../src/core/job.js";
 import { JobState } from "../../src/core/job-state.js";
 import { ListState, type JobListing, type ListJobsParams, type ListOrder, type QueueBackend } from "../../src/core/queue-backend.js";
-import { eventually, makeJob, WORKER, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, WORKER, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 const ALL_STATES = Object.values(ListState);
 
@@ -12,7 +12,7 @@ const ALL_STATES = Object.values(ListState);
  * answers NOT_SUPPORTED, as do actions it cannot take.
  */
 export function describeListing(factory: BackendFactory): void {
-  const listable = new Set(factory.listableStates ?? ALL_STATES);
+  const listable = new Set(factory.capabilities.listableStates);
 
   describe(`${factory.name}: listing jobs by state`, () => {
     let backend: QueueBackend;
@@ -20,6 +20,7 @@ export function describeListing(factory: BackendFactory): void {
 
     beforeEach(async () => {
       ({ backend, cleanup } = await factory.create());
+      expectOwnCapabilities(factory, backend);
     });
     afterEach(async () => {
       await cleanup();
@@ -103,7 +104,7 @@ export function describeListing(factory: BackendFactory): void {
           [ListState.completed, [claimed[0]!.id]],
           [ListState.dead, [claimed[1]!.id]],
         ];
-        if (factory.cancellation !== false && factory.cancellation !== "recorded") {
+        if (factory.capabilities.cancellation !== false && factory.capabilities.cancellation !== "recorded") {
           await backend.cancel({ id: ready[3]!.id });
           expectations.push([ListState.cancelled, [ready[3]!.id]]);
         }

@@ -10,9 +10,11 @@ import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
 import type { BackendFactory } from "./harness.js";
+import { capabilities } from "../../src/backends/memory/capabilities.js";
 
 const memory: BackendFactory = {
   name: "memory",
+  capabilities,
   async create() {
     const backend = createMemoryBackend();
     await backend.setup();

@@ -16,6 +16,7 @@ import { describeListing } from "./listing.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
+import { postgresCapabilities } from "../../src/backends/postgres/capabilities.js";
 
 /**
  * The same suite on embedded PGlite, in memory: the same SQL files through the same port. Starting a
@@ -42,7 +43,8 @@ afterAll(async () => {
 
 const pglite: BackendFactory = {
   name: "pglite",
-  payloadIndex: true,
+  // Embedded: no connection URL another thread could open.
+  capabilities: postgresCapabilities({}),
   async create() {
     const client = await sharedPglite();
     const schema = `jfast_conformance_${++counter}`;

@@ -8,6 +8,7 @@ import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import type { BackendFactory } from "./harness.js";
+import { capabilities } from "../../src/backends/postgres/capabilities.js";
 import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
@@ -19,7 +20,7 @@ import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 /** The shared suite on the real PostgreSQL server, in a fresh schema per test. */
 const postgres: BackendFactory = {
   name: "postgres",
-  payloadIndex: true,
+  capabilities,
   async create() {
     const { backend, cleanup, database } = await openTestBackend();
     return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };

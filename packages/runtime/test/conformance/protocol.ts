@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { WORKER_LOST } from "../../src/core/queue-backend.js";
 import { errorToAttempt } from "../../src/core/job.js";
-import { eventually, makeJob, sleep, WORKER, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, WORKER, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 /** The claim / complete / retry / kill / release protocol every backend implements identically. */
 export function describeProtocol(factory: BackendFactory): void {
@@ -14,6 +14,7 @@ export function describeProtocol(factory: BackendFactory): void {
 
     beforeEach(async () => {
       ({ backend, cleanup } = await factory.create());
+      expectOwnCapabilities(factory, backend);
     });
     afterEach(async () => {
       await cleanup();
@@ -288,7 +289,7 @@ export function describeProtocol(factory: BackendFactory): void {
       await backend.enqueue({
         jobs: [makeJob({ task: "conf.a", tenantId: "acme" }), makeJob({ task: "conf.a" }), makeJob({ task: "conf.b", tenantId: "acme", delayMs: 60_000 })],
       });
-      if (factory.perTaskDepths === false) {
+      if (factory.capabilities.perTaskDepths === false) {
         await expect(backend.depthsByTask()).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
         return;
       }
@@ -326,7 +327,7 @@ export function describeProtocol(factory: BackendFactory): void {
       });
       for (const job of claimed) await backend.kill({ workerId: WORKER, job, error: errorToAttempt(new Error("dead"), 1) });
       const search = { payload: { path: ["customer", "id"], equals: 42 }, limit: 10 };
-      if (!factory.payloadIndex) {
+      if (!factory.capabilities.payloadIndex) {
         await expect(backend.searchDead(search)).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
         return;
       }

@@ -42,7 +42,7 @@ export function describeQueues(factory: BackendFactory): void {
       backends = opened.backends as Record<QueueName, QueueBackend>;
       cleanup = opened.cleanup;
       pauseStores = Object.fromEntries(
-        QUEUES.map((q) => [q, opened.pauses?.[q] ?? backends[q].pauseStore() ?? createMemoryPauseStore()]),
+        QUEUES.map((q) => [q, opened.pauses?.[q] ?? (backends[q].capabilities.pauseStore ? backends[q].pauseStore() : createMemoryPauseStore())]),
       ) as Record<QueueName, PauseStore>;
     });
     afterEach(async () => {

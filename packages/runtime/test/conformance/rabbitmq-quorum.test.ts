@@ -3,6 +3,7 @@ import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import type { BackendFactory } from "./harness.js";
+import { rabbitmqCapabilities } from "../../src/backends/rabbitmq/capabilities.js";
 import { AMQP_URL, dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { rabbitmqCluster } from "../rabbitmq/rabbitmq-cluster-env.js";
 import { QueueType } from "../../src/backends/rabbitmq/topology.js";
@@ -23,9 +24,7 @@ function quorumOn(url: string, name: string): BackendFactory {
     name,
     // A lease that runs out is handed back to the broker, which redelivers it; allow that round trip.
     leaseSlackMs: 100,
-    perTaskDepths: false,
-    cancellation: false,
-    keepsFinished: false,
+    capabilities: rabbitmqCapabilities({ cancellations: false, uniqueKeys: false, limits: false, quorum: true }),
     async create() {
       const queue = uniqueQueue("quorum");
       const backend = await openBackend(queue, { url, queueType: QueueType.quorum, delay: { levels: LEVELS } });

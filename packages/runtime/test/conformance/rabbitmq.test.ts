@@ -13,6 +13,7 @@ import { describeRetention } from "./retention.js";
 import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
+import { rabbitmqCapabilities } from "../../src/backends/rabbitmq/capabilities.js";
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
 import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
@@ -21,12 +22,7 @@ const rabbitmq: BackendFactory = {
   name: "rabbitmq",
   // A lease that runs out is handed back to the broker, which redelivers it; allow that round trip.
   leaseSlackMs: 100,
-  perTaskDepths: false,
-  cancellation: false,
-  listableStates: ["dead"],
-  unique: false,
-  limits: false,
-  keepsFinished: false,
+  capabilities: rabbitmqCapabilities({ cancellations: false, uniqueKeys: false, limits: false, quorum: false }),
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);
@@ -67,7 +63,7 @@ describeLimits(rabbitmq);
 describeCancellation({
   ...rabbitmq,
   name: "rabbitmq with the database",
-  cancellation: "recorded",
+  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: false, limits: false, quorum: false }),
   async create() {
     const queue = uniqueQueue("conformance");
     const schema = uniqueSchema("rmqcancel");
@@ -89,9 +85,7 @@ describeCancellation({
 const withDatabase: BackendFactory = {
   ...rabbitmq,
   name: "rabbitmq with the database",
-  cancellation: "recorded",
-  unique: true,
-  limits: true,
+  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, quorum: false }),
   async create() {
     const queue = uniqueQueue("conformance");
     const schema = uniqueSchema("rmqunique");

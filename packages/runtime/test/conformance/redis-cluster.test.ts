@@ -7,14 +7,15 @@ import { describePriority } from "./priority.js";
 import { describeUnique } from "./unique.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
+import { capabilities } from "../../src/backends/redis/capabilities.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 import { redisCluster } from "../redis/redis-cluster-env.js";
 
 const cluster = redisCluster();
 
 const factory: BackendFactory = {
-  listableStates: ["ready", "scheduled", "running", "completed", "dead"],
   name: "redis-cluster",
+  capabilities,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue, {}, cluster);

@@ -11,11 +11,12 @@ import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
+import { capabilities } from "../../src/backends/redis/capabilities.js";
 import { dropQueue, openBackend, uniqueQueue } from "../redis/redis-test-env.js";
 
 const redis: BackendFactory = {
-  listableStates: ["ready", "scheduled", "running", "completed", "dead"],
   name: "redis",
+  capabilities,
   async create() {
     const queue = uniqueQueue("conformance");
     const backend = await openBackend(queue);

@@ -4,7 +4,7 @@ import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { RetainedState } from "../../src/core/retention.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createPruner } from "../../src/queue/pruner.js";
-import { makeJob, sleep, withMethod, WORKER, type BackendFactory } from "./harness.js";
+import { makeJob, sleep, withMethod, WORKER, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 const ERROR = { attempt: 1, at: new Date(0).toISOString(), class: "Error", message: "boom" };
 const silent = createLogger({ service: "test", level: "silent" });
@@ -21,6 +21,7 @@ export function describeRetention(factory: BackendFactory): void {
     });
     async function open(): Promise<{ backend: QueueBackend; peer?: () => Promise<QueueBackend> }> {
       const created = await factory.create();
+      expectOwnCapabilities(factory, created.backend);
       cleanups.push(created.cleanup);
       return created;
     }
@@ -56,7 +57,7 @@ export function describeRetention(factory: BackendFactory): void {
       return Promise.all(ids.map(async (id) => (await backend.getJob({ id })) !== null));
     }
 
-    if (factory.keepsFinished === false) {
+    if (factory.capabilities.keepsFinished === false) {
       it("stores no completed or cancelled job, so there is none to prune", async () => {
         const { backend } = await open();
         await finish(backend, 2, complete(backend));
@@ -87,7 +88,7 @@ export function describeRetention(factory: BackendFactory): void {
         expect(await backend.prune({ state: RetainedState.completed, select: { keepNewest: 2 }, limit: 2 })).toBe(0);
       });
 
-      if (factory.cancellation !== false && factory.cancellation !== "recorded") {
+      if (factory.capabilities.cancellation !== false && factory.capabilities.cancellation !== "recorded") {
         it("prunes cancelled jobs by age and by count, oldest first", async () => {
           const { backend } = await open();
           const jobs = Array.from({ length: 4 }, (_, i) => makeJob({ payload: { i } }));

@@ -5,7 +5,7 @@ import { defineTask } from "../../src/core/define-task.js";
 import type { TaskDefinition } from "../../src/core/task.js";
 import type { UniqueInit } from "../../src/core/unique.js";
 import type { Worker } from "../../src/worker/worker.js";
-import { eventually, makeJob, sleep, startTestWorker, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, startTestWorker, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 function uniqueJob(unique: UniqueInit, init: Parameters<typeof makeJob>[0] = {}): Job {
   return makeJob({ task: "conf.unique", ...init, unique });
@@ -21,6 +21,7 @@ export function describeUnique(factory: BackendFactory): void {
 
     beforeEach(async () => {
       ({ backend, cleanup, peer } = await factory.create());
+      expectOwnCapabilities(factory, backend);
     });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
@@ -38,7 +39,7 @@ export function describeUnique(factory: BackendFactory): void {
       return depths.ready + depths.scheduled;
     }
 
-    if (factory.unique === false) {
+    if (factory.capabilities.unique === false) {
       it("refuses a unique job with NOT_SUPPORTED, naming the database plugin (a broker cannot hold a key)", async () => {
         const plain = makeJob();
         await expect(backend.enqueue({ jobs: [plain, uniqueJob({ key: "k" })] })).rejects.toMatchObject({
@@ -123,7 +124,7 @@ export function describeUnique(factory: BackendFactory): void {
       await eventually("the period passed", async () => (await backend.enqueue({ jobs: [third] })).inserted.length === 1, 5000);
     });
 
-    if (factory.cancellation !== false) {
+    if (factory.capabilities.cancellation !== false) {
       it("a cancelled job's key is free again", async () => {
         const first = uniqueJob({ key: "cancel" });
         await backend.enqueue({ jobs: [first] });

@@ -11,7 +11,7 @@ import type { ErrorCode } from "../../src/errors/codes.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import { createMemoryPauseStore } from "../../src/queue/pause-stores.js";
 import { PausedTasks } from "../../src/queue/paused-tasks.js";
-import { eventually, makeJob, sleep, startTestWorker, withMethod, type BackendFactory } from "./harness.js";
+import { eventually, makeJob, sleep, startTestWorker, withMethod, type BackendFactory, expectOwnCapabilities } from "./harness.js";
 
 /** The worker on top of each backend: retries with backoff, exhaustion, unknown tasks, graceful shutdown. */
 export function describeWorker(factory: BackendFactory): void {
@@ -25,7 +25,8 @@ export function describeWorker(factory: BackendFactory): void {
     beforeEach(async () => {
       let pauses: PauseStore | undefined;
       ({ backend, cleanup, pauses } = await factory.create());
-      pauseStore = pauses ?? backend.pauseStore() ?? createMemoryPauseStore();
+      expectOwnCapabilities(factory, backend);
+      pauseStore = pauses ?? (backend.capabilities.pauseStore ? backend.pauseStore() : createMemoryPauseStore());
     });
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((w) => w.stop({ graceMs: 0 })));
@@ -263,7 +264,7 @@ export function describeWorker(factory: BackendFactory): void {
       const depths = await backend.depths();
       expect(depths.dead + depths.running + depths.ready).toBe(0);
       // A backend that keeps finished jobs shows it completed, with no lost attempt recorded (RabbitMQ keeps none).
-      const info = factory.keepsFinished === false ? null : await backend.getJob({ id: job.id });
+      const info = factory.capabilities.keepsFinished === false ? null : await backend.getJob({ id: job.id });
       if (info) expect({ state: info.state, errors: info.job.errors }).toEqual({ state: "completed", errors: [] });
     });
 

@@ -134,7 +134,7 @@ describe("redis: recovery of vanished workers", { timeout: 180_000 }, () => {
     const [first] = await b.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
     expect(first!.attempts).toBe(1);
     // Redis ran that claim, but suppose its answer was lost with the connection: the process does not hold it.
-    b["held"].get("w")!.clear();
+    b["q"].held.get("w")!.clear();
     const [redelivered] = await b.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
     expect(redelivered?.id).toBe(job.id);
     // Same attempt: it was counted once and never ran.

@@ -65,7 +65,7 @@ export const jobListingProcedures = {
     const empty = { items: [], next: null, exact: true, counts: null, actions: [] };
     if (!queue) return { enabled: false, supported: false, reason: null, ...empty };
     const counts = await backendCall(queue, "counting jobs", () => queue.depths());
-    const actions = (Object.keys(ACTS_ON) as JobAction[]).filter((a) => ACTS_ON[a].includes(input.state) && (queue.backend.kind !== "rabbitmq" || a === JobAction.cancel));
+    const actions = (Object.keys(ACTS_ON) as JobAction[]).filter((a) => ACTS_ON[a].includes(input.state) && (queue.backend.capabilities.jobActions || a === JobAction.cancel));
     const page = await listing(queue, input);
     if (typeof page === "string") return { enabled: true, supported: false, reason: page, ...empty, counts, actions: [] };
     return { enabled: true, supported: true, reason: null, items: page.rows.map((r) => jobView(r, ctx.sources.redaction)), next: page.next, exact: page.exact, counts, actions };

@@ -1,8 +1,10 @@
 import { claimedCopy, errorToAttempt, firstHandOff, Job, type AttemptError } from "../../core/job.js";
-import { reserveSlots } from "../../core/slot-offers.js";
+import { reserveSlots } from "../../core/backend/slot-offers.js";
 import { JobState } from "../../core/job-state.js";
 import {
   BackendKind,
+  notSupported,
+  type BackendCapabilities,
   workerLostError,
   type CancelResult,
   type ClaimParams,
@@ -25,6 +27,9 @@ import {
 import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { SqlDatabase, SqlExecutor } from "../../core/sql-port.js";
 import { siblingModule, type LeaseExtenderSpec } from "../../core/lease-extender.js";
+import type { PauseStore } from "../../core/pause.js";
+import type { ThroughputStore } from "../../core/throughput.js";
+import { postgresCapabilities } from "./capabilities.js";
 import { BackendError, JfastError } from "../../errors/jfast-error.js";
 import { notificationChannel } from "./channel.js";
 import { jobsToColumns, jsonbText, numberArray, rowToJob, rowToJson, toIso, textArray, toIsoOrNull, type JobRow } from "./job-rows.js";
@@ -128,6 +133,7 @@ export interface PostgresBackendOptions {
  */
 export class PostgresBackend implements QueueBackend {
   readonly kind = BackendKind.postgres;
+  readonly capabilities: BackendCapabilities;
   readonly channel: string;
   private readonly db: SqlDatabase;
   /** The views' reads (see PostgresBackendOptions.reader). */
@@ -160,6 +166,7 @@ export class PostgresBackend implements QueueBackend {
     this.schema = options.schema;
     this.logger = options.logger;
     this.connectionUrl = options.connectionUrl;
+    this.capabilities = postgresCapabilities(options);
     this.channel = notificationChannel(options.schema, options.queue);
     this.wakeUps = createWakeUps({ db: options.db, channel: this.channel, logger: options.logger });
     this.claimSql = options.durableClaims
@@ -411,9 +418,10 @@ export class PostgresBackend implements QueueBackend {
     }
   }
 
-  leaseExtender(): LeaseExtenderSpec | null {
+  leaseExtender(): LeaseExtenderSpec {
     const url = this.connectionUrl;
-    return url ? { module: siblingModule(import.meta.url, "lease-extender"), options: { url, schema: this.schema } } : null;
+    if (!url) throw notSupported("leaseThread", "this PostgreSQL queue has no connection URL another thread could open (PGlite, embedded)");
+    return { module: siblingModule(import.meta.url, "lease-extender"), options: { url, schema: this.schema } };
   }
 
   async extendLeases({ workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
@@ -654,13 +662,13 @@ export class PostgresBackend implements QueueBackend {
   }
 
   /** Kept in the database by the service (jfast_paused_tasks), which this backend's claim is told about. */
-  pauseStore(): null {
-    return null;
+  pauseStore(): PauseStore {
+    throw notSupported("pauseStore", "the PostgreSQL queue keeps no store of paused tasks; the service keeps them in jfast_paused_tasks");
   }
 
   /** The service keeps throughput counts in its database, or in memory. */
-  throughputStore(): null {
-    return null;
+  throughputStore(): ThroughputStore {
+    throw notSupported("throughputStore", "the PostgreSQL queue keeps no throughput counts; the service keeps them in its database");
   }
 
   private ensureListening(): Promise<void> {

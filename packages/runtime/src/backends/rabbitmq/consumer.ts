@@ -1,54 +1,12 @@
-import type { Channel, ConsumeMessage } from "amqplib";
-import { claimedJob, Job, type JobJSON } from "../../core/job.js";
+import type { ConsumeMessage } from "amqplib";
+import { claimedJob, type Job } from "../../core/job.js";
 import { classifyArrival, type Arrival } from "./arrival.js";
 import type { BackendLogger, BrokerConnection, Session } from "./connection.js";
+import { Leases } from "./leases.js";
+import { CHANNEL_WIDE, type Delivery, type Subscription } from "./subscription.js";
 import type { QueueNames } from "./names.js";
 import { PrefetchLevel } from "./prefetch-level.js";
 import { AckWindow } from "./ack-window.js";
-
-/**
- * Prefetch is per consumer (basic.qos with global = false): quorum queues refuse a consumer on a channel with a
- * channel-wide limit (NOT_IMPLEMENTED, which closes the connection). A per-consumer limit is fixed when the
- * consumer starts and RabbitMQ ignores a later basic.qos, so a new level takes effect by starting a new
- * consumer on the same channel with it and then cancelling the old one (retune()). Its unacked deliveries
- * stay on the channel: delivery tags are the channel's, so they are acked as before.
- *
- * Not on a quorum queue (ConsumerOptions.neverCancel): when the node a client is connected to dies, the queue's
- * leader gives back the unacked messages of that node's consumers only if they were still consuming; those of a
- * cancelled consumer stay checked out to it until the dead node comes back (RabbitMQ 3.10.8: after a retune just
- * before a kill -9 the worker stopped draining, 97 messages unacked for a consumer of the dead node). There a level is
- * raised by adding a consumer for the difference (the limits of a channel's consumers add up), and never lowered
- * while the channel lives; a new connection starts over with one consumer at the current level.
- */
-const CHANNEL_WIDE = false;
-
-/** One subscription to the work queue: a channel with a consumer on it. Dies with its channel. */
-export interface Subscription {
-  readonly session: Session;
-  readonly channel: Channel;
-  tag: string | null;
-  /** Consumers started before `tag` and still consuming (quorum queues: see neverCancel). */
-  readonly moreTags: string[];
-  alive: boolean;
-  /** The prefetch its consumer was started with (with neverCancel, of its consumers together). */
-  prefetch: number;
-  /** The last retune (new consumer, old one cancelled); they run one after another. */
-  retuning: Promise<void>;
-  /** Its acks, sent together at the end of each turn of the event loop (ack-window.ts). */
-  readonly acks: AckWindow;
-}
-
-/** A message the broker pushed to us and we have not settled (acked or nacked) yet. */
-export interface Delivery {
-  readonly sub: Subscription;
-  readonly message: ConsumeMessage;
-  /** The job as published: `attempts` counts attempts spent before this delivery. */
-  readonly json: JobJSON;
-  workerId: string | null;
-  lockedUntil: number | null;
-  timer: NodeJS.Timeout | null;
-  settled: boolean;
-}
 
 export interface ConsumerOptions {
   connection: BrokerConnection;
@@ -95,8 +53,8 @@ export class Consumer {
   private sub: Subscription | null = null;
   private readonly opening = new WeakMap<Session, Promise<void>>();
   private readonly buffer: Delivery[] = [];
-  private readonly held = new Set<Delivery>();
-  private readonly byJob = new WeakMap<Job, Delivery>();
+  /** Deliveries claimed by a worker of this process, each under its lease. */
+  private readonly leases = new Leases((delivery) => this.nack(delivery));
   private readonly waiters = new Set<() => void>();
   private readonly repairs = new Set<Promise<void>>();
   /** Job ids whose replacement is being published; their deliveries wait in `parked` (see replace()). */
@@ -117,11 +75,11 @@ export class Consumer {
   }
 
   get heldCount(): number {
-    return this.held.size;
+    return this.leases.count;
   }
 
   heldDeliveries(): readonly Delivery[] {
-    return [...this.held];
+    return this.leases.deliveries();
   }
 
   bufferedDeliveries(): readonly Delivery[] {
@@ -144,22 +102,17 @@ export class Consumer {
         this.ack(delivery);
         continue;
       }
-      delivery.workerId = params.workerId;
-      this.lease(delivery, now + params.leaseMs, params.leaseMs);
-      this.held.add(delivery);
       const job = claimedJob(delivery.json);
-      this.byJob.set(job, delivery);
+      this.leases.hold(delivery, job, { workerId: params.workerId, now, leaseMs: params.leaseMs });
       jobs.push(job);
     }
     return jobs;
   }
 
+
+
   extend(params: { workerId: string; jobIds: string[]; leaseMs: number }): void {
-    const ids = new Set(params.jobIds);
-    const until = Date.now() + params.leaseMs;
-    for (const delivery of this.held) {
-      if (delivery.workerId === params.workerId && ids.has(delivery.json.id)) this.lease(delivery, until, params.leaseMs);
-    }
+    this.leases.extend(params);
   }
 
   /**
@@ -167,18 +120,12 @@ export class Consumer {
    * no longer holds it: its lease expired, its connection dropped, or another worker holds it now.
    */
   take(workerId: string, job: Job): Delivery | null {
-    const delivery = this.byJob.get(job) ?? [...this.held].find((d) => d.json.id === job.id && d.workerId === workerId);
-    if (!delivery || delivery.settled || delivery.workerId !== workerId || !delivery.sub.alive) return null;
-    this.settle(delivery);
-    return delivery;
+    return this.leases.take(workerId, job);
   }
 
   /** take() by job id: a delivery this worker holds, for an outcome decided without the Job (a cancellation). */
   takeById(workerId: string, id: string): Delivery | null {
-    const delivery = [...this.held].find((d) => d.json.id === id && d.workerId === workerId && !d.settled);
-    if (!delivery || !delivery.sub.alive) return null;
-    this.settle(delivery);
-    return delivery;
+    return this.leases.takeById(workerId, id);
   }
 
   ack(delivery: Delivery): void {
@@ -277,7 +224,7 @@ export class Consumer {
       for (const tag of [...sub.moreTags, ...(sub.tag ? [sub.tag] : [])]) await sub.channel.cancel(tag).catch(() => undefined);
     }
     await Promise.allSettled([...this.repairs]);
-    for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
+    this.leases.clearTimers();
     return [...this.buffer.splice(0), ...this.parked.splice(0)].filter((d) => d.sub.alive);
   }
 
@@ -443,34 +390,7 @@ export class Consumer {
     if (woke) for (const waiter of [...this.waiters]) waiter();
   }
 
-  private lease(delivery: Delivery, until: number, leaseMs: number): void {
-    delivery.lockedUntil = until;
-    if (delivery.timer) clearTimeout(delivery.timer);
-    delivery.timer = setTimeout(() => this.expire(delivery), Math.max(0, leaseMs));
-    delivery.timer.unref();
-  }
 
-  /** The lease ran out with no heartbeat: give the message back; the broker redelivers it as a lost attempt. */
-  private expire(delivery: Delivery): void {
-    if (delivery.settled) return;
-    const left = (delivery.lockedUntil ?? 0) - Date.now();
-    if (left > 0) {
-      // Timers run on the monotonic clock, lockedUntil on the wall clock; the two disagree by a millisecond of
-      // rounding (more while NTP slews), so a timer can fire a little early: wait out the rest rather than
-      // leave the delivery held for good.
-      this.lease(delivery, delivery.lockedUntil!, left);
-      return;
-    }
-    this.settle(delivery);
-    this.nack(delivery);
-  }
-
-  private settle(delivery: Delivery): void {
-    delivery.settled = true;
-    this.held.delete(delivery);
-    if (delivery.timer) clearTimeout(delivery.timer);
-    delivery.timer = null;
-  }
 
   private subscriptionEnded(sub: Subscription): void {
     if (!sub.alive) return;
@@ -480,7 +400,7 @@ export class Consumer {
     // The broker requeues whatever this channel held; our copies are void (a late outcome is ignored).
     for (let i = this.buffer.length - 1; i >= 0; i--) if (this.buffer[i]!.sub === sub) this.buffer.splice(i, 1);
     for (let i = this.parked.length - 1; i >= 0; i--) if (this.parked[i]!.sub === sub) this.parked.splice(i, 1);
-    for (const delivery of [...this.held]) if (delivery.sub === sub) this.settle(delivery);
+    this.leases.drop((delivery) => delivery.sub === sub);
     if (!this.closing && this.prefetch > 0 && sub.session.alive) {
       // Only the channel died (consumer_timeout, a cancelled consumer): subscribe again on the same connection.
       setTimeout(() => {
@@ -493,3 +413,5 @@ export class Consumer {
   }
 }
 
+
+export type { Delivery, Subscription } from "./subscription.js";

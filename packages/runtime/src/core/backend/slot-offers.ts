@@ -1,5 +1,5 @@
-import type { Job } from "./job.js";
-import type { SlotOffer } from "./queue-backend.js";
+import type { Job } from "../job.js";
+import type { SlotOffer } from "./protocol.js";
 
 /** Which idle worker of this process each job of a batch goes to (undefined: stored ready), and how many slots each granted. */
 export interface SlotReservation {
@@ -8,7 +8,7 @@ export interface SlotReservation {
 }
 
 /**
- * The first step of an in-process hand-off (QueueBackend.offerSlots), the same for every backend that offers
+ * The first step of an in-process hand-off (JobProtocol.offerSlots), the same for every backend that offers
  * one: the jobs of a batch that are due now and whose task the worker has not paused go, in batch order, to
  * the idle workers' free slots, reserved at once (a claim the worker makes while the write is in flight leaves
  * them free). `accepts` leaves out a worker the backend cannot hand jobs to yet. The backend then writes the
@@ -32,4 +32,23 @@ export function reserveSlots(offers: Iterable<SlotOffer>, jobs: readonly Job[], 
     for (const i of eligible.slice(0, granted)) handedTo[i] = offer;
   }
   return { handedTo, reserved };
+}
+
+/** The idle workers of this process offering their free slots (`offerSlots`), as each hand-off backend keeps them. */
+export class SlotOffers {
+  private readonly offers = new Set<SlotOffer>();
+
+  get size(): number {
+    return this.offers.size;
+  }
+
+  /** `offerSlots`: the offer is open until the returned withdrawal. */
+  add(offer: SlotOffer): () => void {
+    this.offers.add(offer);
+    return () => this.offers.delete(offer);
+  }
+
+  reserve(jobs: readonly Job[], now: number, accepts?: (offer: SlotOffer) => boolean): SlotReservation {
+    return reserveSlots(this.offers, jobs, now, accepts);
+  }
 }

@@ -1,0 +1,82 @@
+import type { AttemptError, Job } from "../../core/job.js";
+import { JobState } from "../../core/job-state.js";
+import type { CancelResult, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
+import type { MemoryStore } from "./store.js";
+
+export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): LeaseReport {
+  const until = Date.now() + leaseMs;
+  const cancelled: string[] = [];
+  for (const id of jobIds) {
+    const entry = store.entries.get(id);
+    if (entry && entry.state === JobState.running && entry.lockedBy === workerId) entry.lockedUntil = until;
+    else if (entry && entry.state === JobState.cancelled && entry.lockedBy === workerId) cancelled.push(id);
+  }
+  return { cancelled };
+}
+
+export function complete(store: MemoryStore, { workerId, job }: { workerId: string; job: Job }): void {
+  const entry = store.owned(job.id, workerId);
+  if (!entry) return;
+  entry.state = JobState.completed;
+  entry.finishedAt = Date.now();
+  entry.lockedBy = null;
+  entry.lockedUntil = null;
+  if (store.limits.has(entry.json.task)) store.wake();
+}
+
+export function retry(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): void {
+  const entry = store.owned(params.job.id, params.workerId);
+  if (!entry) return;
+  entry.json.errors.push(params.error);
+  entry.json.availableAt = params.availableAt.toISOString();
+  entry.state = JobState.ready;
+  entry.lockedBy = null;
+  entry.lockedUntil = null;
+  store.wake();
+}
+
+export function kill(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError }): void {
+  const entry = store.owned(params.job.id, params.workerId);
+  if (!entry) return;
+  entry.json.errors.push(params.error);
+  store.markDead(entry, Date.now());
+  if (store.limits.has(entry.json.task)) store.wake();
+}
+
+export function release(store: MemoryStore, { workerId, jobs, availableAt }: { workerId: string; jobs: Job[]; availableAt?: Date }): void {
+  for (const job of jobs) {
+    const entry = store.owned(job.id, workerId);
+    if (!entry) continue;
+    entry.state = JobState.ready;
+    entry.json.attempts = Math.max(0, entry.json.attempts - 1);
+    entry.json.availableAt = (availableAt ?? new Date()).toISOString();
+    entry.lockedBy = null;
+    entry.lockedUntil = null;
+  }
+  store.wake();
+}
+
+export function snooze(store: MemoryStore, { workerId, job, availableAt, maxSnoozes }: SnoozeParams): { snoozed: boolean } {
+  const entry = store.owned(job.id, workerId);
+  if (!entry || entry.snoozes >= maxSnoozes) return { snoozed: false };
+  entry.snoozes += 1;
+  entry.state = JobState.ready;
+  entry.json.attempts = Math.max(0, entry.json.attempts - 1);
+  entry.json.availableAt = availableAt.toISOString();
+  entry.lockedBy = null;
+  entry.lockedUntil = null;
+  store.wake();
+  return { snoozed: true };
+}
+
+/** A running job keeps `lockedBy` so that its worker's next heartbeat learns of the cancellation. */
+export function cancel(store: MemoryStore, { id }: { id: string }): CancelResult {
+  const entry = store.entries.get(id);
+  if (!entry) return { cancelled: false, state: null };
+  if (entry.state !== JobState.ready && entry.state !== JobState.running) return { cancelled: false, state: entry.state };
+  if (entry.state === JobState.ready) entry.lockedBy = null;
+  entry.state = JobState.cancelled;
+  entry.finishedAt = Date.now();
+  entry.lockedUntil = null;
+  return { cancelled: true, state: JobState.cancelled };
+}

@@ -1,0 +1,63 @@
+import type { LimitMap, LimitUsage } from "../../core/limits.js";
+import { notSupported } from "../../core/queue-backend.js";
+import { RetainedState, type PruneParams } from "../../core/retention.js";
+import type { RabbitQueue } from "./context.js";
+import { DOCS } from "./errors.js";
+
+/**
+ * Dead letters only: a completed, cancelled or acked message is gone from the broker the moment it settles, so
+ * there is nothing else to prune (docs/rabbitmq.md#retention).
+ */
+export async function prune(q: RabbitQueue, { state, select, limit }: PruneParams): Promise<number> {
+  if (state !== RetainedState.dead) return 0;
+  return q.dead.prune({ select, limit });
+}
+
+/**
+ * The lease is an exclusive queue, `<queue>.pruner`: the broker lets one connection declare it and drops it with
+ * that connection, so a vanished process releases it at once and `ttlMs` is not needed.
+ */
+export async function claimPruner(q: RabbitQueue, { owner }: { owner: string; ttlMs: number }): Promise<boolean> {
+  if (q.prunerOwner !== null) return q.prunerOwner === owner;
+  q.prunerOwner = owner;
+  const won = await q.connection.withChannel("claim the pruner", async (channel) => {
+    try {
+      await channel.assertQueue(q.names.pruner, { exclusive: true, durable: false, autoDelete: false });
+      return true;
+    } catch (error) {
+      // 405 RESOURCE_LOCKED: another connection holds it.
+      if ((error as { code?: unknown }).code === 405) return false;
+      throw error;
+    }
+  }).catch((error: unknown) => {
+    q.prunerOwner = null;
+    throw error;
+  });
+  if (!won) q.prunerOwner = null;
+  return won;
+}
+
+export async function releasePruner(q: RabbitQueue, { owner }: { owner: string }): Promise<void> {
+  if (q.prunerOwner !== owner) return;
+  try {
+    await q.connection.withChannel("release the pruner", (channel) => channel.deleteQueue(q.names.pruner));
+  } finally {
+    q.prunerOwner = null;
+  }
+}
+
+export async function setLimits(q: RabbitQueue, { limits }: { limits: LimitMap }): Promise<void> {
+  if (limits.size > 0 && !q.options.limits) {
+    const [task] = limits.keys();
+    throw notSupported("limits", `task "${task}" has a limit, which RabbitMQ cannot count across processes, and this service has no database to count it in`, {
+      hint: `enable the "database" plugin ([plugins] enabled = ["database", "queue", ...]): limits are then counted in jfast_task_limits and jfast_task_slots`,
+      docs: `${DOCS}#task-limits`,
+    });
+  }
+  await q.options.limits?.setLimits({ limits });
+  q.limited = limits;
+}
+
+export async function limitUsage(q: RabbitQueue, { task }: { task: string }): Promise<LimitUsage> {
+  return q.options.limits ? q.options.limits.usage({ task }) : { running: 0, startedInWindow: 0 };
+}

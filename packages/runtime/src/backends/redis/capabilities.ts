@@ -1,0 +1,24 @@
+import type { BackendCapabilities } from "../../core/queue-backend.js";
+
+/**
+ * The Redis queue (docs/backends.md#capabilities): no payload index; cancelled jobs are kept but not listed (a
+ * cancelled job's hash expires on its own, docs/redis.md); paused tasks and throughput counts live in its keys.
+ */
+export const capabilities: BackendCapabilities = {
+  transactionalEnqueue: false,
+  handOff: true,
+  pushesAhead: false,
+  leaseThread: true,
+  perTaskDepths: true,
+  payloadIndex: false,
+  cancellation: true,
+  jobLookup: true,
+  jobActions: true,
+  listableStates: ["ready", "scheduled", "running", "completed", "dead"],
+  keepsFinished: true,
+  limits: true,
+  unique: true,
+  priority: true,
+  pauseStore: true,
+  throughputStore: true,
+};
