@@ -69,7 +69,8 @@ export class CommitWatch {
     if (this.timer && this.timerAt <= at) return;
     this.disarm();
     this.timerAt = at;
-    this.timer = setTimeout(() => this.run(), Math.max(0, at - performance.now()));
+    // Never what keeps a process alive: a batch it did not see committed is found by the workers' poll.
+    this.timer = setTimeout(() => this.run(), Math.max(0, at - performance.now())).unref();
   }
 
   private disarm(): void {
