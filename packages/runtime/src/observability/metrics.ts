@@ -3,10 +3,6 @@ import { ErrorCode } from "../errors/codes.js";
 import type { Job } from "../core/job.js";
 import { AttemptOutcome, onAttemptEnded, type JobEvents } from "../core/job-events.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
-import type { EventsHealth } from "../kafka/events-bus.js";
-import type { OutboxHealth } from "../outbox/outbox-health.js";
-import type { SchedulerStatus } from "../scheduler/scheduler.js";
-import type { PrunerStatus } from "../queue/pruner.js";
 import { TaskCounter, TaskHistogram } from "./task-metrics.js";
 
 /** What the counters and histograms are fed, from the job events (core/job-events.ts). */
@@ -19,6 +15,30 @@ export interface AttemptObserver {
 
 export { AttemptOutcome };
 
+/**
+ * What /metrics reads of the features it watches, no more: the outbox's, the scheduler's, the Kafka bus's and
+ * the pruner's own status types are wider and fit these.
+ */
+export interface OutboxLag {
+  pending: number;
+  failing: number;
+  dead: number;
+  lagSeconds: number;
+}
+export interface ScheduleLag {
+  schedules: ReadonlyArray<{ name: string; nextTick: string | null }>;
+}
+export interface ConsumerLag {
+  consumerGroup: string;
+  lag: ReadonlyArray<{ topic: string; partition: number; lag: number }>;
+}
+export interface PrunedCounts {
+  /** By queue label, then state. */
+  pruned: ReadonlyMap<string, Readonly<Record<string, number>>>;
+  /** Epoch ms of the end of the last run, by queue label. */
+  lastRunAt: ReadonlyMap<string, number>;
+}
+
 /** What /metrics reads on every scrape; each source is optional (its plugin may be off or not started). */
 export interface MetricSources {
   backend: () => string | null;
@@ -27,11 +47,11 @@ export interface MetricSources {
   depthsByTask: () => Promise<TaskDepths> | null;
   /** Registered task names: each gets its depth series, zeros included, before its first job. */
   tasks: () => readonly string[];
-  outbox: () => Promise<OutboxHealth> | null;
-  scheduler: () => SchedulerStatus | null;
-  events: () => Promise<EventsHealth> | null;
+  outbox: () => Promise<OutboxLag> | null;
+  scheduler: () => ScheduleLag | null;
+  events: () => Promise<ConsumerLag> | null;
   /** This process's pruner (docs/queues.md#retention); null where none runs. */
-  pruner?: () => PrunerStatus | null;
+  pruner?: () => PrunedCounts | null;
   /**
    * A service with several named queues (docs/queues.md): each one's depths under its own `queue` label (the
    * backend's name for it, so the default queue's series keep theirs). Null or one entry: the sources above.
@@ -84,7 +104,7 @@ export function createMetrics(params: {
   const { sources } = params;
   // Two gauges (backlog and lag) read the outbox's health: one read per scrape, so they describe one moment
   // (read separately, a scrape could show rows already dead next to the lag they had while pending).
-  let outboxRead: Promise<OutboxHealth> | null | undefined;
+  let outboxRead: Promise<OutboxLag> | null | undefined;
   const outboxHealth = () => (outboxRead === undefined ? (outboxRead = sources.outbox()) : outboxRead);
 
   // Fed once or more per attempt: the cheap per-task kinds (task-metrics.ts), same exposition as prom-client's.

@@ -5,9 +5,6 @@ import { importDriver } from "../core/import-driver.js";
 import type { Job, TraceContext } from "../core/job.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
-import type { Outbox } from "../outbox/outbox.js";
-import type { QueueProvider } from "../queue/queue-provider.js";
-import type { EventsBus } from "../kafka/events-bus.js";
 import type { EventHandlerDefinition } from "../kafka/on.js";
 import { TRACEPARENT } from "./trace-id.js";
 
@@ -29,12 +26,36 @@ export interface TelemetryOptions {
 
 export type Execute = (definition: TaskDefinition, job: Job, cancellation: Cancellation) => Promise<unknown>;
 
+/** What telemetry needs of a queue to trace its enqueues (the queue provider is one). */
+export interface TraceableQueue {
+  readonly name: string;
+  prepare(job: Job): Job;
+  enqueue(job: Job | Job[]): Promise<unknown>;
+}
+
+/** What telemetry needs of an outbox to trace what it writes (the outbox provider is one). */
+export interface TraceableOutbox {
+  enqueue(session: unknown, job: Job | Job[]): Promise<unknown>;
+  publish(session: unknown, topic: string, event: Event): Promise<unknown>;
+}
+
+/** What telemetry needs of an event bus to trace what it produces (the Kafka bus is one). */
+export interface TraceableBus {
+  readonly brokers: readonly string[];
+  readonly topicPrefix: string;
+  publish(topic: string, events: Event | readonly Event[]): Promise<void>;
+}
+
+/**
+ * The telemetry plugin's tracer and its decorators. Each decorator returns the provider it is given, traced,
+ * and leaves that one as it was: the plugin that provides a provider applies it once, before providing it.
+ */
 export interface Telemetry {
   readonly tracer: Tracer;
-  /** `publish <queue>` spans around queue.enqueue; each job then carries its span as its trace parent. */
-  instrumentQueue(queue: QueueProvider): void;
-  /** `publish <queue>` around outbox.enqueue, `publish <topic>` around outbox.publish. */
-  instrumentOutbox(outbox: Outbox, queueName: string | null): void;
+  /** The queue with `publish <queue>` spans around enqueue; each job then carries its span as its trace parent. */
+  traceQueue<Q extends TraceableQueue>(queue: Q): Q;
+  /** The outbox with `publish <queue>` spans around enqueue and `publish <topic>` around publish. */
+  traceOutbox<O extends TraceableOutbox>(outbox: O, queueName: string | null): O;
   /** `process <task>` around each attempt, child of the job's publish span; jobs enqueued inside inherit it. */
   wrapExecute(execute: Execute, queueName: string): Execute;
   /**
@@ -42,7 +63,7 @@ export interface Telemetry {
    * `events.publish(topic, events)`, whose traceparent the message carries (value and header). The relay
    * keeps the plain bus: an outbox event already has its `publish` span from `outbox.publish`.
    */
-  instrumentEvents<B extends EventsBus>(bus: B): B;
+  traceEvents<B extends TraceableBus>(bus: B): B;
   /** `process <topic>` around each `on` handler call, child of the message's traceparent (its publish span). */
   wrapEventHandler(definition: EventHandlerDefinition, consumer?: { consumerGroup: string }): EventHandlerDefinition;
   /** Exports what has ended (on jfast.stop()); the provider stays usable for a later start(). */
@@ -128,21 +149,22 @@ export async function createTelemetry(params: {
 
   return {
     tracer,
-    instrumentQueue(queue) {
+    traceQueue(queue) {
       const enqueue = queue.enqueue.bind(queue);
-      queue.enqueue = (job) => {
+      const traced: TraceableQueue["enqueue"] = (job) => {
         const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
         return ending(publishJobs(queue.name, jobs), () => enqueue(jobs));
       };
+      return replacing(queue, { enqueue: traced });
     },
-    instrumentOutbox(outbox, queueName) {
+    traceOutbox(outbox, queueName) {
       const enqueue = outbox.enqueue.bind(outbox);
       const publish = outbox.publish.bind(outbox);
-      outbox.enqueue = (session, job) => {
+      const tracedEnqueue: TraceableOutbox["enqueue"] = (session, job) => {
         const jobs = Array.isArray(job) ? job : [job];
         return ending(publishJobs(queueName ?? "jfast.jobs", jobs), () => enqueue(session, jobs));
       };
-      outbox.publish = (session, topic, event) => {
+      const tracedPublish: TraceableOutbox["publish"] = (session, topic, event) => {
         const span = tracer.startSpan(
           `publish ${topic}`,
           {
@@ -165,6 +187,7 @@ export async function createTelemetry(params: {
         const traced = Event.fromJSON({ ...event.toJSON(), trace: { traceparent, ...(event.trace?.tracestate ? { tracestate: event.trace.tracestate } : {}) } });
         return ending([span], () => withTrace({ traceparent }, () => publish(session, topic, traced)));
       };
+      return replacing(outbox, { enqueue: tracedEnqueue, publish: tracedPublish });
     },
     wrapExecute(execute, queueName) {
       return (definition, job, cancellation) => {
@@ -188,11 +211,11 @@ export async function createTelemetry(params: {
         return ending([span], () => withTrace({ traceparent: traceparentOf(span), tracestate: job.trace?.tracestate }, () => execute(definition, job, cancellation)));
       };
     },
-    instrumentEvents(bus) {
+    traceEvents(bus) {
       const publish = bus.publish.bind(bus);
-      const prefix = (bus as { topicPrefix?: string }).topicPrefix ?? "";
+      const prefix = bus.topicPrefix;
       const [host, port] = (bus.brokers[0] ?? "").split(":");
-      const tracedPublish: EventsBus["publish"] = (topic, events) => {
+      const tracedPublish: TraceableBus["publish"] = (topic, events) => {
         const list = (Array.isArray(events) ? events : [events]) as readonly unknown[];
         const spans: Span[] = [];
         const traced = list.map((item) => {
@@ -226,9 +249,7 @@ export async function createTelemetry(params: {
         });
         return ending(spans, () => publish(topic, (Array.isArray(events) ? traced : traced[0]) as Event | readonly Event[]));
       };
-      return new Proxy(bus, {
-        get: (target, property) => (property === "publish" ? tracedPublish : Reflect.get(target, property, target)),
-      });
+      return replacing(bus, { publish: tracedPublish });
     },
     wrapEventHandler(definition, consumer) {
       const handler = definition.handler;
@@ -264,6 +285,13 @@ export async function createTelemetry(params: {
       await provider.forceFlush();
     },
   };
+}
+
+/** `target` seen with `methods` in place of its own; every other property read from `target` itself, as it is now. */
+function replacing<T extends object>(target: T, methods: Readonly<Record<string, unknown>>): T {
+  return new Proxy(target, {
+    get: (object, property) => (typeof property === "string" && Object.hasOwn(methods, property) ? methods[property] : Reflect.get(object, property, object)),
+  });
 }
 
 function fail(span: Span, error: unknown): void {

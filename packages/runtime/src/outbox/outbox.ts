@@ -67,6 +67,8 @@ export function createOutbox(params: {
   relay?: () => { status(): RelayStatus } | null;
   /** Seals the rows of encrypted tasks before they are written (docs/security.md#encryption-at-rest). */
   encryption?: JobEncryption | null;
+  /** The outbox as provided (traced when telemetry is on): publish enqueues subscriber jobs through it. */
+  provided?: () => Outbox;
 }): Outbox {
   const { database, queue } = params;
   const channel = outboxChannel(database.schema);
@@ -102,7 +104,7 @@ export function createOutbox(params: {
         definitions: params.registry.all(),
         bus: params.bus?.() ?? null,
         // Same path as outbox.enqueue: straight into jfast_jobs on the PostgreSQL queue, the relay otherwise.
-        enqueue: (s, jobs) => outbox.enqueue(s, jobs),
+        enqueue: (s, jobs) => (params.provided?.() ?? outbox).enqueue(s, jobs),
         executor: (s) => database.executorFor(s),
         session,
         topic,

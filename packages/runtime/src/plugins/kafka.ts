@@ -52,7 +52,7 @@ export function kafkaPlugin(): Plugin<"kafka"> {
         logger,
       });
       // Services publish through a traced bus; the relay and the health checks use the plain one.
-      provide("events", telemetry ? telemetry.instrumentEvents(bus) : bus);
+      provide("events", telemetry ? telemetry.traceEvents(bus) : bus);
       return bus;
     },
     async stop() {

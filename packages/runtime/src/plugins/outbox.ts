@@ -1,3 +1,4 @@
+import type { Outbox } from "../outbox/outbox.js";
 import type { Plugin } from "./plugin.js";
 
 /** `[plugins] enabled = ["outbox"]`: jobs and events written in the caller's transaction (docs/outbox.md). */
@@ -21,8 +22,11 @@ export function outboxPlugin(): Plugin<"outbox"> {
       const bus = config.kafka ? createOutboxEventBus({ maxAttempts: config.outbox!.maxAttempts, channel: outboxChannel(database.schema) }) : null;
       const { encryptionOf } = await import("../encryption/job-encryption.js");
       const encryption = encryptionOf(config, registry);
-      const outbox = createOutbox({ database, queue, config, logger, registry, bus: () => bus, relay: () => get("relay"), encryption });
-      get("telemetry")?.instrumentOutbox(outbox, queue?.name ?? null);
+      const telemetry = get("telemetry");
+      // Traced once, here; the subscriber jobs outbox.publish enqueues go through the traced enqueue too.
+      let outbox: Outbox | null = null;
+      const untraced = createOutbox({ database, queue, config, logger, registry, bus: () => bus, relay: () => get("relay"), encryption, provided: () => outbox! });
+      outbox = telemetry ? telemetry.traceOutbox(untraced, queue?.name ?? null) : untraced;
       provide("outbox", outbox);
       return outbox;
     },

@@ -93,7 +93,7 @@ export function queuePlugin(): Plugin<"queue"> {
         throw error;
       }
       const [{ backend, control }] = opened as [(typeof opened)[number], ...typeof opened];
-      const provider = createQueueProvider({
+      const untraced = createQueueProvider({
         backend,
         name: queueConfig.name,
         registry,
@@ -115,7 +115,9 @@ export function queuePlugin(): Plugin<"queue"> {
       // Each queue's throughput history counts the attempts this process's workers end on it.
       const throughputs = new Map(opened.map((q) => [q.config.name, q.control.throughput]));
       stopCounting = onAttemptEnded(events, (e) => throughputs.get(e.queue)?.finished(e.job, e.outcome));
-      get("telemetry")?.instrumentQueue(provider);
+      // Traced once, here: the scheduler, the outbox, the relay and services all enqueue through this one.
+      const telemetry = get("telemetry");
+      const provider = telemetry ? telemetry.traceQueue(untraced) : untraced;
       provide("queue", provider);
       const { createPruner } = await import("../queue/pruner.js");
       const pruner = background
