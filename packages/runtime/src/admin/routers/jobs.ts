@@ -127,7 +127,8 @@ export const jobsRouter = router({
     const cursor = parseCursor(input.cursor);
 
     if (payload && cursor.kind !== "offset") {
-      const indexed = await backendCall(queue, "searching dead letters", () =>
+      // Through an index where the backend keeps one (capabilities.payloadIndex); else a bounded scan below.
+      const indexed = !queue.backend.capabilities.payloadIndex ? null : await backendCall(queue, "searching dead letters", () =>
         queue.backend.searchDead({ payload, task: input.task, tenantId: input.tenant, limit: input.limit, after: cursor.kind === "key" ? cursor.value : undefined }),
       ).catch((error: unknown) => {
         if (causeCode(error) === "NOT_SUPPORTED") return null;

@@ -17,7 +17,7 @@ export async function enqueue(q: RabbitQueue, { jobs }: { jobs: Job[] }): Promis
   }
   if (q.queueType === QueueType.quorum) refusePriorities(fresh);
   if (hasUnique(fresh)) return enqueueUnique(q, fresh);
-  await publishPatiently(q, "enqueue jobs", () => fresh.map((job) => route(q, job, job.availableAt.getTime())));
+  await publishPatiently(q, "enqueue jobs", () => fresh.map((job) => route(q, job, { dueMs: job.availableAt.getTime() })));
   for (const job of fresh) q.recent.add(job.id);
   return { inserted: fresh.map((job) => job.id) };
 }
@@ -36,7 +36,7 @@ async function enqueueUnique(q: RabbitQueue, fresh: Job[]): Promise<EnqueueResul
   }
   const { publish, duplicates, taken } = await takeUniqueKeys(store, fresh);
   try {
-    await publishPatiently(q, "enqueue jobs", () => publish.map((job) => route(q, job, job.availableAt.getTime())));
+    await publishPatiently(q, "enqueue jobs", () => publish.map((job) => route(q, job, { dueMs: job.availableAt.getTime() })));
   } catch (error) {
     await store.release({ jobIds: taken.jobIds, state: null }).catch(() => undefined);
     throw error;

@@ -68,7 +68,7 @@ export async function retry(q: RabbitQueue, params: { workerId: string; job: Job
   if (!delivery) return;
   const json = spent(delivery, params.error);
   json.availableAt = params.availableAt.toISOString();
-  await replace(q, delivery, [route(q, json, params.availableAt.getTime(), snoozesOf(delivery))]);
+  await replace(q, delivery, [route(q, json, { dueMs: params.availableAt.getTime(), snoozes: snoozesOf(delivery) })]);
   await freeSlot(q, params.job);
 }
 
@@ -91,7 +91,7 @@ export async function snooze(q: RabbitQueue, { workerId, job, availableAt, maxSn
   const delivery = q.consumer.take(workerId, job);
   if (!delivery) return { snoozed: false };
   const json: JobJSON = { ...delivery.json, availableAt: availableAt.toISOString() };
-  await replace(q, delivery, [route(q, json, availableAt.getTime(), snoozesOf(delivery) + 1)]);
+  await replace(q, delivery, [route(q, json, { dueMs: availableAt.getTime(), snoozes: snoozesOf(delivery) + 1 })]);
   await freeSlot(q, job);
   return { snoozed: true };
 }
@@ -124,7 +124,7 @@ export async function release(q: RabbitQueue, { workerId, jobs, availableAt }: {
   // The message as it was published: its attempts never included this delivery, so the attempt is returned.
   // A later time (a paused task's job handed back) goes through the delay cascade.
   const at = availableAt && availableAt.getTime() > Date.now() ? availableAt : null;
-  await putBack(q, deliveries, (d) => ({ ...d.json, availableAt: (at ?? new Date()).toISOString() }), at?.getTime());
+  await putBack(q, deliveries, { json: (d) => ({ ...d.json, availableAt: (at ?? new Date()).toISOString() }), dueMs: at?.getTime() });
   const limited = jobs.filter((job) => q.limited.has(job.task)).map((job) => job.id);
   if (limited.length > 0) await q.options.limits?.free({ jobIds: limited });
 }

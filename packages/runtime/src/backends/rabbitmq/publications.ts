@@ -9,7 +9,8 @@ import { encodeJob, numberHeader } from "./message.js";
 import { Header } from "./names.js";
 
 /** Where a job goes to become claimable at `dueMs`: the work queue now, or into the delay cascade. */
-export function route(q: RabbitQueue, json: JobJSON | Job, dueMs: number, snoozes = 0): Publication {
+export function route(q: RabbitQueue, json: JobJSON | Job, at: { dueMs: number; snoozes?: number }): Publication {
+  const { dueMs, snoozes = 0 } = at;
   const delayMs = dueMs - Date.now();
   const carried = snoozes > 0 ? { snoozes } : {};
   if (delayMs <= 0) return { exchange: "", routingKey: q.names.work, message: encodeJob(json, carried) };
@@ -30,7 +31,9 @@ export function replace(q: RabbitQueue, delivery: Delivery, publications: Public
   return q.consumer.replace([delivery.json.id], [delivery], () => q.connection.publish("record the job's outcome", publications));
 }
 
-export function putBack(q: RabbitQueue, deliveries: Delivery[], json: (d: Delivery) => JobJSON, dueMs?: number): Promise<void> {
+/** Returns deliveries to the queue as `json` says, now or (`dueMs`) through the delay cascade, then acks them. */
+export function putBack(q: RabbitQueue, deliveries: Delivery[], back: { json: (d: Delivery) => JobJSON; dueMs?: number | undefined }): Promise<void> {
+  const { json, dueMs } = back;
   if (deliveries.length === 0) return Promise.resolve();
   return q.consumer.replace(
     deliveries.map((d) => d.json.id),
@@ -41,7 +44,7 @@ export function putBack(q: RabbitQueue, deliveries: Delivery[], json: (d: Delive
         deliveries.map((d) =>
           dueMs === undefined
             ? { exchange: "", routingKey: q.names.work, message: encodeJob(json(d), { snoozes: snoozesOf(d) }) }
-            : route(q, json(d), dueMs, snoozesOf(d)),
+            : route(q, json(d), { dueMs, snoozes: snoozesOf(d) }),
         ),
       ),
   );

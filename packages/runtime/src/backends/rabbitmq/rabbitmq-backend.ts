@@ -177,7 +177,7 @@ export class RabbitMqBackend implements QueueBackend {
     if (unclaimed.length > 0) {
       // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
       // would make the broker flag them redelivered, which reads as a lost attempt.
-      await putBack(this.q, unclaimed, (d) => d.json).catch((error: unknown) =>
+      await putBack(this.q, unclaimed, { json: (d) => d.json }).catch((error: unknown) =>
         this.options.logger?.warn("could not return unclaimed jobs at close; they come back as lost attempts", { error: (error as Error).message }),
       );
     }

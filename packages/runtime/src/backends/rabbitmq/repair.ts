@@ -11,7 +11,7 @@ import { route, toDead } from "./publications.js";
 export async function repair(q: RabbitQueue, arrival: Exclude<Arrival, { kind: "ready" }>, message: ConsumeMessage): Promise<void> {
   const snoozes = numberHeader(message.properties.headers, Header.snoozes) ?? 0;
   if (arrival.kind === "early") {
-    await q.connection.publish("send a long delay round the cascade again", [route(q, arrival.json, arrival.dueAt, snoozes)]);
+    await q.connection.publish("send a long delay round the cascade again", [route(q, arrival.json, { dueMs: arrival.dueAt, snoozes })]);
     return;
   }
   if (arrival.kind === "unreadable") {

@@ -51,16 +51,17 @@ export async function listDead(q: RedisQueue, { limit, offset = 0 }: { limit: nu
 }
 
 export async function retryDead(q: RedisQueue, params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
-  const [retried, missing] = await deadBatches(q, "retry-dead", "retry dead letters", params);
+  const [retried, missing] = await deadBatches(q, { name: "retry-dead", operation: "retry dead letters" }, params);
   return { retried, missing };
 }
 
 export async function discardDead(q: RedisQueue, params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
-  const [discarded, missing] = await deadBatches(q, "discard-dead", "discard dead letters", params);
+  const [discarded, missing] = await deadBatches(q, { name: "discard-dead", operation: "discard dead letters" }, params);
   return { discarded, missing };
 }
 
-async function deadBatches(q: RedisQueue, name: "retry-dead" | "discard-dead", operation: string, params: RetryDeadParams): Promise<[string[], string[]]> {
+async function deadBatches(q: RedisQueue, script: { name: "retry-dead" | "discard-dead"; operation: string }, params: RetryDeadParams): Promise<[string[], string[]]> {
+  const { name, operation } = script;
   if (!("all" in params)) {
     if (params.ids.length === 0) return [[], []];
     return (await q.script(name, operation, ["ids", 0, ...params.ids])) as [string[], string[]];
