@@ -1,6 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
-import { createJfast, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobListing, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
+import { createJfast, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobEventMap, type JobListing, type JobMiddleware, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
   send(message: { to: string; subject: string }): Promise<void>;
@@ -10,6 +10,10 @@ interface Mailer {
 declare module "@jfast/runtime" {
   interface Providers {
     typesMailer: Mailer;
+  }
+  // What middleware hands handlers, declared the same way.
+  interface JobLocals {
+    typesUser: { id: string; admin: boolean };
   }
 }
 
@@ -175,3 +179,60 @@ export const madeUpCode = new JfastError("made up", { code: "MADE_UP_CODE" });
 
 // @ts-expect-error JfastError.code is the union, so comparing it with an unknown code is refused
 export const comparesUnknownCode = (error: JfastError) => error.code === "BACKEND_DOWN";
+
+// Job events (docs/events.md): the name picks the payload; a name jfast does not emit does not compile.
+export function listen(jfast: Jfast): () => void {
+  const stop = jfast.on("job:completed", ({ job, value, durationMs, queue, workerId }) => {
+    const id: string = job.id;
+    const took: number = durationMs;
+    void [id, took, value, queue, workerId];
+  });
+  jfast.on("job:failed", ({ error, attemptError, retryAt }) => {
+    const next: Date | null = retryAt;
+    const attempt: number = attemptError.attempt;
+    void [error, next, attempt];
+  });
+  jfast.on("job:dead", ({ reason }) => {
+    const why: "unknown task" | "permanent" | "exhausted" = reason;
+    void why;
+  });
+  // @ts-expect-error there is no job:complete: the event is job:completed
+  jfast.on("job:complete", () => undefined);
+  // @ts-expect-error job:completed carries the value, not a retry time
+  jfast.on("job:completed", ({ retryAt }) => void retryAt);
+  // @ts-expect-error a listener typed for another event's payload
+  jfast.on("job:claimed", (event: JobEventMap["job:failed"]) => void event.retryAt);
+  jfast.on("job:dead", ({ reason }) => {
+    // @ts-expect-error a dead letter's reason is one of three
+    const timeout: "timeout" = reason;
+    void timeout;
+  });
+  const listener = (event: JobEventMap["job:released"]) => void event.started;
+  jfast.on("job:released", listener);
+  jfast.off("job:released", listener);
+  return stop;
+}
+
+// Middleware (docs/middleware.md): (job, tools, next) around every handler; locals typed by JobLocals.
+export const authenticate: JobMiddleware = async (job, tools, next) => {
+  tools.locals.typesUser = { id: job.tenantId ?? "anonymous", admin: false };
+  // @ts-expect-error a local has the type JobLocals gives it
+  tools.locals.typesUser = { id: 1, admin: false };
+  // @ts-expect-error a local nobody declared
+  tools.locals.typesUsr = { id: "u" };
+  const result: unknown = await next();
+  return result;
+};
+
+export const usesLocals = task("types.uses_locals", async (_payload: SendEmail, { locals }) => {
+  const user: { id: string; admin: boolean } | undefined = locals.typesUser;
+  // @ts-expect-error a local may be absent: no middleware set it
+  const certain: { id: string; admin: boolean } = locals.typesUser;
+  void [user, certain];
+});
+
+export async function withMiddleware(root: string): Promise<Jfast> {
+  // @ts-expect-error middleware is (job, tools, next) returning a promise, not the handler's own shape
+  await createJfast({ root, middleware: [(payload: SendEmail) => payload.invoice_id] });
+  return createJfast({ root, middleware: [authenticate, async (_job, _tools, next) => next()] });
+}
