@@ -59,7 +59,7 @@ export interface CreateJfastOptions {
   background?: boolean;
   /**
    * Wraps every handler this app's workers run, the first outermost: `async (job, tools, next) => …`
-   * (docs/middleware.md).
+   * (docs/tasks.md#middleware).
    */
   middleware?: readonly JobMiddleware[];
 }
@@ -93,7 +93,7 @@ export interface Jfast {
   /** The app context handlers receive as `ctx`. */
   readonly context: AppContext;
   /**
-   * Listens to a job event of this process (docs/events.md): `jfast.on("job:completed", ({ job, value }) => …)`.
+   * Listens to a job event of this process (docs/observability.md#job-events): `jfast.on("job:completed", ({ job, value }) => …)`.
    * Returns the function that removes the listener.
    */
   on<E extends JobEventName>(name: E, listener: JobEventListener<E>): () => void;

@@ -1,7 +1,7 @@
 import type { AttemptError, Job } from "./job.js";
 
 /**
- * What happens to a job, as this process sees it (docs/events.md). Emitted once, where it happens: the queue
+ * What happens to a job, as this process sees it (docs/observability.md#job-events). Emitted once, where it happens: the queue
  * provider for `enqueued`, the worker's attempt (worker/attempts.ts) for the rest. Metrics, the throughput
  * history and a service's own listeners (`jfast.on`) all subscribe; nobody patches the providers they watch.
  *

@@ -16,7 +16,7 @@ export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
   /** Aborted when the job's timeout passes or the worker shuts down past its grace period. */
   signal: AbortSignal;
   /**
-   * Values a middleware hands the handler for this attempt (docs/middleware.md#locals), typed by `JobLocals`.
+   * Values a middleware hands the handler for this attempt (docs/tasks.md#locals), typed by `JobLocals`.
    * Empty at the start of every attempt.
    */
   locals: Partial<JobLocals>;
@@ -33,7 +33,7 @@ export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
 export interface JobLocals {}
 
 /**
- * Wraps every attempt's handler (docs/middleware.md), outermost first, like Sidekiq's server middleware: work
+ * Wraps every attempt's handler (docs/tasks.md#middleware), outermost first, like Sidekiq's server middleware: work
  * before `next()`, after it, around it. `next()` resolves to what the handler (and the middleware inside) returned,
  * which this middleware may return as it is or replace; throwing instead of calling `next()` fails the attempt
  * as the handler throwing would (a `PermanentError` dead-letters it, anything else is retried).

@@ -16,7 +16,7 @@ export function createTaskExecutor(params: {
   logger: Logger;
   /** Runs the handlers of tasks declared with `isolate` (docs/tasks.md#isolated-handlers). */
   isolates?: IsolateRunner;
-  /** `createJfast({ middleware })`, outermost first (docs/middleware.md). */
+  /** `createJfast({ middleware })`, outermost first (docs/tasks.md#middleware). */
   middleware?: readonly JobMiddleware[];
 }) {
   // None: the handler is called as before, without a promise more per attempt.

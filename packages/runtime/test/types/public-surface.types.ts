@@ -180,7 +180,7 @@ export const madeUpCode = new JfastError("made up", { code: "MADE_UP_CODE" });
 // @ts-expect-error JfastError.code is the union, so comparing it with an unknown code is refused
 export const comparesUnknownCode = (error: JfastError) => error.code === "BACKEND_DOWN";
 
-// Job events (docs/events.md): the name picks the payload; a name jfast does not emit does not compile.
+// Job events (docs/observability.md#job-events): the name picks the payload; a name jfast does not emit does not compile.
 export function listen(jfast: Jfast): () => void {
   const stop = jfast.on("job:completed", ({ job, value, durationMs, queue, workerId }) => {
     const id: string = job.id;
@@ -213,7 +213,7 @@ export function listen(jfast: Jfast): () => void {
   return stop;
 }
 
-// Middleware (docs/middleware.md): (job, tools, next) around every handler; locals typed by JobLocals.
+// Middleware (docs/tasks.md#middleware): (job, tools, next) around every handler; locals typed by JobLocals.
 export const authenticate: JobMiddleware = async (job, tools, next) => {
   tools.locals.typesUser = { id: job.tenantId ?? "anonymous", admin: false };
   // @ts-expect-error a local has the type JobLocals gives it

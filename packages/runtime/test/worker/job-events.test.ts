@@ -12,7 +12,7 @@ import type { AppWorker } from "../../src/worker/worker-group.js";
 import { dropSchema, eventually, PG_URL, silentLogger, uniqueSchema } from "../postgres/pg-test-env.js";
 
 /**
- * The job events a service listens to with `jfast.on` (docs/events.md): each attempt's claim, start and end, in
+ * The job events a service listens to with `jfast.on` (docs/observability.md#job-events): each attempt's claim, start and end, in
  * order, with what happened, on the memory queue and on PostgreSQL.
  */
 const EVENTS: JobEventName[] = ["job:enqueued", "job:claimed", "job:started", "job:completed", "job:failed", "job:dead", "job:snoozed", "job:cancelled", "job:released"];

@@ -17,7 +17,7 @@ declare module "../../src/core/task.js" {
 }
 
 /**
- * `createJfast({ middleware })` (docs/middleware.md): each middleware wraps the handler of every attempt, the
+ * `createJfast({ middleware })` (docs/tasks.md#middleware): each middleware wraps the handler of every attempt, the
  * first outermost, sees the job, its tools and the handler's result, may hand the handler values through
  * `tools.locals`, replace the result, or stop the attempt by throwing.
  */
