@@ -5,7 +5,6 @@ import { importDriver } from "../core/import-driver.js";
 import type { Job, TraceContext } from "../core/job.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import { currentContext, withTrace } from "../context/context.js";
-import type { EventHandlerDefinition } from "../kafka/on.js";
 import { TRACEPARENT } from "./trace-id.js";
 
 /** Options a program (tests, a host with its own SDK set-up) passes to createJfast; not read from jfast.toml. */
@@ -46,6 +45,18 @@ export interface TraceableBus {
   publish(topic: string, events: Event | readonly Event[]): Promise<void>;
 }
 
+/** Where a consumed message came from, as a traced `on(...)` handler is told. */
+export interface ConsumedMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** What telemetry needs of an `on(...)` handler's declaration to trace its calls. */
+export interface TraceableHandler<T extends ConsumedMessage = ConsumedMessage> {
+  readonly handler: (event: Event, tools: T) => unknown;
+}
+
 /**
  * The telemetry plugin's tracer and its decorators. Each decorator returns the provider it is given, traced,
  * and leaves that one as it was: the plugin that provides a provider applies it once, before providing it.
@@ -65,7 +76,7 @@ export interface Telemetry {
    */
   traceEvents<B extends TraceableBus>(bus: B): B;
   /** `process <topic>` around each `on` handler call, child of the message's traceparent (its publish span). */
-  wrapEventHandler(definition: EventHandlerDefinition, consumer?: { consumerGroup: string }): EventHandlerDefinition;
+  wrapEventHandler<T extends ConsumedMessage, D extends TraceableHandler<T>>(definition: D & TraceableHandler<T>, consumer?: { consumerGroup: string }): D;
   /** Exports what has ended (on jfast.stop()); the provider stays usable for a later start(). */
   flush(): Promise<void>;
 }
@@ -255,7 +266,7 @@ export async function createTelemetry(params: {
       const handler = definition.handler;
       return {
         ...definition,
-        handler: (event, tools) => {
+        handler: (event: Event, tools: Parameters<typeof handler>[1]) => {
           // The consumer runs each handler with the event's tenant, request and trace restored.
           const span = tracer.startSpan(
             `process ${tools.topic}`,
