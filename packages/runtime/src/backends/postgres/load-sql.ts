@@ -12,6 +12,8 @@ export const SQL = {
   checkSchema: loadSql("check-schema"),
   enqueue: loadSql("enqueue"),
   enqueueFresh: withoutConflictCheck(loadSql("enqueue")),
+  enqueueNotifying: notifying(loadSql("enqueue")),
+  enqueueFreshNotifying: notifying(withoutConflictCheck(loadSql("enqueue"))),
   enqueueHandOff: loadSql("enqueue-hand-off"),
   enqueueUnique: loadSql("enqueue-unique"),
   committedIds: loadSql("committed-ids"),
@@ -115,4 +117,17 @@ function withoutConflictCheck(sql: string): string {
     sql = sql.replace(from, to);
   }
   return sql;
+}
+
+/**
+ * enqueue.sql (or its first-hand-off form) that also wakes workers as it commits: a NOTIFY on the channel $17,
+ * once per statement and only when a row was inserted (the uncorrelated subquery runs once, and only then). The
+ * backend's own enqueue runs it when no wake-up went to the channel in the last window (wake-coalescer.ts), so a
+ * lone enqueue wakes workers as fast as it can; one notifying commit per window does not hold the others up.
+ * Derived, so the forms cannot drift.
+ */
+function notifying(sql: string): string {
+  const last = /^SELECT (id|count\(\*\) AS inserted) FROM inserted$/m;
+  if (!last.test(sql)) throw new Error("enqueue.sql no longer ends with the select of the inserted rows, which the notifying form extends");
+  return sql.replace(last, (_line, columns: string) => `SELECT ${columns}, (SELECT pg_notify($17, '')) AS notified FROM inserted`);
 }

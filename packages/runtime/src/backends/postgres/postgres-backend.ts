@@ -54,6 +54,8 @@ const DOCS = "jfast docs postgres";
 const PREPARED = {
   enqueue: { name: "jfast_enqueue" },
   enqueueFresh: { name: "jfast_enqueue_fresh" },
+  enqueueNotifying: { name: "jfast_enqueue_notifying" },
+  enqueueFreshNotifying: { name: "jfast_enqueue_fresh_notifying" },
   enqueueHandOff: { name: "jfast_enqueue_hand_off" },
   claim: { name: "jfast_claim" },
   claimDurable: { name: "jfast_claim_durable" },
@@ -249,9 +251,9 @@ export class PostgresBackend implements QueueBackend {
    * (the commit is the caller's, after this returns).
    */
   private async enqueueHandingOff(jobs: Job[]): Promise<EnqueueResult> {
-    if (!firstHandOff(jobs)) return this.wakeUps.afterCommit(this.insert(this.db, jobs, false));
+    if (!firstHandOff(jobs)) return this.insert(this.db, jobs, false);
     const { handedTo, reserved } = reserveSlots(this.offers, jobs, Date.now());
-    if (reserved.size === 0) return this.wakeUps.afterCommit(this.insert(this.db, jobs, true));
+    if (reserved.size === 0) return this.insert(this.db, jobs, true);
     const lockedBy = handedTo.map((offer) => offer?.workerId ?? null);
     const leaseMs = handedTo.map((offer) => offer?.leaseMs ?? null);
     const params = [this.queue, ...jobsToColumns(jobs), textArray(lockedBy), numberArray(leaseMs)];
@@ -278,7 +280,9 @@ export class PostgresBackend implements QueueBackend {
    */
   enqueueWithin({ executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
     const write = hasUnique(jobs) ? this.enqueueUniqueJobs(executor, jobs) : this.insert(executor, jobs, firstHandOff(jobs));
-    return executor === this.db ? this.wakeUps.afterCommit(write) : this.wakeUps.afterCallerWrite(write);
+    if (executor !== this.db) return this.wakeUps.afterCallerWrite(write);
+    // insert() wakes workers for its own statements itself.
+    return hasUnique(jobs) ? this.wakeUps.afterCommit(write) : write;
   }
 
   /**
@@ -292,18 +296,29 @@ export class PostgresBackend implements QueueBackend {
     return this.run("enqueue", () => (own ? this.db.transaction(write) : write(executor)));
   }
 
-  /** `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. */
-  private async insert(executor: SqlExecutor, jobs: Job[], fresh: boolean): Promise<EnqueueResult> {
-    if (jobs.length === 0) return { inserted: [] };
-    if (fresh && executor === this.db && jobs.length >= 2 * PIPELINE_ROWS) return this.insertPipelined(jobs);
-    const params = [this.queue, ...jobsToColumns(jobs)];
+  /**
+   * `fresh`: every id was generated here and never stored (`firstHandOff`), so no conflict check is needed. On the
+   * backend's own connection, workers are woken by the statement or after it (wake-ups.ts).
+   */
+  private insert(executor: SqlExecutor, jobs: Job[], fresh: boolean): Promise<EnqueueResult> {
+    if (jobs.length === 0) return Promise.resolve({ inserted: [] });
+    if (executor !== this.db) return this.insertWith({ executor, jobs, fresh, notify: null });
+    if (fresh && jobs.length >= 2 * PIPELINE_ROWS) return this.wakeUps.afterCommit(this.insertPipelined(jobs));
+    return this.wakeUps.ownStatement((notify) => this.insertWith({ executor, jobs, fresh, notify }));
+  }
+
+  /** `notify`: the channel the statement itself notifies as it commits (the notifying forms, load-sql.ts), or null. */
+  private async insertWith({ executor, jobs, fresh, notify }: { executor: SqlExecutor; jobs: Job[]; fresh: boolean; notify: string | null }): Promise<EnqueueResult> {
+    const params = notify === null ? [this.queue, ...jobsToColumns(jobs)] : [this.queue, ...jobsToColumns(jobs), notify];
     if (fresh) {
       // Ids generated here, never stored: all of them are inserted, or the statement fails.
-      const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(SQL.enqueueFresh, params, PREPARED.enqueueFresh));
+      const [sql, name] = notify === null ? [SQL.enqueueFresh, PREPARED.enqueueFresh] : [SQL.enqueueFreshNotifying, PREPARED.enqueueFreshNotifying];
+      const [row] = await this.run("enqueue", () => executor.query<{ inserted: string | number }>(sql, params, name));
       assertAllInserted(row?.inserted, jobs.length);
       return { inserted: jobs.map((job) => job.id) };
     }
-    const rows = await this.run("enqueue", () => executor.query<{ id: string }>(SQL.enqueue, params, PREPARED.enqueue));
+    const [sql, name] = notify === null ? [SQL.enqueue, PREPARED.enqueue] : [SQL.enqueueNotifying, PREPARED.enqueueNotifying];
+    const rows = await this.run("enqueue", () => executor.query<{ id: string }>(sql, params, name));
     const inserted = new Set(rows.map((r) => r.id));
     // Keep the caller's order (RETURNING does not promise one).
     return { inserted: [...new Set(jobs.map((j) => j.id))].filter((id) => inserted.has(id)) };

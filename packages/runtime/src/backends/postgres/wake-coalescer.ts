@@ -40,6 +40,17 @@ export class NotifyCoalescer {
     this.schedule();
   }
 
+  /**
+   * Takes this window's NOTIFY for a statement of the backend's own, which sends it as it commits: true when none
+   * went in the last window and none is owed. The caller then asks for no wake-up for that statement.
+   */
+  lead(): boolean {
+    const now = performance.now();
+    if (this.closed || this.inFlight || this.timer || this.wanted || now < this.lastSentAt + this.windowMs) return false;
+    this.lastSentAt = now;
+    return true;
+  }
+
   /** Sends a wake-up still owed at once, and waits for the one in flight. */
   async close(): Promise<void> {
     this.closed = true;

@@ -10,6 +10,12 @@ import { NotifyCoalescer, WAKE_WINDOW_MS } from "./wake-coalescer.js";
  * write, by the look-up that sees it committed (CommitWatch).
  */
 export interface WakeUps {
+  /**
+   * `write` is one statement of the backend's own. It is given the channel to NOTIFY in itself when no wake-up
+   * went in the last window (the wake-up then rides its commit, with no round trip after it), else null and the
+   * wake-up follows its commit, coalesced.
+   */
+  ownStatement(write: (notify: string | null) => Promise<EnqueueResult>): Promise<EnqueueResult>;
   /** `write` committed when it resolves (the backend's own statement or transaction). */
   afterCommit(write: Promise<EnqueueResult>): Promise<EnqueueResult>;
   /** `write` ran in a caller's transaction, which commits later or never. */
@@ -26,6 +32,12 @@ export function createWakeUps(params: { db: SqlExecutor; channel: string; logger
     async afterCommit(write) {
       const result = await write;
       if (result.inserted.length > 0) coalescer.wake();
+      return result;
+    },
+    async ownStatement(write) {
+      const notify = coalescer.lead() ? params.channel : null;
+      const result = await write(notify);
+      if (notify === null && result.inserted.length > 0) coalescer.wake();
       return result;
     },
     async afterCallerWrite(write) {

@@ -1,7 +1,8 @@
 -- Inserts a batch of jobs; an id that already exists is left alone (how events and schedules stay
 -- idempotent). Runs either on its own (queue.enqueue) or inside the caller's transaction (outbox.enqueue).
--- No NOTIFY here: the backend wakes workers after the commit, coalesced (wake-coalescer.ts, commit-watch.ts),
--- since a notifying transaction's commit takes a database-wide lock that keeps enqueues from committing as a group.
+-- No NOTIFY here: a notifying transaction's commit takes a database-wide lock that keeps enqueues from committing
+-- as a group. The backend wakes workers after the commit, coalesced (wake-ups.ts), or through this statement's
+-- notifying form at most once per window (load-sql.ts).
 -- One array per column, unnested in parallel: the payload travels as json text and is stored verbatim.
 -- Per row, the cheapest input PostgreSQL can read: times as epoch milliseconds (a float, not timestamp text
 -- to parse; to_timestamp rounds to the microsecond, so a millisecond comes back exactly), no errors as NULL
