@@ -3,7 +3,7 @@ import { claimedJob, type Job } from "../../core/job.js";
 import { classifyArrival, type Arrival } from "./arrival.js";
 import type { BackendLogger, BrokerConnection, Session } from "./connection.js";
 import { Leases } from "./leases.js";
-import { CHANNEL_WIDE, type Delivery, type Subscription } from "./subscription.js";
+import { CHANNEL_WIDE, grow, type Delivery, type Subscription } from "./subscription.js";
 import type { QueueNames } from "./names.js";
 import { PrefetchLevel } from "./prefetch-level.js";
 import { AckWindow } from "./ack-window.js";
@@ -25,9 +25,6 @@ export interface ConsumerOptions {
    */
   neverCancel?: boolean | undefined;
 }
-
-/** An added consumer (neverCancel) adds at least this share of the channel's prefetch, so they stay few. */
-const MIN_GROWTH = 0.25;
 
 /**
  * The worker side of the work queue. The broker pushes messages to one consumer per backend with manual
@@ -254,7 +251,7 @@ export class Consumer {
     sub.retuning = sub.retuning.then(async () => {
       const prefetch = this.prefetch;
       if (!sub.alive || this.closing || sub.prefetch === prefetch) return;
-      if (this.options.neverCancel) return this.grow(sub, prefetch);
+      if (this.options.neverCancel) return grow(sub, prefetch, () => sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false }));
       try {
         await sub.channel.prefetch(prefetch, CHANNEL_WIDE);
         const { consumerTag } = await sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
@@ -267,24 +264,6 @@ export class Consumer {
       }
     });
     return sub.retuning;
-  }
-
-  /** retune() for neverCancel: a consumer added for the difference; a lower level waits for a new channel. */
-  private async grow(sub: Subscription, prefetch: number): Promise<void> {
-    if (prefetch <= sub.prefetch) return;
-    const add = Math.max(prefetch - sub.prefetch, Math.ceil(sub.prefetch * MIN_GROWTH));
-    try {
-      // Both sent in this turn, so no other basic.qos (a barrier) comes between them on the channel.
-      const qos = sub.channel.prefetch(add, CHANNEL_WIDE);
-      const consuming = sub.channel.consume(this.options.names.work, (message) => this.arrive(sub, message), { noAck: false });
-      await qos;
-      const { consumerTag } = await consuming;
-      if (sub.tag) sub.moreTags.push(sub.tag);
-      sub.tag = consumerTag;
-      sub.prefetch += add;
-    } catch {
-      // The channel closed meanwhile: subscriptionEnded() starts over on the next claim.
-    }
   }
 
   private subscribeOn(session: Session): Promise<void> {

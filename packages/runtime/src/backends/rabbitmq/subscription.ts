@@ -47,3 +47,27 @@ export interface Delivery {
   settled: boolean;
 }
 
+
+/** An added consumer (neverCancel) adds at least this share of the channel's prefetch, so they stay few. */
+const MIN_GROWTH = 0.25;
+
+/**
+ * A retune for neverCancel: a consumer added (`consume`) for the difference; a lower level waits for a new
+ * channel.
+ */
+export async function grow(sub: Subscription, prefetch: number, consume: () => Promise<{ consumerTag: string }>): Promise<void> {
+  if (prefetch <= sub.prefetch) return;
+  const add = Math.max(prefetch - sub.prefetch, Math.ceil(sub.prefetch * MIN_GROWTH));
+  try {
+    // Both sent in this turn, so no other basic.qos (a barrier) comes between them on the channel.
+    const qos = sub.channel.prefetch(add, CHANNEL_WIDE);
+    const consuming = consume();
+    await qos;
+    const { consumerTag } = await consuming;
+    if (sub.tag) sub.moreTags.push(sub.tag);
+    sub.tag = consumerTag;
+    sub.prefetch += add;
+  } catch {
+    // The channel closed meanwhile: subscriptionEnded() starts over on the next claim.
+  }
+}
