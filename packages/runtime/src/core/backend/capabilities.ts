@@ -3,7 +3,7 @@ import type { ListState } from "./admin.js";
 
 /**
  * What a backend can do, as data (docs/backends.md#capabilities): each backend exports one object, read by the
- * admin API, metrics, the CLI and the conformance suite. A capability that is off has one behaviour: the member
+ * worker, the outbox, the scheduler, the admin API and the conformance suite. A capability that is off has one behaviour: the member
  * it names throws NotSupportedError with the reason and the docs page (`notSupported`), and callers check the flag
  * before calling. Several depend on the backend's options (RabbitMQ with the service's database), so the object is
  * also on every backend instance, `backend.capabilities`.
