@@ -85,17 +85,20 @@ export class JobEvents {
   }
 }
 
-/** Calls `ended` once per attempt that completed, failed to be retried, or went dead: what counters count. */
+/**
+ * Calls `ended` once per attempt that completed, failed to be retried, or went dead: what counters count. It gets
+ * the event itself (no object more per attempt) and the outcome.
+ */
 export function onAttemptEnded(
   events: JobEvents,
-  ended: (attempt: { job: Job; queue: string; outcome: AttemptOutcome; durationMs: number }) => void,
+  ended: (attempt: { job: Job; queue: string; durationMs: number }, outcome: AttemptOutcome) => void,
 ): () => void {
   const off = [
-    events.on("job:completed", (e) => ended({ job: e.job, queue: e.queue, outcome: AttemptOutcome.ok, durationMs: e.durationMs })),
+    events.on("job:completed", (e) => ended(e, AttemptOutcome.ok)),
     events.on("job:failed", (e) => {
-      if (e.retryAt) ended({ job: e.job, queue: e.queue, outcome: AttemptOutcome.retry, durationMs: e.durationMs });
+      if (e.retryAt) ended(e, AttemptOutcome.retry);
     }),
-    events.on("job:dead", (e) => ended({ job: e.job, queue: e.queue, outcome: AttemptOutcome.dead, durationMs: e.durationMs })),
+    events.on("job:dead", (e) => ended(e, AttemptOutcome.dead)),
   ];
   return () => off.forEach((unsubscribe) => unsubscribe());
 }

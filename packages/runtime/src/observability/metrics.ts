@@ -290,7 +290,7 @@ export function createMetrics(params: {
   };
   if (params.events) {
     params.events.on("job:claimed", (e) => metrics.claimed(e.job, e.claimedAt));
-    onAttemptEnded(params.events, (e) => metrics.finished(e.job, e.outcome, e.durationMs));
+    onAttemptEnded(params.events, (e, outcome) => metrics.finished(e.job, outcome, e.durationMs));
   }
   return metrics;
 }

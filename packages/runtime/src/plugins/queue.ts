@@ -114,7 +114,7 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       // Each queue's throughput history counts the attempts this process's workers end on it.
       const throughputs = new Map(opened.map((q) => [q.config.name, q.control.throughput]));
-      stopCounting = onAttemptEnded(events, (e) => throughputs.get(e.queue)?.finished(e.job, e.outcome));
+      stopCounting = onAttemptEnded(events, (e, outcome) => throughputs.get(e.queue)?.finished(e.job, outcome));
       // Traced once, here: the scheduler, the outbox, the relay and services all enqueue through this one.
       const telemetry = get("telemetry");
       const provider = telemetry ? telemetry.traceQueue(untraced) : untraced;
