@@ -60,7 +60,7 @@ describe("postgres: in-process hand-off to an idle worker", () => {
 
   /** The worker sleeps in waitForWork with its slots offered. */
   async function idle(): Promise<void> {
-    await eventually("the worker waits for work", async () => (env!.backend as unknown as { offers: Set<unknown> }).offers.size > 0);
+    await eventually("the worker waits for work", async () => (env!.backend as unknown as { q: { offers: { size: number } } }).q.offers.size > 0);
   }
 
   async function rows() {
