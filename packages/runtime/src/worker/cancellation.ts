@@ -1,4 +1,9 @@
 import type { Cancellation } from "../core/task.js";
+import type { JobEvents } from "../core/job-events.js";
+import type { Logger } from "../observability/logger.js";
+import { CANCELLED } from "../core/outcome.js";
+import { withJob } from "../context/context.js";
+import type { Slots } from "./slots.js";
 
 /**
  * How one attempt is cancelled (its timeout passed, the worker shut down past its grace period, or the job was
@@ -61,4 +66,17 @@ export class AttemptCancellation implements Cancellation {
     );
   }
 
+}
+
+/**
+ * Jobs cancelled through the queue while a worker held them (the backend holds them cancelled already): a running
+ * one's signal is aborted with reason "cancelled" and its outcome ignored; a buffered one is dropped.
+ */
+export function cancelHeld(slots: Slots, ids: string[], worker: { workerId: string; queue?: string; logger: Logger; events?: JobEvents }): void {
+  const { events } = worker;
+  for (const entry of slots.cancel(ids)) {
+    withJob(entry.job, () => worker.logger.info("job cancelled while running; its handler's signal is aborted"));
+    entry.cancellation.abort(CANCELLED);
+    if (events?.has("job:cancelled")) events.emit("job:cancelled", { job: entry.job, queue: worker.queue ?? "default", workerId: worker.workerId });
+  }
 }

@@ -2,9 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job } from "../core/job.js";
 import type { SlotOffer } from "../core/queue-backend.js";
-import { CANCELLED } from "../core/outcome.js";
-import { withJob } from "../context/context.js";
-import { AttemptCancellation } from "./cancellation.js";
+import { AttemptCancellation, cancelHeld } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
 import { Heartbeat } from "./heartbeat.js";
 import { OutcomeWriter } from "./outcome-writer.js";
@@ -64,7 +62,7 @@ export class Worker {
     this.turns = new ChainTurns(() => this.fillSlots());
     this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, logger, stopNow: this.stopNowSignal });
     this.attempts = new Attempts({ options, workerId: this.id, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
-    this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => this.cancelJobs(ids) });
+    this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => cancelHeld(this.slots, ids, { ...this.options, workerId: this.id }) });
     this.slotOffer = createSlotOffer({
       workerId: this.id,
       leaseMs,
@@ -237,16 +235,4 @@ export class Worker {
     this.finish(entry);
   };
 
-  /**
-   * Jobs cancelled through the queue while this worker held them (the backend holds them cancelled already):
-   * a running one's signal is aborted with reason "cancelled" and its outcome ignored; a buffered one is dropped.
-   */
-  private cancelJobs(ids: string[]): void {
-    const { events } = this.options;
-    for (const entry of this.slots.cancel(ids)) {
-      withJob(entry.job, () => this.options.logger.info("job cancelled while running; its handler's signal is aborted"));
-      entry.cancellation.abort(CANCELLED);
-      if (events?.has("job:cancelled")) events.emit("job:cancelled", { job: entry.job, queue: this.options.queue ?? "default", workerId: this.id });
-    }
-  }
 }
