@@ -1,6 +1,6 @@
 import type { Job } from "./core/job.js";
 import { JobEvents, type JobEventListener, type JobEventName } from "./core/job-events.js";
-import type { QueueBackend } from "./core/queue-backend.js";
+import type { QueueBackend, TaskDepths } from "./core/queue-backend.js";
 import { TaskRegistry } from "./core/registry.js";
 import type { AppContext, JobMiddleware, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
@@ -132,7 +132,10 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     sources: {
       backend: () => queue()?.backend.kind ?? null,
       depths: () => queue()?.depths() ?? null,
-      depthsByTask: () => queue()?.backend.depthsByTask() ?? null,
+      depthsByTask: () => {
+        const backend = queue()?.backend;
+        return backend ? perTaskDepths(backend) : null;
+      },
       tasks: () => registry.all().map((t) => t.name),
       outbox: () => plugins.get("outbox")?.health() ?? null,
       scheduler: () => plugins.get("scheduler")?.status() ?? null,
@@ -144,7 +147,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
         return [...provider.queues.values()].map((named) => ({
           label: named.backendName,
           depths: () => named.backend.depths(),
-          depthsByTask: () => named.backend.depthsByTask(),
+          depthsByTask: () => perTaskDepths(named.backend),
           tasks: registry.tasksIn(named.name).map((t) => t.name),
         }));
       },
@@ -194,3 +197,8 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
 }
 
 export type { Job };
+
+/** A backend's depths per task, or null where it counts only totals (capabilities.perTaskDepths off: RabbitMQ). */
+function perTaskDepths(backend: QueueBackend): Promise<TaskDepths | null> {
+  return backend.capabilities.perTaskDepths ? backend.depthsByTask() : Promise.resolve(null);
+}

@@ -1,5 +1,4 @@
 import { Counter, Gauge, Registry } from "prom-client";
-import { ErrorCode } from "../errors/codes.js";
 import type { Job } from "../core/job.js";
 import { AttemptOutcome, onAttemptEnded, type JobEvents } from "../core/job-events.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
@@ -43,8 +42,8 @@ export interface PrunedCounts {
 export interface MetricSources {
   backend: () => string | null;
   depths: () => Promise<Depths> | null;
-  /** Per task; rejects with code NOT_SUPPORTED where the backend cannot count per task (RabbitMQ). */
-  depthsByTask: () => Promise<TaskDepths> | null;
+  /** Per task; resolves null where the backend counts only totals (capabilities.perTaskDepths off: RabbitMQ). */
+  depthsByTask: () => Promise<TaskDepths | null> | null;
   /** Registered task names: each gets its depth series, zeros included, before its first job. */
   tasks: () => readonly string[];
   outbox: () => Promise<OutboxLag> | null;
@@ -56,7 +55,7 @@ export interface MetricSources {
    * A service with several named queues (docs/queues.md): each one's depths under its own `queue` label (the
    * backend's name for it, so the default queue's series keep theirs). Null or one entry: the sources above.
    */
-  queues?: () => ReadonlyArray<{ label: string; depths(): Promise<Depths>; depthsByTask(): Promise<TaskDepths>; tasks: readonly string[] }> | null;
+  queues?: () => ReadonlyArray<{ label: string; depths(): Promise<Depths>; depthsByTask(): Promise<TaskDepths | null>; tasks: readonly string[] }> | null;
 }
 
 export interface JfastMetrics extends AttemptObserver {
@@ -142,11 +141,9 @@ export function createMetrics(params: {
         queues.map(async (queue) => {
           const pending = queue.depthsByTask();
           if (!pending) return null;
-          const byTask = await pending.catch(async (error: unknown) => {
-            if ((error as { code?: unknown }).code !== ErrorCode.NOT_SUPPORTED) throw error;
-            const totals = await queue.depths();
-            return totals ? { tasks: { "": totals }, exact: true } : null;
-          });
+          const perTask = await pending;
+          const totals = perTask ? null : await queue.depths();
+          const byTask = perTask ?? (totals ? { tasks: { "": totals }, exact: true } : null);
           return { queue, byTask };
         }),
       );

@@ -47,4 +47,30 @@ describe("rabbitmq: built from jfast.toml", () => {
     expect(ran.map((r) => r.id)).toEqual([job.id]);
     expect(ran[0]!.at).toBeGreaterThanOrEqual(job.availableAt.getTime());
   });
+
+  it("serves /metrics' queue depth as totals with an empty task label, never asking the broker for per-task counts", async () => {
+    const queue = uniqueQueue("metrics");
+    const root = await mkdtemp(path.join(tmpdir(), "jfast-rabbitmq-metrics-"));
+    cleanups.push(() => rm(root, { recursive: true, force: true }), () => dropQueue(queue));
+    await writeFile(
+      path.join(root, "jfast.toml"),
+      `[service]\nname = "app"\nenvironment = "development"\n[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "rabbitmq"\nname = "${queue}"\n`,
+    );
+    const later = defineTask("app.later", async () => {});
+    const jfast: Jfast = await createJfast({ root, env: { AMQP_URL }, tasks: [later], logger: { debug() {}, info() {}, warn() {}, error() {} } });
+    await jfast.start();
+    cleanups.push(() => jfast.stop());
+    const provider = jfast.require<QueueProvider>("queue");
+    expect(provider.backend.capabilities.perTaskDepths).toBe(false);
+    let asked = 0;
+    const depthsByTask = provider.backend.depthsByTask.bind(provider.backend);
+    provider.backend.depthsByTask = (params) => {
+      asked++;
+      return depthsByTask(params);
+    };
+    await provider.enqueue([new Job({ task: "app.later", delayMs: 60_000 }), new Job({ task: "app.later", delayMs: 60_000 })]);
+    const text = await (await jfast.fetch(new Request("http://app/metrics"))).text();
+    expect(text).toMatch(/jfast_queue_depth\{[^}]*task=""[^}]*state="scheduled"[^}]*\} 2/);
+    expect(asked).toBe(0);
+  });
 });
