@@ -37,6 +37,19 @@ export async function withQueue<T>(
 }
 
 /**
+ * Refuses, before anything is asked of the queue, a repair its backend cannot do: the backend says what it can in
+ * `capabilities` (docs/backends.md#capabilities), and a command checks there rather than trying and failing.
+ */
+export function requireJobActions(backend: QueueBackend, command: string): void {
+  if (backend.capabilities.jobActions) return;
+  throw new CliError(`the ${backend.kind} queue cannot ${command} a waiting job: a message waiting in the broker cannot be taken out of its queue`, {
+    code: "NOT_SUPPORTED",
+    hint: "cancel it instead (jfast jobs cancel <id>): the worker that receives it drops it; or use the postgres or redis backend",
+    docs: "jfast docs backends#capabilities",
+  });
+}
+
+/**
  * Explains ids that a retry/discard did not find among dead letters: unknown, or a job that exists but is
  * not dead (running, waiting). One line each, for stderr.
  */

@@ -1,6 +1,6 @@
 import { AS_FLAG, defineCommand, ROOT_FLAG } from "../command.js";
 import { UsageError } from "../errors.js";
-import { withQueue } from "../queue-access.js";
+import { requireJobActions, withQueue } from "../queue-access.js";
 import { cliRepairs, repairActor } from "../repairs.js";
 import { resolveRoot } from "../service.js";
 
@@ -27,7 +27,8 @@ Exit codes: 0 every id was deleted; 1 some ids are unknown or not waiting (the o
   async run({ flags, positionals, io }) {
     if (positionals.length === 0) throw new UsageError("name the jobs to delete: jfast jobs delete <id>...");
     const actor = repairActor(flags.as);
-    return withQueue(resolveRoot(flags.root, io.cwd), async (_backend, jfast) => {
+    return withQueue(resolveRoot(flags.root, io.cwd), async (backend, jfast) => {
+      requireJobActions(backend, "delete");
       // The admin API's own operation, so each is audited like one made there.
       const repairs = await cliRepairs(jfast, io, actor);
       const results = [];
