@@ -48,6 +48,11 @@ all_ok() {
   for port in "${ports[@]}"; do
     cluster_ok "$port" || return 1
     [[ "$(redis-cli -p "$port" cluster nodes 2>/dev/null | grep -cE '[ ,]slave [0-9a-f]{40}')" == 3 ]] || return 1
+    # A replica counts once its link to the primary is up (its first sync done): before that a WAIT for one
+    # replica times out, and a primary killed then has nothing to fail over to.
+    local info
+    info="$(redis-cli -p "$port" info replication 2>/dev/null | tr -d '\r')"
+    if grep -q '^role:slave' <<<"$info"; then grep -q '^master_link_status:up' <<<"$info" || return 1; fi
   done
 }
 
