@@ -54,4 +54,21 @@ describe("CompletionBatcher", () => {
     fail = false;
     await expect(batcher.add("b", "w")).resolves.toBeUndefined();
   });
+
+  it("gives results beside the ids only to a batch where a completion has one", async () => {
+    const writes: Array<[string[], unknown]> = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const batcher = new CompletionBatcher(async (ids, _workerId, results) => {
+      writes.push([ids, results]);
+      if (writes.length === 1) await gate;
+    });
+    const all = [batcher.add("a", "w"), batcher.add("b", "w"), batcher.add("c", "w", { value: 1 }), batcher.add("d", "w")];
+    release();
+    await Promise.all(all);
+    expect(writes).toEqual([
+      [["a"], undefined],
+      [["b", "c", "d"], [undefined, { value: 1 }, undefined]],
+    ]);
+  });
 });

@@ -1,3 +1,5 @@
+import type { StoredResult } from "./result.js";
+
 /**
  * Coalesces a backend's completions into one write per round trip (the PostgreSQL queue's UPDATE, the Redis
  * queue's complete.lua). The first completion is written at once (no added latency when the queue is quiet);
@@ -6,6 +8,8 @@
  * is written per worker id (one process usually runs one worker), so a write takes ids of one worker only.
  * A failed write rejects every completion in it; `write` must settle each id as a write of that id alone
  * would (only its current owner settles it), so batching changes round trips, never outcomes.
+ * A completion may carry the job's result (core/result.ts); `results` is then given beside `ids`, index for index,
+ * and only then: a batch without results is written exactly as before results existed.
  */
 export class CompletionBatcher {
   /** Completions not yet being written, a batch per worker id (at most maxBatch ids each, oldest first). */
@@ -13,12 +17,12 @@ export class CompletionBatcher {
   private draining: Promise<void> | null = null;
 
   constructor(
-    private readonly write: (ids: string[], workerId: string) => Promise<void>,
+    private readonly write: (ids: string[], workerId: string, results?: Array<StoredResult | undefined>) => Promise<void>,
     private readonly maxBatch = 1000,
   ) {}
 
   /** Settles when the batch holding `id` is written; every completion of a batch shares its promise. */
-  add(id: string, workerId: string): Promise<void> {
+  add(id: string, workerId: string, result?: StoredResult): Promise<void> {
     let batch: Batch | undefined;
     for (let i = this.pending.length - 1; i >= 0; i--) {
       const candidate = this.pending[i]!;
@@ -31,6 +35,8 @@ export class CompletionBatcher {
       batch = newBatch(workerId);
       this.pending.push(batch);
     }
+    if (result !== undefined && !batch.results) batch.results = batch.ids.map(() => undefined);
+    batch.results?.push(result);
     batch.ids.push(id);
     this.kick();
     return batch.done;
@@ -73,7 +79,7 @@ export class CompletionBatcher {
       await Promise.all(
         taken.map(async (batch) => {
           try {
-            await this.write(batch.ids, batch.workerId);
+            await (batch.results ? this.write(batch.ids, batch.workerId, batch.results) : this.write(batch.ids, batch.workerId));
             batch.resolve();
           } catch (error) {
             batch.reject(error);
@@ -87,6 +93,8 @@ export class CompletionBatcher {
 interface Batch {
   workerId: string;
   ids: string[];
+  /** Created by the first completion with a result; undefined where a job has none. */
+  results?: Array<StoredResult | undefined>;
   done: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;

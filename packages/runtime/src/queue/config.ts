@@ -5,6 +5,7 @@ import { rabbitMqQueue, type RabbitMqQueueConfig } from "../backends/rabbitmq/co
 import { redisQueue, type RedisQueueConfig } from "../backends/redis/config.js";
 import { MAX_CONCURRENCY } from "../core/concurrency.js";
 import { backendQueueName, DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from "../core/named-queue.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../core/result.js";
 import type { RetainedState, Retention } from "../core/retention.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { keepsCompleted, resolvePruneInterval, resolveRetention, retentionSchema } from "./retention-config.js";
@@ -40,6 +41,8 @@ const commonKeys = {
   prune_interval: z.union([z.string(), seconds]).default("1m"),
   /** How many times one job may snooze (`return snooze(ms)`) before it is dead-lettered. */
   max_snoozes: z.number().int().min(0).default(100),
+  /** Largest handler result (JSON, in bytes) stored with its job; a larger one is not stored (docs/tasks.md#results). */
+  max_result_bytes: z.number().int().min(1).default(DEFAULT_MAX_RESULT_BYTES),
 };
 
 /**
@@ -113,6 +116,8 @@ interface CommonQueueConfig {
   /** How often each process tries to claim the pruner and prune (`prune_interval`). */
   pruneIntervalMs: number;
   maxSnoozes: number;
+  /** A handler's result larger than this (JSON, in bytes) is not stored; its job says why. */
+  maxResultBytes: number;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
   /**
@@ -168,6 +173,7 @@ export function resolveQueue(
     retention,
     pruneIntervalMs: resolvePruneInterval(queue.prune_interval, at.file),
     maxSnoozes: queue.max_snoozes,
+    maxResultBytes: queue.max_result_bytes,
     prefetch: queue.prefetch ?? null,
     queues: namedQueues({ queue, sections: at.queues ?? {}, base: name, retention, file: at.file }),
   };

@@ -78,6 +78,7 @@ export function createAppWorker(params: {
         pollIntervalMs: queueConfig.pollIntervalMs,
         defaultMaxAttempts: named.maxAttempts,
         maxSnoozes: queueConfig.maxSnoozes,
+        maxResultBytes: queueConfig.maxResultBytes,
         events: params.events,
         queue: named.name,
         ...(pauses ? { paused: pauses } : {}),

@@ -7,8 +7,8 @@ import { PermanentError } from "../errors/permanent-error.js";
 
 /**
  * What becomes of a job after one attempt (docs/worker.md#retries-and-backoff), decided from the attempt alone:
- * no I/O, no clock but `now`. The worker writes the decision (outcome-writer.ts); a cancelled attempt never gets
- * here. Results and progress will be read from `value` here.
+ * no I/O, no clock but `now`. The worker writes the decision (outcome-writer.ts), a completion's `value` as the
+ * job's result (core/result.ts); a cancelled attempt never gets here.
  */
 export type Decision =
   | { kind: "complete"; value: unknown }

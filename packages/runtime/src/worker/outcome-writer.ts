@@ -1,6 +1,7 @@
 import type { AttemptError, Job } from "../core/job.js";
 import { TOO_MANY_SNOOZES } from "../core/outcome.js";
 import type { QueueBackend } from "../core/queue-backend.js";
+import { storedResult } from "../core/result.js";
 import { withJob } from "../context/context.js";
 import type { Logger } from "../observability/logger.js";
 import type { Decision } from "./decide.js";
@@ -26,6 +27,7 @@ export class OutcomeWriter {
       workerId: string;
       leaseMs: number;
       maxSnoozes: number;
+      maxResultBytes: number;
       logger: Logger;
       stopNow: Deferred;
     },
@@ -35,9 +37,11 @@ export class OutcomeWriter {
   write(job: Job, decision: Decision): void {
     const { backend, workerId, logger } = this.params;
     switch (decision.kind) {
-      case "complete":
-        this.settle(job.id, () => backend.complete({ workerId, job }));
+      case "complete": {
+        const result = storedResult(decision.value, this.params.maxResultBytes);
+        this.settle(job.id, () => backend.complete(result ? { workerId, job, result } : { workerId, job }));
         return;
+      }
       case "snooze":
         this.snooze(job, decision.availableAt);
         return;

@@ -22,6 +22,8 @@ export interface WorkerOptions {
   defaultMaxAttempts: number;
   /** `[plugin.queue] max_snoozes`: past this many snoozes a job is dead-lettered (default 100). */
   maxSnoozes?: number;
+  /** `[plugin.queue] max_result_bytes`: the largest handler result stored with its job (default 64 KiB). */
+  maxResultBytes?: number;
   workerId?: string;
   /** Where each attempt's claim, start and end are announced (core/job-events.ts): metrics, throughput, `jfast.on`. */
   events?: JobEvents;

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job } from "../core/job.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../core/result.js";
 import type { SlotOffer } from "../core/queue-backend.js";
 import { AttemptCancellation, cancelHeld } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
@@ -60,7 +61,7 @@ export class Worker {
     const { backend, leaseMs, logger } = options;
     this.slots = new Slots(options.concurrency);
     this.turns = new ChainTurns(() => this.fillSlots());
-    this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, logger, stopNow: this.stopNowSignal });
+    this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, logger, stopNow: this.stopNowSignal });
     this.attempts = new Attempts({ options, workerId: this.id, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
     this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => cancelHeld(this.slots, ids, { ...this.options, workerId: this.id }) });
     this.slotOffer = createSlotOffer({

@@ -92,6 +92,7 @@ export function startTestWorker(params: {
   leaseMs?: number;
   paused?: PausedTasks | undefined;
   maxSnoozes?: number;
+  maxResultBytes?: number;
   workerId?: string;
 }): Worker {
   const byName = new Map(params.tasks.map((t) => [t.name, t]));
@@ -107,6 +108,7 @@ export function startTestWorker(params: {
     pollIntervalMs: params.pollIntervalMs,
     defaultMaxAttempts: 3,
     ...(params.maxSnoozes !== undefined ? { maxSnoozes: params.maxSnoozes } : {}),
+    ...(params.maxResultBytes !== undefined ? { maxResultBytes: params.maxResultBytes } : {}),
     ...(params.workerId !== undefined ? { workerId: params.workerId } : {}),
     ...(params.paused ? { paused: params.paused } : {}),
   });

@@ -9,6 +9,7 @@ import { describeQueues } from "./queues.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
+import { describeResults } from "./results.js";
 import type { BackendFactory } from "./harness.js";
 import { capabilities } from "../../src/backends/memory/capabilities.js";
 
@@ -38,3 +39,4 @@ describeQueues(memory);
 describeUnique(memory);
 describeLimits(memory);
 describeRetention(memory);
+describeResults(memory);

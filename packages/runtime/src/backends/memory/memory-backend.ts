@@ -21,6 +21,7 @@ import {
   type TaskDepths,
 } from "../../core/queue-backend.js";
 import type { PruneParams } from "../../core/retention.js";
+import type { StoredResult } from "../../core/result.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import * as admin from "./admin.js";
@@ -78,7 +79,7 @@ export class MemoryBackend implements QueueBackend {
     return outcomes.extendLeases(this.store, params);
   }
 
-  async complete(params: { workerId: string; job: Job }): Promise<void> {
+  async complete(params: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
     outcomes.complete(this.store, params);
   }
 

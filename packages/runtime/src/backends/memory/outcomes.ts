@@ -1,6 +1,7 @@
 import type { AttemptError, Job } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import type { CancelResult, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
+import type { StoredResult } from "../../core/result.js";
 import type { MemoryStore } from "./store.js";
 
 export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): LeaseReport {
@@ -14,9 +15,10 @@ export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: 
   return { cancelled };
 }
 
-export function complete(store: MemoryStore, { workerId, job }: { workerId: string; job: Job }): void {
+export function complete(store: MemoryStore, { workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): void {
   const entry = store.owned(job.id, workerId);
   if (!entry) return;
+  if (result) entry.result = result;
   entry.state = JobState.completed;
   entry.finishedAt = Date.now();
   entry.lockedBy = null;

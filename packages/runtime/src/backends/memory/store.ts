@@ -2,6 +2,7 @@ import type { Job, JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 import type { LimitMap, StartWindow } from "../../core/limits.js";
+import { resultFields, type StoredResult } from "../../core/result.js";
 
 export interface Entry {
   json: ReturnType<Job["toJSON"]>;
@@ -14,6 +15,8 @@ export interface Entry {
   snoozes: number;
   /** When it completed or was cancelled (the order of those listings). */
   finishedAt: number | null;
+  /** What its handler returned, when it completed with a value (docs/tasks.md#results). */
+  result?: StoredResult;
 }
 
 /** Everything the memory queue holds; the operations (claim.ts, admin.ts, ...) read and change it. */
@@ -78,6 +81,7 @@ export class MemoryStore {
       lockedBy: e.lockedBy,
       lockedUntil: e.lockedUntil === null ? null : new Date(e.lockedUntil).toISOString(),
       diedAt: e.diedAt === null ? null : new Date(e.diedAt).toISOString(),
+      ...(e.result && e.state === JobState.completed ? resultFields(structuredClone(e.result)) : {}),
     };
   }
 }

@@ -142,4 +142,8 @@ export interface JobInfo {
   lockedBy: string | null;
   lockedUntil: string | null;
   diedAt: string | null;
+  /** A completed job's result, as its handler returned it (through JSON); absent when none was stored. */
+  result?: unknown;
+  /** Why a completed job's result was not stored (too large, not JSON). */
+  resultOmitted?: string;
 }

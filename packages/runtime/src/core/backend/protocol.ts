@@ -2,6 +2,7 @@ import type { AttemptError, Job } from "../job.js";
 import type { JobState } from "../job-state.js";
 import type { LeaseExtenderSpec } from "../lease-extender.js";
 import type { LimitMap, LimitUsage } from "../limits.js";
+import type { StoredResult } from "../result.js";
 import type { SqlExecutor } from "../sql-port.js";
 
 /**
@@ -38,7 +39,11 @@ export interface JobProtocol {
    * leases are judged in this process only (memory, PGlite, RabbitMQ's deliveries).
    */
   leaseExtender(): LeaseExtenderSpec;
-  complete(params: { workerId: string; job: Job }): Promise<void>;
+  /**
+   * `result` (core/result.ts) is stored with the completed job, in the same write, where the backend keeps finished
+   * jobs (`capabilities.keepsFinished`); undefined stores nothing. It goes when the job is pruned or deleted.
+   */
+  complete(params: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void>;
   /** Records the failed attempt and makes the job claimable again at `availableAt`. */
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
   /** Records the final error and moves the job to dead letters. */
