@@ -38,6 +38,10 @@ export const jfastJobs = pgTable(
     uniquePhases: text("unique_phases").array(),
     /** The job's unique option as given. */
     uniqueSpec: jsonb("unique_spec"),
+    /** A completed job's result (docs/tasks.md#results); null when it returned nothing or it was not stored. */
+    result: jsonb("result"),
+    /** Why a completed job's result was not stored (too large, not JSON). */
+    resultOmitted: text("result_omitted"),
     lockedBy: text("locked_by"),
     lockedUntil: timestamptz("locked_until"),
     claimedAt: timestamptz("claimed_at"),

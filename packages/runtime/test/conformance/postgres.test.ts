@@ -13,6 +13,7 @@ import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
+import { describeResults } from "./results.js";
 import { openTestDatabase } from "../postgres/pg-test-env.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -79,6 +80,7 @@ const withPeers: BackendFactory = {
 describeUnique(withPeers);
 describeLimits(withPeers);
 describeRetention(withPeers);
+describeResults(withPeers);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

@@ -167,16 +167,28 @@ export function rewriteStored(q: PgQueue, params: { rewrite(parts: StoredParts):
   return rewriteStoredJobs({ db: q.db, queue: q.queue, rewrite: params.rewrite });
 }
 
-type ListedRow = JobRow & { state: JobState; locked_by: string | null; locked_until: Date | string | null; died_at: Date | string | null };
+type ListedRow = JobRow & {
+  state: JobState;
+  locked_by: string | null;
+  locked_until: Date | string | null;
+  died_at: Date | string | null;
+  /** get-job.sql only: the result (null both for none and for a stored null, hence has_result) and why none. */
+  result?: unknown;
+  has_result?: boolean;
+  result_omitted?: string | null;
+};
 
 function rowToInfo(row: ListedRow): JobInfo {
-  return {
+  const info: JobInfo = {
     job: rowToJson(row),
     state: row.state,
     lockedBy: row.locked_by,
     lockedUntil: toIsoOrNull(row.locked_until),
     diedAt: toIsoOrNull(row.died_at),
   };
+  if (row.has_result) info.result = row.result;
+  if (row.result_omitted) info.resultOmitted = row.result_omitted;
+  return info;
 }
 
 /** The statement listing each state; its $2 is the stored state (a scheduled job is stored ready). */

@@ -43,6 +43,7 @@ export const PREPARED = {
   claimLimited: { name: "jfast_claim_limited" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
+  completeResults: { name: "jfast_complete_results" },
   extendLeases: { name: "jfast_extend_leases" },
   nextDue: { name: "jfast_next_due" },
 } as const;

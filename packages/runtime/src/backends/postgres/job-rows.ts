@@ -1,4 +1,5 @@
 import { DEFAULT_PRIORITY, Job, type AttemptError, type JobJSON } from "../../core/job.js";
+import type { StoredResult } from "../../core/result.js";
 import type { JobUnique } from "../../core/unique.js";
 
 /** A jfast_jobs row as the drivers hand it back (pg: int8 as string, timestamps as Date; PGlite: numbers). */
@@ -203,4 +204,18 @@ export function numberArray(values: readonly (number | null)[]): string {
 export function jsonbText(value: unknown): string {
   // An escape is `\uXXXX` preceded by an even number of backslashes (an odd one escapes the backslash).
   return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, "$1\\ufffd");
+}
+
+/**
+ * complete-results.sql's $3 and $4: each job's result as JSON (jsonbText: no NUL jsonb refuses), and why a result
+ * was not stored; NULL where a job has neither.
+ */
+export function resultArrays(results: ReadonlyArray<StoredResult | undefined>): [string, string] {
+  const values: Array<string | null> = [];
+  const omitted: Array<string | null> = [];
+  for (const result of results) {
+    values.push(result && "value" in result ? jsonbText(result.value) : null);
+    omitted.push(result && "omitted" in result ? result.omitted.replaceAll("\u0000", "\ufffd") : null);
+  }
+  return [textArray(values), textArray(omitted)];
 }

@@ -32,6 +32,7 @@ export const SQL = {
   extendLeases: loadSql("extend-leases"),
   complete: loadSql("complete"),
   completeDelete: loadSql("complete-delete"),
+  completeResults: loadSql("complete-results"),
   retry: loadSql("retry"),
   kill: loadSql("kill"),
   release: loadSql("release"),

@@ -38,8 +38,9 @@ import { claim } from "./claim.js";
 import { PREPARED, type PgQueue } from "./context.js";
 import { enqueue, enqueueWithin } from "./enqueue.js";
 import { DOCS, translate } from "./errors.js";
-import { textArray } from "./job-rows.js";
+import { resultArrays, textArray } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
+import type { StoredResult } from "../../core/result.js";
 import * as maintenance from "./maintenance.js";
 import * as outcomes from "./outcomes.js";
 import { createWakeUps, type WakeUps } from "./wake-ups.js";
@@ -124,8 +125,13 @@ export class PostgresBackend implements QueueBackend {
     const [complete, name] = options.keepCompleted === false ? [SQL.completeDelete, PREPARED.completeDelete] : [SQL.complete, PREPARED.complete];
     // The ids as an array literal built here (textArray): node-postgres's own conversion escapes each element
     // through regular expressions, a visible share of a drain's time at hundreds of ids per write.
-    this.completions = new CompletionBatcher(async (ids, workerId) => {
-      await this.run("complete", () => this.db.query(complete, [textArray(ids), workerId], name));
+    // A batch with results (core/result.ts) takes complete-results.sql; keep_completed = false deletes the row, and
+    // the results with it. Without results, the same statement as ever.
+    this.completions = new CompletionBatcher(async (ids, workerId, results) => {
+      if (results && options.keepCompleted !== false) {
+        const params = [textArray(ids), workerId, ...resultArrays(results)];
+        await this.run("complete", () => this.db.query(SQL.completeResults, params, PREPARED.completeResults));
+      } else await this.run("complete", () => this.db.query(complete, [textArray(ids), workerId], name));
     });
     this.q = {
       db: options.db,
@@ -196,8 +202,8 @@ export class PostgresBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
-    return this.completions.add(job.id, workerId);
+  complete({ workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
+    return this.completions.add(job.id, workerId, result);
   }
 
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
