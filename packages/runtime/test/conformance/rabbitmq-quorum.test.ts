@@ -1,4 +1,5 @@
 import { describeProtocol } from "./protocol.js";
+import { describeResults } from "./results.js";
 import { describeWorker } from "./worker.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
@@ -44,5 +45,6 @@ describeProtocol(onCluster);
 describeWorker(onCluster);
 describeOutcomes(onCluster);
 describeCancellation(onCluster);
+describeResults(onCluster);
 
 describeProtocol(quorumOn(AMQP_URL, "rabbitmq quorum (one node)"));

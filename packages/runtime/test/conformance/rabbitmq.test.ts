@@ -1,4 +1,5 @@
 import { describeProtocol } from "./protocol.js";
+import { describeResults } from "./results.js";
 import { describeWorker } from "./worker.js";
 import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
@@ -58,6 +59,7 @@ describeCancellation(rabbitmq);
 describeQueues(rabbitmq);
 describeUnique(rabbitmq);
 describeLimits(rabbitmq);
+describeResults(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({

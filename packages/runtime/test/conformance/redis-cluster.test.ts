@@ -5,6 +5,7 @@ import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describePriority } from "./priority.js";
 import { describeUnique } from "./unique.js";
+import { describeResults } from "./results.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { capabilities } from "../../src/backends/redis/capabilities.js";
@@ -47,6 +48,7 @@ describeListing(factory);
 describeWorker(factory);
 describeQueues(factory);
 describePriority(factory);
+describeResults(factory);
 
 /** Unique jobs on the cluster: the key lives in the queue's slot; peers with connections of their own. */
 describeUnique({

@@ -9,6 +9,7 @@ import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
+import { describeResults } from "./results.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { capabilities } from "../../src/backends/redis/capabilities.js";
@@ -76,3 +77,4 @@ const withPeers: BackendFactory = {
 describeUnique(withPeers);
 describeLimits(withPeers);
 describeRetention(withPeers);
+describeResults(withPeers);

@@ -3,6 +3,7 @@ import type { DeadJob, Depths, JobActionResult, JobInfo, JobListing, ListJobsPar
 import { listById } from "../../core/job-listing.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { RedisQueue } from "./context.js";
+import { resultOfHash } from "./results.js";
 import { decodeJobForDisplay, msToIso, type StoredFields } from "./decode.js";
 import { translateRedisError } from "./errors.js";
 import { listRedisJobs } from "./listing.js";
@@ -23,6 +24,7 @@ export async function getJob(q: RedisQueue, { id }: { id: string }): Promise<Job
     lockedBy: state === JobState.running || state === JobState.cancelled ? (hash.owner ?? null) : null,
     lockedUntil: state === JobState.running ? msToIso(hash.lease) : null,
     diedAt: state === JobState.dead ? msToIso(hash.died_at) : null,
+    ...(state === JobState.completed ? resultOfHash(hash) : {}),
   };
 }
 

@@ -46,6 +46,8 @@ import * as outcomes from "./outcomes.js";
 import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
+import { completeArgsWithResults } from "./results.js";
+import type { StoredResult } from "../../core/result.js";
 import { defineScripts, type ReplicaWait, type ScriptName, type ScriptRunner } from "./scripts.js";
 
 export type { RedisBackendOptions } from "./options.js";
@@ -118,9 +120,12 @@ export class RedisBackend implements QueueBackend {
       guard: (operation, fn) => this.guard(operation, fn),
       announce: (dueMs) => this.announce(dueMs),
     };
-    this.completions = new CompletionBatcher(async (ids, workerId) => {
-      // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be.
-      await this.script("complete", "complete jobs", [workerId, this.q.completedRetentionMs, ...ids], this.q.replicaWait);
+    this.completions = new CompletionBatcher(async (ids, workerId, results) => {
+      // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be. Results
+      // only where completed jobs are kept (a retention of 0 deletes them, results and all).
+      const retention = this.q.completedRetentionMs;
+      const jobs = results && retention > 0 ? ["results", ...completeArgsWithResults(ids, results)] : ["", ...ids];
+      await this.script("complete", "complete jobs", [workerId, retention, ...jobs], this.q.replicaWait);
       const held = this.q.held.get(workerId);
       for (const id of ids) held?.delete(id);
     });
@@ -196,8 +201,8 @@ export class RedisBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete({ workerId, job }: { workerId: string; job: Job }): Promise<void> {
-    return this.completions.add(job.id, workerId);
+  complete({ workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
+    return this.completions.add(job.id, workerId, result);
   }
 
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {

@@ -4,11 +4,13 @@
 -- must not overwrite the new owner's outcome). The job stays as `completed` for the retention period, so an
 -- enqueue of the same id stays a no-op and getJob can still show it; older completed jobs are pruned once per
 -- call (below). A retention of 0 ([plugin.queue] keep_completed = false) forgets the job at once.
--- ARGV 6 worker id, 7 retention (ms), 8.. job ids.
+-- ARGV 6 worker id, 7 retention (ms), 8 '' or 'results', 9.. job ids; with 'results' each id is followed by the
+-- hash field its result goes in ('result', 'result_omitted', '' for none) and that field's text (core/result.ts).
 -- Returns { settled, refused }: the ids settled, and the ids that were not this worker's (left untouched).
 local worker, retention = ARGV[6], tonumber(ARGV[7])
+local step = ARGV[8] == 'results' and 3 or 1
 local settled, refused = {}, {}
-for i = 8, #ARGV do
+for i = 9, #ARGV, step do
   local id = ARGV[i]
   local jkey = job_key(id)
   if owned_by(jkey, worker) then
@@ -16,7 +18,11 @@ for i = 8, #ARGV do
     if retention <= 0 then
       redis.call('DEL', jkey)
     else
-      redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW)
+      if step == 3 and ARGV[i + 1] ~= '' then
+        redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW, ARGV[i + 1], ARGV[i + 2])
+      else
+        redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW)
+      end
       redis.call('ZADD', COMPLETED, NOW, id)
     end
     settled[#settled + 1] = id
