@@ -7,10 +7,11 @@ import { resolveRoot } from "../service.js";
 
 export default defineCommand({
   name: "jobs show",
-  summary: "print one job: state, priority, attempts, lease and every recorded error",
+  summary: "print one job: state, priority, attempts, lease, every recorded error and its result",
   description: `
-Prints one job as the queue holds it: state, priority, attempts, tenant, lease, time of death and the error of every
-failed attempt (with --verbose, their stacks). Exit code 1 when no job has that id.`,
+Prints one job as the queue holds it: state, priority, attempts, tenant, lease, time of death, the error of every
+failed attempt (with --verbose, their stacks) and a completed job's result, or why none was stored. Exit code 1
+when no job has that id.`,
   flags: {
     json: { type: "boolean", description: "print the record as JSON" },
     queue: { ...QUEUE_FLAG, description: "look in this named queue only (default: every queue of the service)" },
@@ -82,6 +83,8 @@ function formatJob(info: JobInfo, verbose: boolean, limit: string | null): strin
     ["locked by", info.lockedBy ? `${info.lockedBy} until ${info.lockedUntil}` : null],
     ["died", info.diedAt],
     ["payload", JSON.stringify(job.payload)],
+    // A completed job's result (docs/tasks.md#results), or why none was stored.
+    ["result", "result" in info ? JSON.stringify(info.result) : info.resultOmitted !== undefined ? `not stored: ${info.resultOmitted}` : null],
   ];
   const lines = fields.filter(([, value]) => value !== null).map(([label, value]) => `${label.padEnd(10)}${value}`);
   if (job.errors.length > 0) {

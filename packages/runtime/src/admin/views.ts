@@ -65,6 +65,10 @@ export interface JobView {
 export interface JobDetailView extends JobView {
   /** Oldest first; each says how many of `errors` came before it. */
   retries: RetryMark[];
+  /** A completed job's result (docs/tasks.md#results), redacted as its payload is; absent when none was stored. */
+  result?: unknown;
+  /** Why a completed job's result was not stored (too large, not JSON). */
+  resultOmitted?: string;
 }
 
 export interface JobLimitView {
@@ -118,6 +122,12 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     errors: job.errors,
     payload: job.payload,
   };
+}
+
+/** jobs.get's result fields: the stored result with the payload's redaction applied, or why none was stored. */
+export function resultView(info: JobInfo, redaction: Redaction): Pick<JobDetailView, "result" | "resultOmitted"> {
+  if ("result" in info) return { result: redaction.payload(info.result) };
+  return info.resultOmitted !== undefined ? { resultOmitted: info.resultOmitted } : {};
 }
 
 function withoutStack({ stack: _stack, ...rest }: AttemptError): LastErrorView {

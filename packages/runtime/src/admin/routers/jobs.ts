@@ -10,7 +10,7 @@ import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
 import type { AdminSources } from "../sources.js";
-import { jobView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
+import { jobView, resultView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
 import { describeLimitWait, normalizeLimits } from "../../core/limits.js";
 import type { TaskRegistry } from "../../core/registry.js";
 import type { JobInfo } from "../../core/queue-backend.js";
@@ -77,7 +77,7 @@ export const jobsRouter = router({
       if (typeof info === "string") return { enabled: true, job: null, notFoundReason: info.split("\n")[0]! };
       if (!info) return { enabled: true, job: null, notFoundReason: null };
       const view = { ...jobView(info, ctx.sources.redaction), limit: await limitView(queue, ctx.sources.registry, info) };
-      return { enabled: true, job: { ...view, retries: await retriesOf(ctx.sources, view) }, notFoundReason: null };
+      return { enabled: true, job: { ...view, retries: await retriesOf(ctx.sources, view), ...resultView(info, ctx.sources.redaction) }, notFoundReason: null };
     }),
 
   /**
