@@ -5,6 +5,7 @@ import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describePriority } from "./priority.js";
 import { describeUnique } from "./unique.js";
+import { describeFlows } from "./flows.js";
 import { describeResults } from "./results.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
@@ -50,8 +51,8 @@ describeQueues(factory);
 describePriority(factory);
 describeResults(factory);
 
-/** Unique jobs on the cluster: the key lives in the queue's slot; peers with connections of their own. */
-describeUnique({
+/** Peers: backends on the same queue, each with connections of its own (standing for other processes). */
+const withPeers: BackendFactory = {
   ...factory,
   async create() {
     const queue = uniqueQueue("conformance");
@@ -71,4 +72,9 @@ describeUnique({
       },
     };
   },
-});
+};
+
+/** Unique jobs on the cluster: the key lives in the queue's slot. */
+describeUnique(withPeers);
+/** Flows: every key of a flow in the queue's slot, its fan-in in the script of the outcome. */
+describeFlows(withPeers);

@@ -2,7 +2,7 @@ import type { BackendCapabilities } from "../../core/queue-backend.js";
 
 /**
  * The Redis queue (docs/backends.md#capabilities): no payload index; cancelled jobs are kept but not listed (a
- * cancelled job's hash expires on its own, docs/redis.md); paused tasks and throughput counts live in its keys.
+ * cancelled job's hash expires on its own, docs/redis.md); paused tasks, throughput counts and flows live in its keys.
  */
 export const capabilities: BackendCapabilities = {
   transactionalEnqueue: false,
@@ -21,4 +21,5 @@ export const capabilities: BackendCapabilities = {
   priority: true,
   pauseStore: true,
   throughputStore: true,
+  flows: true,
 };

@@ -38,6 +38,15 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *                                      (enqueue-unique.lua); expires with its period when held for one
  *   <p>{q}:throughput:<minute>   HASH  "p|f|d:<task>" → jobs processed, failed, dead in the minute starting at
  *                                      <minute> (epoch ms); expires after 7 days
+ *   <p>{q}:flow:<id>             HASH  a flow or batch (docs/redis.md#flows): name, kind, tenant, created_at, seq,
+ *                                      total, completed, dead, stored (step hashes not pruned yet), cancelled,
+ *                                      finished_at
+ *   <p>{q}:flow:<id>:steps       LIST  its steps' job ids, parents first
+ *   <p>{q}:flows                 ZSET  flow id → seq (creation order), for listFlows newest first
+ *   <p>{q}:flows:seq             STRING the last seq given
+ * A flow step's job hash also has flow (its flow's id), children (JSON array of job ids), pending (parents not
+ * finished yet), run ("1": onParentFailure "run") and counted ("1": its outcome was counted for its children).
+ * lib.lua builds the flow key names from the ready list's name, as it does the ready lists of other priorities.
  */
 export interface QueueKeys {
   /** The common stem `<prefix>{<queue>}`; every key below starts with it. */
@@ -63,7 +72,12 @@ export interface QueueKeys {
   readonly workerPrefix: string;
   readonly parkedPrefix: string;
   readonly uniquePrefix: string;
+  /** Flows by creation (ZSET) and the counter giving their order. */
+  readonly flows: string;
+  readonly flowSeq: string;
   job(id: string): string;
+  flow(id: string): string;
+  flowSteps(id: string): string;
   /** The ready list of priority `priority` (0..9); lib.lua builds the same names. */
   readyAt(priority: number): string;
   /** Every ready list, priority 0 first. */
@@ -104,7 +118,11 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     workerPrefix: `${stem}:worker:`,
     parkedPrefix: `${stem}:parked:`,
     uniquePrefix: `${stem}:unique:`,
+    flows: `${stem}:flows`,
+    flowSeq: `${stem}:flows:seq`,
     job: (id: string) => `${stem}:job:${id}`,
+    flow: (id: string) => `${stem}:flow:${id}`,
+    flowSteps: (id: string) => `${stem}:flow:${id}:steps`,
     readyAt: (priority: number) => (priority === DEFAULT_PRIORITY ? `${stem}:ready` : `${stem}:ready:${priority}`),
     processing: (workerId: string) => `${stem}:processing:${workerId}`,
     worker: (workerId: string) => `${stem}:worker:${workerId}`,

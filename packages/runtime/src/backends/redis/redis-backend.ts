@@ -29,8 +29,11 @@ import type { PauseStore } from "../../core/pause.js";
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { ThroughputStore } from "../../core/throughput.js";
+import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import * as admin from "./admin.js";
+import * as flows from "./flows.js";
 import { capabilities } from "./capabilities.js";
 import { claim } from "./claim.js";
 import { connectToSlotNode, slotNode, unblock } from "./cluster-node.js";
@@ -122,9 +125,10 @@ export class RedisBackend implements QueueBackend {
     };
     this.completions = new CompletionBatcher(async (ids, workerId, results) => {
       // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be. Results
-      // only where completed jobs are kept (a retention of 0 deletes them, results and all).
+      // go even with a retention of 0: it deletes a plain job, results and all, but keeps a flow step's for the steps
+      // after it until its flow completes (complete.lua).
       const retention = this.q.completedRetentionMs;
-      const jobs = results && retention > 0 ? ["results", ...completeArgsWithResults(ids, results)] : ["", ...ids];
+      const jobs = results ? ["results", ...completeArgsWithResults(ids, results)] : ["", ...ids];
       await this.script("complete", "complete jobs", [workerId, retention, ...jobs], this.q.replicaWait);
       const held = this.q.held.get(workerId);
       for (const id of ids) held?.delete(id);
@@ -223,6 +227,33 @@ export class RedisBackend implements QueueBackend {
 
   cancel(params: { id: string }): Promise<CancelResult> {
     return outcomes.cancel(this.q, params);
+  }
+
+  /** Flows (docs/redis.md#flows): written whole by one script; each outcome script does its step's fan-in. */
+  enqueueFlow(params: { flow: FlowPlan }): Promise<{ created: boolean }> {
+    return flows.enqueueFlow(this.q, params);
+  }
+
+  async enqueueFlowWithin(): Promise<{ created: boolean }> {
+    throw notSupported("transactionalEnqueue", "the Redis queue cannot write a flow in a SQL transaction", {
+      hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
+    });
+  }
+
+  parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {
+    return flows.parentOutcomes(this.q, params);
+  }
+
+  listFlows(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
+    return flows.listFlows(this.q, params);
+  }
+
+  getFlow(params: { id: string }): Promise<FlowDetail | null> {
+    return flows.getFlow(this.q, params);
+  }
+
+  cancelFlow(params: { id: string }): Promise<{ cancelled: string[] } | null> {
+    return flows.cancelFlow(this.q, params);
   }
 
   setLimits(params: { limits: LimitMap }): Promise<void> {

@@ -33,6 +33,8 @@ export const SCRIPT_NAMES = [
   "claim-pruner",
   "release-pruner",
   "rewrite",
+  "enqueue-flow",
+  "cancel-flow",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 

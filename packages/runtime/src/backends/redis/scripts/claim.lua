@@ -169,7 +169,8 @@ while #jobs < limit and budget > 0 and list_index <= #READY_LISTS do
       redis.call('LREM', processing, 1, id)
       quarantine(id, f[2], 'the stored job has no state field; it was set aside instead of run')
       notes[#notes + 1] = { 'no-state', id, '' }
-    elseif f[1] ~= 'ready' and f[1] ~= 'running' and f[1] ~= 'completed' and f[1] ~= 'dead' and f[1] ~= 'cancelled' then
+    elseif f[1] ~= 'ready' and f[1] ~= 'running' and f[1] ~= 'completed' and f[1] ~= 'dead' and f[1] ~= 'cancelled'
+      and f[1] ~= 'waiting' then
       -- A state no jfast version writes: nothing would ever run or settle it, so it is set aside with its text.
       local problem = 'its state field is "' .. string.sub(f[1], 1, 40) .. '", not a state of a job; it was set aside instead of run'
       redis.call('LREM', processing, 1, id)

@@ -3,7 +3,10 @@
 -- exactly as it would be alone: only the current owner may settle a job (a worker whose lease was taken over
 -- must not overwrite the new owner's outcome). The job stays as `completed` for the retention period, so an
 -- enqueue of the same id stays a no-op and getJob can still show it; older completed jobs are pruned once per
--- call (below). A retention of 0 ([plugin.queue] keep_completed = false) forgets the job at once.
+-- call (below). A retention of 0 ([plugin.queue] keep_completed = false) forgets the job at once, but a flow's
+-- step only with the whole flow, once every step has completed: its result is read by the steps after it.
+-- A flow step's completion is counted here, in the same script, for its flow and its children (step_completed in
+-- lib.lua): only a job this call settled counts, so an outcome written twice counts once (docs/redis.md#flows).
 -- ARGV 6 worker id, 7 retention (ms), 8 '' or 'results', 9.. job ids; with 'results' each id is followed by the
 -- hash field its result goes in ('result', 'result_omitted', '' for none) and that field's text (core/result.ts).
 -- Returns { settled, refused }: the ids settled, and the ids that were not this worker's (left untouched).
@@ -13,9 +16,10 @@ local settled, refused = {}, {}
 for i = 9, #ARGV, step do
   local id = ARGV[i]
   local jkey = job_key(id)
-  if owned_by(jkey, worker) then
+  local f = redis.call('HMGET', jkey, 'state', 'owner', 'flow')
+  if f[1] == 'running' and f[2] == worker then
     detach(jkey, id)
-    if retention <= 0 then
+    if retention <= 0 and not f[3] then
       redis.call('DEL', jkey)
     else
       if step == 3 and ARGV[i + 1] ~= '' then
@@ -24,6 +28,9 @@ for i = 9, #ARGV, step do
         redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW)
       end
       redis.call('ZADD', COMPLETED, NOW, id)
+      if f[3] and step_completed(jkey, f[3]) and retention <= 0 then
+        forget_flow(f[3])
+      end
     end
     settled[#settled + 1] = id
   else
@@ -35,7 +42,7 @@ end
 if retention > 0 and #settled > 0 then
   local expired = redis.call('ZRANGEBYSCORE', COMPLETED, '-inf', NOW - retention, 'LIMIT', 0, 100 + #settled)
   for _, old in ipairs(expired) do
-    redis.call('DEL', job_key(old))
+    forget_job(job_key(old))
     redis.call('ZREM', COMPLETED, old)
   end
 end

@@ -1,4 +1,4 @@
 -- discard-dead: deletes dead letters for good. Same arguments and result shape as retry-dead.
 return for_each_dead(function(jkey, _id)
-  redis.call('DEL', jkey)
+  forget_job(jkey)
 end)

@@ -122,9 +122,169 @@ local function make_ready(jkey, id, avail_ms, front, priority)
   end
 end
 
+-- Flows (docs/redis.md#flows). A step's job hash carries its bookkeeping (keys.ts): flow, children, pending, run,
+-- counted. Its outcome is counted in the script that writes the outcome, once per child: O(children), never a
+-- scan of the flow. The flow's keys share the queue's hash tag; their names are built from READY's, as keys.ts does.
+local STEM = string.sub(READY, 1, -7)
+local FLOW_PREFIX = STEM .. ':flow:'
+local FLOWS = STEM .. ':flows'
+
+-- One parent of `cid` finished: at no parent left, a waiting child becomes ready as enqueue.lua would make it
+-- (its priority, its available_at; a later time is announced so idle workers re-plan their wait).
+local function count_parent(cid)
+  local ckey = job_key(cid)
+  if redis.call('EXISTS', ckey) == 0 then
+    return
+  end
+  if redis.call('HINCRBY', ckey, 'pending', -1) > 0 then
+    return
+  end
+  local c = redis.call('HMGET', ckey, 'state', 'available_at')
+  if c[1] == 'waiting' then
+    local avail = tonumber(c[2]) or NOW
+    make_ready(ckey, cid, avail, false)
+    if avail > NOW then
+      redis.call('PUBLISH', WAKE, avail)
+    end
+  end
+end
+
+-- Counts the children of a step, all or only those declared onParentFailure "run".
+local function count_children(children, only_run, skip_run)
+  if not children or children == '' then
+    return
+  end
+  local every = not only_run and not skip_run
+  for _, cid in ipairs(cjson.decode(children)) do
+    if every then
+      count_parent(cid)
+    else
+      local run = redis.call('HGET', job_key(cid), 'run') == '1'
+      if run == (only_run == true) then
+        count_parent(cid)
+      end
+    end
+  end
+end
+
+-- A step completed (just now, in the calling script): counted for its flow and for each child, except "run"
+-- children already counted when it died earlier (`counted`). Sets finished_at when every step has completed, and
+-- says so (true).
+local function step_completed(jkey, flow_id)
+  local fkey = FLOW_PREFIX .. flow_id
+  local f = redis.call('HMGET', jkey, 'children', 'counted')
+  if f[2] ~= '1' then
+    redis.call('HSET', jkey, 'counted', '1')
+  end
+  count_children(f[1], false, f[2] == '1')
+  if redis.call('EXISTS', fkey) == 1 then
+    local done = redis.call('HINCRBY', fkey, 'completed', 1)
+    if done >= (tonumber(redis.call('HGET', fkey, 'total')) or 0) and redis.call('HEXISTS', fkey, 'finished_at') == 0 then
+      redis.call('HSET', fkey, 'finished_at', NOW)
+      return true
+    end
+  end
+  return false
+end
+
+-- A step died: counted for its flow; at its first outcome, its "run" children are counted (the others wait).
+local function step_died(jkey, flow_id)
+  local fkey = FLOW_PREFIX .. flow_id
+  if redis.call('EXISTS', fkey) == 1 then
+    redis.call('HINCRBY', fkey, 'dead', 1)
+  end
+  local f = redis.call('HMGET', jkey, 'children', 'counted')
+  if f[2] == '1' then
+    return
+  end
+  redis.call('HSET', jkey, 'counted', '1')
+  count_children(f[1], true, false)
+end
+
+-- A dead step was retried: its flow runs again.
+local function step_revived(flow_id)
+  local fkey = FLOW_PREFIX .. flow_id
+  if (tonumber(redis.call('HGET', fkey, 'dead')) or 0) > 0 then
+    redis.call('HINCRBY', fkey, 'dead', -1)
+  end
+end
+
+-- Deletes a flow's own keys (not its steps').
+local function drop_flow(flow_id)
+  local fkey = FLOW_PREFIX .. flow_id
+  redis.call('DEL', fkey, fkey .. ':steps')
+  redis.call('ZREM', FLOWS, flow_id)
+end
+
+-- A completed flow with no completed job to keep ([plugin.queue] keep_completed = false): every step and the flow
+-- are forgotten, once, when its last step completes.
+local function forget_flow(flow_id)
+  local fkey = FLOW_PREFIX .. flow_id
+  for _, id in ipairs(redis.call('LRANGE', fkey .. ':steps', 0, -1)) do
+    redis.call('DEL', job_key(id))
+    redis.call('ZREM', COMPLETED, id)
+  end
+  drop_flow(flow_id)
+end
+
+-- Deletes a finished job's hash; the last step of a flow to go takes the flow's keys with it (retention).
+local function forget_job(jkey)
+  local flow_id = redis.call('HGET', jkey, 'flow')
+  redis.call('DEL', jkey)
+  if flow_id and redis.call('HINCRBY', FLOW_PREFIX .. flow_id, 'stored', -1) <= 0 then
+    drop_flow(flow_id)
+  end
+end
+
 local function make_dead(jkey, id)
   redis.call('HSET', jkey, 'state', 'dead', 'died_at', NOW)
   redis.call('ZADD', DEAD, NOW, id)
+  local flow_id = redis.call('HGET', jkey, 'flow')
+  if flow_id then
+    step_died(jkey, flow_id)
+  end
+end
+
+-- A waiting, ready or running job becomes `cancelled` (cancel.lua, cancel-flow.lua); the caller has taken a
+-- ready one off its ready and parked lists. A running one keeps its owner: extend.lua tells the worker. The hash
+-- expires after `keep` ms (0: the pruner deletes it); the cancelled ZSET orders it for the pruner.
+local function cancel_job(jkey, id, state, keep, cancelled_set)
+  if state == 'running' then
+    redis.call('ZREM', RUNNING, id)
+  else
+    redis.call('ZREM', SCHEDULED, id)
+    redis.call('HDEL', jkey, 'owner')
+  end
+  redis.call('HDEL', jkey, 'lease')
+  redis.call('HSET', jkey, 'state', 'cancelled', 'cancelled_at', NOW)
+  if keep > 0 then
+    redis.call('PEXPIRE', jkey, keep)
+  end
+  redis.call('ZADD', cancelled_set, NOW, id)
+end
+
+-- Takes the ids of the set `ids` off `list`: a few by LREM, many in one pass that rewrites the list in order.
+local function remove_from_list(list, ids)
+  local n = 0
+  for _ in pairs(ids) do
+    n = n + 1
+  end
+  if n <= 8 then
+    for id, _ in pairs(ids) do
+      redis.call('LREM', list, 0, id)
+    end
+    return
+  end
+  local kept = {}
+  for _, id in ipairs(redis.call('LRANGE', list, 0, -1)) do
+    if not ids[id] then
+      kept[#kept + 1] = id
+    end
+  end
+  redis.call('DEL', list)
+  for i = 1, #kept, 1000 do
+    redis.call('RPUSH', list, unpack(kept, i, math.min(i + 999, #kept)))
+  end
 end
 
 -- The running attempt is spent (its worker vanished): record "worker lost", then reclaim, or dead-letter when

@@ -2,6 +2,7 @@
 -- letters or cancelled ones, each ordered by its ZSET's score (when it finished). Bounded by ARGV 9.
 -- A cancelled job its worker has not yet heard of (it still has an owner, extend.lua drops it) keeps its hash until
 -- that hash expires, at least an hour, so the worker's next heartbeat still finds it; only its entry goes.
+-- A flow's own keys go with the last of its steps' hashes (forget_job in lib.lua).
 -- ARGV 6 ZSET of the state, 7 mode ('before' | 'keep'), 8 cutoff (ms) or how many of the newest to keep,
 --      9 batch size
 -- Returns how many jobs were pruned.
@@ -27,7 +28,7 @@ for _, id in ipairs(ids) do
     end
     pruned = pruned + 1
   elseif f[1] == 'completed' or f[1] == 'dead' or f[1] == 'cancelled' then
-    redis.call('DEL', jkey)
+    forget_job(jkey)
     pruned = pruned + 1
   end
 end
