@@ -10,6 +10,12 @@ export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js"
 export { task } from "./core/define-task.js";
 export type { Task, TaskDefinition, TaskHandler, TaskOptions, TaskTools, TaskUnique, AppContext, IsolateMode, JobMiddleware, JobLocals } from "./core/task.js";
 export type { JobEventMap, JobEventName, JobEventListener, DeadReason } from "./core/job-events.js";
+export { defineFlow } from "./core/define-flow.js";
+export type { FlowDefinition, FlowTask, FlowStepDeclaration, FlowSteps, StepPayload, StepResult, StepResults, FailedParent } from "./core/define-flow.js";
+export { FlowState } from "./core/flow.js";
+export type { FlowInput, FlowStepInput, FlowCreated, BatchOptions, BatchCreated, FlowKind, JobFlow, ParentOutcome } from "./core/flow.js";
+export type { FlowTools, BatchTools } from "./core/flow-tools.js";
+export type { FlowSummary, FlowDetail, FlowStepInfo, ListFlowsParams } from "./core/backend/flows.js";
 export { TaskRegistry } from "./core/registry.js";
 export { Job } from "./core/job.js";
 export type { JobInit, JobOptions, JobJSON, JobPriority, AttemptError, TraceContext } from "./core/job.js";

@@ -12,14 +12,18 @@ import { normalizeUnique } from "./unique.js";
  * The name is the wire contract and is prefixed by the owning module. `sendEmail.job(payload)` makes its jobs.
  * The handler's `session` is the drizzle transaction with `session: true`, undefined without.
  */
-export function task<P = unknown>(
+export function task<P = unknown, R = unknown>(
   name: string,
   // An isolated handler runs off the main thread, where the transaction is not (docs/tasks.md#isolated-handlers).
   options: TaskOptions<P> & { session: true; isolate?: undefined },
-  handler: TaskHandler<P, TaskSession>,
-): Task<P>;
-export function task<P = unknown>(name: string, handler: TaskHandler<P, undefined>): Task<P>;
-export function task<P = unknown>(name: string, options: TaskOptions<P> & ({ isolate?: undefined } | { session?: false }), handler: TaskHandler<P, undefined>): Task<P>;
+  handler: TaskHandler<P, TaskSession, R>,
+): Task<P, Awaited<R>>;
+export function task<P = unknown, R = unknown>(name: string, handler: TaskHandler<P, undefined, R>): Task<P, Awaited<R>>;
+export function task<P = unknown, R = unknown>(
+  name: string,
+  options: TaskOptions<P> & ({ isolate?: undefined } | { session?: false }),
+  handler: TaskHandler<P, undefined, R>,
+): Task<P, Awaited<R>>;
 export function task<P>(name: string, optionsOrHandler: TaskOptions<P> | AnyTaskHandler<P>, maybeHandler?: AnyTaskHandler<P>): Task<P> {
   // The overloads above tie the handler's session to the options; inside, a handler takes either.
   const definition = defineTask(name, optionsOrHandler as TaskOptions<P> | TaskHandler<P>, maybeHandler as TaskHandler<P> | undefined);

@@ -5,9 +5,13 @@ import { ListState, type JobInfo, type JobListing, type ListJobsParams } from ".
 /** Entries a listing reads at most per page before it stops and hands back `next` (docs/admin-api.md#listing-jobs). */
 export const LIST_WINDOW = 1000;
 
-/** The listing state a job is in now: a waiting job is ready once due, scheduled before. */
+/**
+ * The listing state a job is in now: a waiting job is ready once due, scheduled before; a flow step waiting for
+ * the steps it runs after lists as scheduled too (docs/flows.md#states).
+ */
 export function listStateOf(info: JobInfo, now = Date.now()): ListState {
   if (info.state === JobState.ready) return Date.parse(info.job.availableAt) <= now ? ListState.ready : ListState.scheduled;
+  if (info.state === JobState.waiting) return ListState.scheduled;
   return info.state;
 }
 

@@ -1,5 +1,6 @@
 /**
  * The lifecycle of a job. One list, used by every backend.
+ *  - waiting:   a flow's step whose parents have not all finished (docs/flows.md); never claimed until then
  *  - ready:     claimable once `availableAt` has passed (a delayed, backing-off or snoozed job is `ready` with a future time)
  *  - running:   claimed by a worker, leased until `lockedUntil`; an expired lease makes it claimable again
  *  - completed: the handler returned
@@ -7,6 +8,7 @@
  *  - cancelled: cancelled through the queue (`queue.cancel(id)`); never claimed again, never retried
  */
 export const JobState = {
+  waiting: "waiting",
   ready: "ready",
   running: "running",
   completed: "completed",

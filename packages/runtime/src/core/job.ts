@@ -2,6 +2,7 @@ import { currentContext } from "./ambient-context.js";
 import { JfastError } from "../errors/jfast-error.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";
+import type { JobFlow } from "./flow.js";
 import { normalizeUnique, type JobUnique, type UniqueInit } from "./unique.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
@@ -41,6 +42,8 @@ export interface JobJSON {
   timeoutMs: number | null;
   /** Present on a unique job only (docs/tasks.md#unique-jobs). */
   unique?: JobUnique;
+  /** Present on a step of a flow or batch only (docs/flows.md). */
+  flow?: JobFlow;
 }
 
 export interface JobInit<P = unknown> {
@@ -162,6 +165,8 @@ export class Job<P = unknown> {
   timeoutMs: number | null;
   /** Filled in from the task's `unique` option when enqueued (QueueProvider.prepare). */
   unique: JobUnique | null;
+  /** Its place in a flow or batch (set when the flow is planned, core/flow.ts); null for a job on its own. */
+  flow: JobFlow | null;
 
   constructor(init: JobInit<P>) {
     const stored = restoring;
@@ -181,6 +186,7 @@ export class Job<P = unknown> {
       this.errors = stored.errors;
       this.timeoutMs = stored.timeoutMs;
       this.unique = stored.unique ?? null;
+      this.flow = stored.flow ?? null;
       return;
     }
     if (!init.task || typeof init.task !== "string") {
@@ -211,6 +217,7 @@ export class Job<P = unknown> {
     this.errors = [];
     this.timeoutMs = init.timeoutMs ?? null;
     this.unique = init.unique === undefined ? null : normalizeUnique(init.unique, `new Job({ task: "${this.task}" })`, true);
+    this.flow = null;
     if (Number.isNaN(this.availableAt.getTime())) {
       throw new TypeError(
         `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
@@ -243,6 +250,7 @@ export class Job<P = unknown> {
     job.attempts = json.attempts;
     job.errors = [...json.errors];
     if (json.unique) job.unique = json.unique;
+    if (json.flow) job.flow = json.flow;
     (job as { createdAt: Date }).createdAt = new Date(json.createdAt);
     return job;
   }
@@ -280,6 +288,7 @@ export class Job<P = unknown> {
       timeoutMs: this.timeoutMs,
     };
     if (this.unique) json.unique = this.unique;
+    if (this.flow) json.flow = this.flow;
     return json;
   }
 }

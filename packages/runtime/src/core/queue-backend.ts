@@ -1,5 +1,6 @@
 import type { AdminViews } from "./backend/admin.js";
 import type { BackendCapabilities } from "./backend/capabilities.js";
+import type { FlowProtocol } from "./backend/flows.js";
 import type { Maintenance } from "./backend/maintenance.js";
 import type { JobProtocol } from "./backend/protocol.js";
 
@@ -11,7 +12,8 @@ import type { JobProtocol } from "./backend/protocol.js";
  */
 export type QueueBackend = JobProtocol &
   AdminViews &
-  Maintenance & {
+  Maintenance &
+  FlowProtocol & {
     readonly kind: BackendKind;
     readonly capabilities: BackendCapabilities;
   };
@@ -24,7 +26,8 @@ export const BackendKind = {
 } as const;
 export type BackendKind = (typeof BackendKind)[keyof typeof BackendKind];
 
-export type { AdminViews, BackendCapabilities, JobProtocol, Maintenance };
+export type { AdminViews, BackendCapabilities, FlowProtocol, JobProtocol, Maintenance };
+export type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "./backend/flows.js";
 export { notSupported, type Capability } from "./backend/capabilities.js";
 export {
   WORKER_LOST,

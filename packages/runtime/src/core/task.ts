@@ -1,4 +1,5 @@
 import { CorruptJob } from "./corrupt-job.js";
+import type { BatchTools, FlowTools } from "./flow-tools.js";
 import type { Logger } from "./logger.js";
 import type { TaskSession } from "./task-session.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
@@ -20,6 +21,10 @@ export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
    * Empty at the start of every attempt.
    */
   locals: Partial<JobLocals>;
+  /** In a flow's step: the flow's id, this step's name and the results of the steps it runs after (docs/flows.md). */
+  flow?: FlowTools | undefined;
+  /** In a batch's onComplete / onSuccess: the batch's counts (docs/flows.md#batches). */
+  batch?: BatchTools | undefined;
 }
 
 /**
@@ -48,7 +53,8 @@ export interface Cancellation {
   readonly signal: AbortSignal;
 }
 
-export type TaskHandler<P = unknown, TSession = TaskSession | undefined> = (payload: P, tools: TaskTools<TSession, P>) => unknown;
+/** A handler; `R` is what it returns (its job's result, docs/tasks.md#results), unknown unless inferred. */
+export type TaskHandler<P = unknown, TSession = TaskSession | undefined, R = unknown> = (payload: P, tools: TaskTools<TSession, P>) => R;
 
 export interface TaskOptions<P = unknown> {
   /**
@@ -157,8 +163,12 @@ export interface TaskDefinition<P = unknown> {
   file: string | null;
 }
 
-/** What `task(...)` returns: the definition, and the way to make its jobs with a checked payload. */
-export interface Task<P = unknown> extends TaskDefinition<P> {
+/**
+ * What `task(...)` returns: the definition, and the way to make its jobs with a checked payload. `R` is its
+ * handler's result once awaited (what a later flow step reads of it: `defineFlow`, docs/flows.md#typed-flows).
+ */
+export interface Task<P = unknown, R = unknown> extends TaskDefinition<P> {
+  handler(payload: P, tools: TaskTools<TaskSession | undefined, P>): R | Promise<R>;
   /** A job of this task: `sendEmail.job({ invoice_id }, { tenantId })`. Enqueue it like any other. */
   job(payload: P, options?: JobOptions): Job<P>;
 }

@@ -25,15 +25,16 @@ export interface UniqueInit {
   states?: readonly UniqueState[];
 }
 
-/** States a job may hold its key in. */
-export type UniqueState = JobState;
+
+/** The states a unique key can be held in: a job's, but `waiting` (a flow's step, which is never unique). */
+export type UniqueState = Exclude<JobState, "waiting">;
 
 export const DEFAULT_UNIQUE_STATES: readonly JobState[] = [JobState.ready, JobState.running];
 
 /** A key's longest length (characters): it is stored in an index entry with its task and tenant. */
 export const UNIQUE_KEY_MAX = 512;
 
-const STATES = new Set<string>(Object.values(JobState));
+const STATES = new Set<string>(Object.values(JobState).filter((s) => s !== JobState.waiting));
 
 /** Checks a unique spec and gives its stored form (`what` names it in errors: `new Job({ task: "x.y" })`). */
 export function normalizeUnique(init: Partial<UniqueInit>, what: string, needKey: boolean): JobUnique {

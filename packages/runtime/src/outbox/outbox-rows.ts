@@ -2,8 +2,8 @@ import type { AttemptError } from "../core/job.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import { SQL } from "./load-sql.js";
 
-/** What a relayed row carries: a job for a queue backend, or an event for a Kafka topic. */
-export const OutboxKind = { job: "job", event: "event" } as const;
+/** What a relayed row carries: a job or a whole flow (its plan) for a queue backend, or an event for a Kafka topic. */
+export const OutboxKind = { job: "job", event: "event", flow: "flow" } as const;
 export type OutboxKind = (typeof OutboxKind)[keyof typeof OutboxKind];
 
 /** One row to write: `id` is the job's or the event's own id; the row id adds kind and destination. */

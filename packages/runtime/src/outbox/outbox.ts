@@ -1,5 +1,7 @@
 import type { Event } from "../core/event.js";
+import { flowPlanToJSON, type BatchCreated, type BatchOptions, type FlowCreated, type FlowInput } from "../core/flow.js";
 import type { Job } from "../core/job.js";
+import { batchCreated, flowCreated, planBatch, planFlow, planForQueue } from "../queue/flows.js";
 import type { EnqueueResult, QueueEnqueueResult, RetryDeadParams } from "../core/queue-backend.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import type { TaskRegistry } from "../core/registry.js";
@@ -44,6 +46,14 @@ export interface Outbox {
    * (it is reported written here, not a duplicate: docs/tasks.md#unique-jobs).
    */
   enqueue(session: unknown, job: Job | Job[]): Promise<QueueEnqueueResult>;
+  /**
+   * Starts a flow (docs/flows.md) that exists iff the caller's transaction commits: written in it on the
+   * PostgreSQL queue of the same database, else as one outbox row the relay hands to the queue after commit.
+   * Checked first (FLOW_INVALID, nothing written).
+   */
+  flow(session: unknown, input: FlowInput): Promise<FlowCreated>;
+  /** A batch (docs/flows.md#batches) in the caller's transaction, as `flow`. */
+  batch(session: unknown, jobs: Job[], options?: BatchOptions): Promise<BatchCreated>;
   /** One job per local subscriber of the event's type (and the bus, when on), in the caller's transaction. */
   publish(session: unknown, topic: string, event: Event): Promise<PublishResult>;
   health(): Promise<OutboxHealth>;
@@ -73,14 +83,44 @@ export function createOutbox(params: {
   const { database, queue } = params;
   const channel = outboxChannel(database.schema);
   const maxAttempts = params.config.outbox?.maxAttempts ?? 10;
+  const needQueue = (what: string): QueueProvider => {
+    if (queue) return queue;
+    throw new NotSupportedError(`outbox.${what} needs the queue plugin`, {
+      hint: `add "queue" to [plugins] enabled in jfast.toml`,
+      docs: "jfast docs outbox",
+    });
+  };
+  /** A planned flow into the caller's transaction: the flow itself on a queue of this database, else an outbox row. */
+  const writeFlow = async (session: unknown, queue: QueueProvider, planned: ReturnType<typeof planForQueue>): Promise<void> => {
+    const executor = database.executorFor(session);
+    const { plan, queue: named } = planned;
+    if (named.backend.capabilities.transactionalEnqueue) {
+      await named.backend.enqueueFlowWithin({ executor, flow: plan });
+      return;
+    }
+    const stored = params.encryption ? (job: Job) => params.encryption!.storedJSON(job) : undefined;
+    await writeOutboxRows({
+      executor,
+      rows: [{ kind: OutboxKind.flow, destination: queue.name, id: plan.id, body: flowPlanToJSON(plan, stored) }],
+      maxAttempts,
+      channel,
+    });
+  };
   const outbox: Outbox = {
+    async flow(session, input) {
+      const q = needQueue("flow");
+      const planned = planForQueue(() => planFlow(input), q.prepare, q.queueOf);
+      await writeFlow(session, q, planned);
+      return flowCreated(planned.plan);
+    },
+    async batch(session, jobs, options) {
+      const q = needQueue("batch");
+      const planned = planForQueue(() => planBatch(jobs, options), q.prepare, q.queueOf);
+      await writeFlow(session, q, planned);
+      return batchCreated(planned.plan, jobs);
+    },
     async enqueue(session, job) {
-      if (!queue) {
-        throw new NotSupportedError("outbox.enqueue needs the queue plugin", {
-          hint: `add "queue" to [plugins] enabled in jfast.toml`,
-          docs: "jfast docs outbox",
-        });
-      }
+      const queue = needQueue("enqueue");
       const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
       const executor = database.executorFor(session);
       if (queue.backend.capabilities.transactionalEnqueue) {

@@ -318,7 +318,7 @@ export class OutboxRelay {
 }
 
 function describe(send: PreparedSend): string {
-  return `${send.kind === "job" ? "queue" : "Kafka topic"} "${send.destination}"`;
+  return `${send.kind === "event" ? "Kafka topic" : "queue"} "${send.destination}"`;
 }
 
 /** An error as recorded on the row: class and message (no stack: the cause is outside this process's code). */

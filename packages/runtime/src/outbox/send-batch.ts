@@ -1,4 +1,5 @@
 import { Event, type EventJSON } from "../core/event.js";
+import { flowPlanFromJSON, type FlowPlan, type FlowPlanJSON } from "../core/flow.js";
 import { Job, type JobJSON } from "../core/job.js";
 import { validateTopic } from "../kafka/on.js";
 import { OutboxUndeliverable } from "./outbox-errors.js";
@@ -6,7 +7,7 @@ import { OutboxKind, type ClaimedRow } from "./outbox-rows.js";
 
 /** Where relayed rows go in this process: its queue backend and its event bus, when configured. */
 export interface RelayDestinations {
-  queue(): { name: string; enqueue(jobs: Job[]): Promise<unknown> } | null;
+  queue(): { name: string; enqueue(jobs: Job[]): Promise<unknown>; enqueueFlow(flow: FlowPlan): Promise<unknown> } | null;
   bus(): { publish(topic: string, events: Event[]): Promise<void> } | null;
 }
 
@@ -29,16 +30,17 @@ export function prepareBatch(rows: readonly ClaimedRow[], destinations: RelayDes
   undeliverable: Map<ClaimedRow, unknown>;
 } {
   const undeliverable = new Map<ClaimedRow, unknown>();
-  const groups = new Map<string, { row: ClaimedRow; item: Job | Event }[]>();
+  const groups = new Map<string, { row: ClaimedRow; item: Job | Event | FlowPlan }[]>();
   for (const row of [...rows].sort((a, b) => a.seq - b.seq)) {
-    let item: Job | Event;
+    let item: Job | Event | FlowPlan;
     try {
-      item = decode(row, destinations);
+      item = row.kind === OutboxKind.flow ? decodeFlow(row, destinations) : decode(row, destinations);
     } catch (error) {
       undeliverable.set(row, error);
       continue;
     }
-    const key = `${row.kind}\u0000${row.destination}`;
+    // A flow is written on its own (all its steps or none), so each is a group of one.
+    const key = row.kind === OutboxKind.flow ? `${row.kind}\u0000${row.id}` : `${row.kind}\u0000${row.destination}`;
     const group = groups.get(key);
     if (group) group.push({ row, item });
     else groups.set(key, [{ row, item }]);
@@ -54,10 +56,36 @@ export function prepareBatch(rows: readonly ClaimedRow[], destinations: RelayDes
       send:
         kind === OutboxKind.job
           ? () => destinations.queue()!.enqueue(items as Job[])
-          : () => destinations.bus()!.publish(destination, items as Event[]),
+          : kind === OutboxKind.flow
+            ? () => destinations.queue()!.enqueueFlow(items[0] as FlowPlan)
+            : () => destinations.bus()!.publish(destination, items as Event[]),
     });
   }
   return { sends, undeliverable };
+}
+
+/** A flow row's plan (outbox.flow with a queue outside the caller's database); undeliverable as a job row is. */
+function decodeFlow(row: ClaimedRow, destinations: RelayDestinations): FlowPlan {
+  const queue = destinations.queue();
+  if (!queue) {
+    throw new OutboxUndeliverable(
+      `flow ${row.id} cannot be delivered: this service has no queue (the "queue" plugin is off in this process)`,
+      `enable "queue" in [plugins] of every process that runs the outbox, or discard the row (jfast outbox discard ${row.id})`,
+    );
+  }
+  if (row.destination !== queue.name) {
+    throw new OutboxUndeliverable(
+      `flow ${row.id} is for queue "${row.destination}", but this service's queue is "${queue.name}"`,
+      `a row is delivered to the queue named when it was written: set [plugin.queue] name = "${row.destination}" again, or discard the row`,
+    );
+  }
+  const json = parse(row) as FlowPlanJSON;
+  if (typeof json?.id !== "string" || !Array.isArray(json.steps) || json.steps.length === 0) throw unreadable(row, "a flow");
+  try {
+    return flowPlanFromJSON(json);
+  } catch (cause) {
+    throw unreadable(row, `a flow (${(cause as Error).message})`);
+  }
 }
 
 /** The row's body as the destination takes it; throws OutboxUndeliverable when no retry could send it. */

@@ -1,4 +1,5 @@
 import type { Event } from "../core/event.js";
+import type { FlowPlan } from "../core/flow.js";
 import type { Job } from "../core/job.js";
 import type { JfastConfig } from "../config/load-config.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
@@ -35,7 +36,13 @@ export async function startOutboxRelay(params: {
         // Enqueue of an id the backend already holds is a no-op (the QueueBackend protocol): a row sent
         // twice (a retry after a timeout, a relay that vanished mid-send) is one job where the backend can tell.
         // The row names the service's queue; each job goes to its task's named queue (docs/queues.md).
-        return queue ? { name: queue.name, enqueue: (jobs: Job[]) => (queue.queues.size === 1 ? queue.backend.enqueue({ jobs }) : enqueueByQueue(queue, jobs)) } : null;
+        if (!queue) return null;
+        return {
+          name: queue.name,
+          enqueue: (jobs: Job[]) => (queue.queues.size === 1 ? queue.backend.enqueue({ jobs }) : enqueueByQueue(queue, jobs)),
+          // A flow's steps all go to one named queue (queue/flows.ts); a flow id the backend holds is a no-op.
+          enqueueFlow: (flow: FlowPlan) => queue.queueOf(flow.steps[0]!.job.task).backend.enqueueFlow({ flow }),
+        };
       },
       bus() {
         const events = params.events();

@@ -4,6 +4,8 @@ import type { JobEvents } from "../core/job-events.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { taskUniqueFiller } from "./unique-fill.js";
+import type { BatchCreated, BatchOptions, FlowCreated, FlowInput, FlowPlan } from "../core/flow.js";
+import { batchCreated, flowCreated, planBatch, planFlow, planForQueue } from "./flows.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { PausedTasks } from "./paused-tasks.js";
 import type { ThroughputRecorder } from "./throughput-recorder.js";
@@ -37,6 +39,13 @@ export interface QueueProvider {
   depthsByQueue(): Promise<Record<string, Depths>>;
   /** Per job, in the order given, its id and whether it was a duplicate of a unique job (docs/tasks.md#unique-jobs). */
   enqueue(job: Job | Job[]): Promise<QueueEnqueueResult>;
+  /**
+   * Starts a flow (docs/flows.md): steps that run after other steps, the results passed on. Checked first (no
+   * cycle, no unknown step, not empty: FLOW_INVALID, nothing written), then written at once, committed on its own.
+   */
+  flow(input: FlowInput): Promise<FlowCreated>;
+  /** A batch (docs/flows.md#batches): jobs with a callback once all have finished (`onComplete`) or completed (`onSuccess`). */
+  batch(jobs: Job[], options?: BatchOptions): Promise<BatchCreated>;
   /** Depths of all the named queues together. */
   depths(): Promise<Depths>;
   /**
@@ -102,6 +111,10 @@ export function createQueueProvider(params: {
     if (job.unique !== null || options?.unique !== undefined) fillUnique(job, options?.unique);
     return job;
   };
+  const announce = (plan: FlowPlan): void => {
+    if (!events?.has("job:enqueued")) return;
+    for (const step of plan.steps) events.emit("job:enqueued", { job: step.job, queue: queueOf(step.job.task).name, duplicate: false });
+  };
   return {
     backend,
     name: params.name,
@@ -129,6 +142,18 @@ export function createQueueProvider(params: {
     async depthsByQueue() {
       const entries = await Promise.all([...queues.values()].map(async (q) => [q.name, await q.backend.depths()] as const));
       return Object.fromEntries(entries);
+    },
+    async flow(input) {
+      const { plan, queue } = planForQueue(() => planFlow(input), prepare, queueOf);
+      await queue.backend.enqueueFlow({ flow: plan });
+      announce(plan);
+      return flowCreated(plan);
+    },
+    async batch(jobs, options) {
+      const { plan, queue } = planForQueue(() => planBatch(jobs, options), prepare, queueOf);
+      await queue.backend.enqueueFlow({ flow: plan });
+      announce(plan);
+      return batchCreated(plan, jobs);
     },
     cancel: (id) => (queues.size === 1 ? backend.cancel({ id }) : cancelInAnyQueue(queues, id)),
   };

@@ -1,3 +1,4 @@
+import { loadStepInputs } from "../core/flow-tools.js";
 import type { Job } from "../core/job.js";
 import type { JobEvents } from "../core/job-events.js";
 import type { TaskDefinition } from "../core/task.js";
@@ -52,6 +53,20 @@ export class Attempts {
     if (timeoutMs !== null) {
       timer = setTimeout(() => cancellation.abort(new JobTimeoutError(`"${job.task}" ran past its timeout of ${timeoutMs} ms`)), timeoutMs);
     }
+    if (job.flow) {
+      // A flow step reads what the steps it runs after returned first (core/flow-tools.ts); a failed read fails the attempt.
+      loadStepInputs(job, (jobIds) => this.options.backend.parentOutcomes({ jobIds })).then(
+        () => this.run(entry, definition, timer),
+        (error: unknown) => this.ended(entry, definition, timer, performance.now(), { ok: false, error }),
+      );
+      return;
+    }
+    this.run(entry, definition, timer);
+  }
+
+  private run(entry: Running, definition: TaskDefinition, timer: NodeJS.Timeout | undefined): void {
+    const { job, cancellation } = entry;
+    const events = this.events;
     if (events?.has("job:started")) events.emit("job:started", { job, queue: this.queue, workerId: this.params.workerId });
     const startedAt = performance.now();
     let work: Promise<unknown>;

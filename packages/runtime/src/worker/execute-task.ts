@@ -1,3 +1,4 @@
+import { stepInputsOf, type BatchTools, type FlowTools } from "../core/flow-tools.js";
 import type { Job } from "../core/job.js";
 import type { AppContext, Cancellation, JobLocals, JobMiddleware, TaskDefinition, TaskTools } from "../core/task.js";
 import type { DatabaseProvider, TaskSession } from "../database/database-provider.js";
@@ -104,6 +105,15 @@ class AttemptTools implements TaskTools {
 
   get signal(): AbortSignal {
     return this.#cancellation.signal;
+  }
+
+  /** Read when the handler reads it: a flow step's inputs were loaded before its attempt (core/flow-tools.ts). */
+  get flow(): FlowTools | undefined {
+    return this.job.flow ? stepInputsOf(this.job)?.flow : undefined;
+  }
+
+  get batch(): BatchTools | undefined {
+    return this.job.flow ? stepInputsOf(this.job)?.batch : undefined;
   }
 
   /** Made on first use: most attempts have no middleware that sets any. */

@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { stepInputsOf } from "../../src/core/flow-tools.js";
 import { Job, type JobInit } from "../../src/core/job.js";
 import type { PauseStore } from "../../src/core/pause.js";
 import type { BackendCapabilities, QueueBackend, SlotOffer } from "../../src/core/queue-backend.js";
@@ -100,7 +101,18 @@ export function startTestWorker(params: {
     backend: params.backend,
     lookup: (name) => byName.get(name),
     execute: (definition, job, cancellation) =>
-      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "test", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+      Promise.resolve(
+        definition.handler(job.payload, {
+          ctx: { serviceName: "test", require: <T,>() => undefined as T },
+          job,
+          session: undefined,
+          signal: cancellation.signal,
+          locals: {},
+          // A flow step's inputs, loaded by the worker before the attempt (core/flow-tools.ts).
+          flow: stepInputsOf(job)?.flow,
+          batch: stepInputsOf(job)?.batch,
+        }),
+      ),
     logger: createLogger({ service: "test", level: "silent" }),
     concurrency: params.concurrency,
     leaseMs: params.leaseMs ?? 30_000,

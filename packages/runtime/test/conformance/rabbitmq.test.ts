@@ -18,6 +18,7 @@ import { rabbitmqCapabilities } from "../../src/backends/rabbitmq/capabilities.j
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
 import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
+import { describeFlows } from "./flows.js";
 
 const rabbitmq: BackendFactory = {
   name: "rabbitmq",
@@ -60,6 +61,7 @@ describeQueues(rabbitmq);
 describeUnique(rabbitmq);
 describeLimits(rabbitmq);
 describeResults(rabbitmq);
+describeFlows(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({

@@ -1,6 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
-import { createJfast, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobEventMap, type JobListing, type JobMiddleware, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
+import { createJfast, defineFlow, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobEventMap, type JobListing, type JobMiddleware, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
   send(message: { to: string; subject: string }): Promise<void>;
@@ -142,7 +142,7 @@ export const uniqueWrongState = task(
   "types.unique_wrong_state",
   {
     unique: {
-      // @ts-expect-error states are job states
+      // @ts-expect-error states are job states (a flow step's "waiting" is not one a key is held in)
       states: ["ready", "running", "waiting"],
     },
   },
@@ -236,3 +236,51 @@ export async function withMiddleware(root: string): Promise<Jfast> {
   await createJfast({ root, middleware: [(payload: SendEmail) => payload.invoice_id] });
   return createJfast({ root, middleware: [authenticate, async (_job, _tools, next) => next()] });
 }
+
+// Flows (docs/flows.md#typed-flows): a step runs after named steps of its flow, is started with its task's
+// payload, and reads its parents' results with their tasks' result types.
+interface OrderRef {
+  order_id: number;
+}
+const flowCharge = task("types.charge_card", async (_payload: OrderRef) => ({ chargeId: "ch_1", cents: 1250 }));
+const flowReserve = task("types.reserve_stock", async (_payload: OrderRef) => ({ reserved: true }));
+// A step's handler that reads its own flow's results annotates its return type (the flow's type includes it).
+const flowShip = task("types.create_shipment", async (_payload: OrderRef, tools): Promise<{ tracking: string }> => {
+  const { charge, reserve } = fulfil.results(tools, "ship");
+  const cents: number = charge.cents;
+  const reserved: boolean = reserve.reserved;
+  // @ts-expect-error a field the parent's result does not have
+  void charge.refund;
+  // @ts-expect-error "notify" is not a step that "ship" runs after
+  void fulfil.results(tools, "ship").notify;
+  // @ts-expect-error a step name the flow does not declare
+  fulfil.results(tools, "shipping");
+  return { tracking: `${cents}-${String(reserved)}` };
+});
+const flowReceipt = task("types.send_receipt", async (_payload: { email: string }) => undefined);
+export const fulfil = defineFlow("types.order_fulfil", {
+  charge: { task: flowCharge },
+  reserve: { task: flowReserve },
+  ship: { task: flowShip, after: ["charge", "reserve"] },
+  notify: { task: flowReceipt, after: ["ship"], onParentFailure: "run" },
+});
+export async function startFulfil(queue: QueueProvider): Promise<string> {
+  const input = fulfil.create({ charge: { order_id: 1 }, reserve: { order_id: 1 }, ship: { order_id: 1 }, notify: { email: "a@b.c" } });
+  const { flowId, jobIds } = await queue.flow(input);
+  const shipId: string | undefined = jobIds.ship;
+  // @ts-expect-error every step needs its payload: notify's is missing
+  fulfil.create({ charge: { order_id: 1 }, reserve: { order_id: 1 }, ship: { order_id: 1 } });
+  // @ts-expect-error a payload of the wrong shape for its task
+  fulfil.create({ charge: { order_id: "1" }, reserve: { order_id: 1 }, ship: { order_id: 1 }, notify: { email: "a@b.c" } });
+  return `${flowId}:${shipId ?? ""}`;
+}
+export const notifyReads = task("types.notify_reads", async (_payload: object, tools) => {
+  const { ship } = fulfil.results(tools, "notify");
+  // A parent of a step that runs on failure is its result or { error }.
+  const tracking: string = "error" in ship ? ship.error.message : ship.tracking;
+  const flowId: string | undefined = tools.flow?.id;
+  const batchTotal: number | undefined = tools.batch?.total;
+  return { tracking, flowId, batchTotal };
+});
+// @ts-expect-error after names a step the flow does not have
+defineFlow("types.bad_after", { a: { task: flowCharge }, b: { task: flowReserve, after: ["c"] } });

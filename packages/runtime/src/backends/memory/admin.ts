@@ -13,6 +13,7 @@ import {
 import { decodeCursor, encodeCursor, listById, matchesListing } from "../../core/job-listing.js";
 import { rewriteParts, type StoredParts, type StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { Entry, MemoryStore } from "./store.js";
+import { stepRevived } from "./flows.js";
 
 export function getJob(store: MemoryStore, { id }: { id: string }): JobInfo | null {
   const e = store.entries.get(id);
@@ -82,6 +83,7 @@ export function retryDead(store: MemoryStore, params: RetryDeadParams): { retrie
     entry.json.attempts = 0;
     entry.json.availableAt = new Date().toISOString();
     entry.diedAt = null;
+    if (entry.flow) stepRevived(store, entry);
   }
   if (found.length > 0) store.wake();
   return { retried: found.map((e) => e.json.id), missing };

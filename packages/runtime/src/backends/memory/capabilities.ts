@@ -18,4 +18,5 @@ export const capabilities: BackendCapabilities = {
   priority: true,
   pauseStore: false,
   throughputStore: false,
+  flows: true,
 };

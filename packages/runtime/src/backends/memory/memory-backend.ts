@@ -24,7 +24,10 @@ import type { PruneParams } from "../../core/retention.js";
 import type { StoredResult } from "../../core/result.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { ThroughputStore } from "../../core/throughput.js";
+import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import * as admin from "./admin.js";
+import * as flows from "./flows.js";
 import { capabilities } from "./capabilities.js";
 import { claim, waitForWork } from "./claim.js";
 import { enqueue } from "./enqueue.js";
@@ -101,6 +104,32 @@ export class MemoryBackend implements QueueBackend {
 
   async cancel(params: { id: string }): Promise<CancelResult> {
     return outcomes.cancel(this.store, params);
+  }
+
+  async enqueueFlow(params: { flow: FlowPlan }): Promise<{ created: boolean }> {
+    return flows.enqueueFlow(this.store, params);
+  }
+
+  async enqueueFlowWithin(): Promise<{ created: boolean }> {
+    throw notSupported("transactionalEnqueue", "the memory queue cannot write a flow in a SQL transaction", {
+      hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
+    });
+  }
+
+  async parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {
+    return flows.parentOutcomes(this.store, params);
+  }
+
+  async listFlows(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
+    return flows.listFlows(this.store, params);
+  }
+
+  async getFlow(params: { id: string }): Promise<FlowDetail | null> {
+    return flows.getFlow(this.store, params);
+  }
+
+  async cancelFlow(params: { id: string }): Promise<{ cancelled: string[] } | null> {
+    return flows.cancelFlow(this.store, params);
   }
 
   async setLimits(params: { limits: LimitMap }): Promise<void> {

@@ -2,6 +2,7 @@ import type { AttemptError, Job } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import type { CancelResult, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
 import type { StoredResult } from "../../core/result.js";
+import { stepCompleted } from "./flows.js";
 import type { MemoryStore } from "./store.js";
 
 export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): LeaseReport {
@@ -23,6 +24,7 @@ export function complete(store: MemoryStore, { workerId, job, result }: { worker
   entry.finishedAt = Date.now();
   entry.lockedBy = null;
   entry.lockedUntil = null;
+  if (entry.flow) stepCompleted(store, entry);
   if (store.limits.has(entry.json.task)) store.wake();
 }
 
@@ -75,8 +77,8 @@ export function snooze(store: MemoryStore, { workerId, job, availableAt, maxSnoo
 export function cancel(store: MemoryStore, { id }: { id: string }): CancelResult {
   const entry = store.entries.get(id);
   if (!entry) return { cancelled: false, state: null };
-  if (entry.state !== JobState.ready && entry.state !== JobState.running) return { cancelled: false, state: entry.state };
-  if (entry.state === JobState.ready) entry.lockedBy = null;
+  if (entry.state !== JobState.ready && entry.state !== JobState.running && entry.state !== JobState.waiting) return { cancelled: false, state: entry.state };
+  if (entry.state !== JobState.running) entry.lockedBy = null;
   entry.state = JobState.cancelled;
   entry.finishedAt = Date.now();
   entry.lockedUntil = null;

@@ -3,6 +3,7 @@ import { JobState } from "../../core/job-state.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 import type { LimitMap, StartWindow } from "../../core/limits.js";
 import { resultFields, type StoredResult } from "../../core/result.js";
+import { stepDied, type MemoryFlow } from "./flows.js";
 
 export interface Entry {
   json: ReturnType<Job["toJSON"]>;
@@ -17,6 +18,8 @@ export interface Entry {
   finishedAt: number | null;
   /** What its handler returned, when it completed with a value (docs/tasks.md#results). */
   result?: StoredResult;
+  /** A flow step's bookkeeping (flows.ts): the steps after it, how many parents it waits for, whether its outcome was counted. */
+  flow?: { children: string[]; pending: number; counted: boolean };
 }
 
 /** Everything the memory queue holds; the operations (claim.ts, admin.ts, ...) read and change it. */
@@ -25,6 +28,8 @@ export class MemoryStore {
   readonly waiters = new Set<() => void>();
   /** Unique keys (scoped) → the job holding it, and until when for a key held for a period. Checked lazily. */
   readonly uniqueKeys = new Map<string, { id: string; until: number | null }>();
+  /** Flows and batches by id (flows.ts). */
+  readonly flows = new Map<string, MemoryFlow>();
   seq = 0;
   closed = false;
   /** Task limits (docs/tasks.md#limits): the running count is read from the entries, the starts kept here. */
@@ -68,6 +73,7 @@ export class MemoryStore {
     entry.diedAt = now;
     entry.lockedBy = null;
     entry.lockedUntil = null;
+    if (entry.flow) stepDied(this, entry);
   }
 
   wake(): void {

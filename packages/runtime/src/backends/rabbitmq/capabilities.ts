@@ -22,6 +22,7 @@ export const capabilities: BackendCapabilities = {
   priority: true,
   pauseStore: false,
   throughputStore: false,
+  flows: false,
 };
 
 /** What a backend with these stores beside the broker (the service's database) and this queue type can do. */

@@ -42,6 +42,7 @@ import { putBack } from "./publications.js";
 import { RecentIds } from "./recent-ids.js";
 import { repair } from "./repair.js";
 import { declareTopology, QueueType } from "./topology.js";
+import { flowsNotSupported } from "../../core/backend/flows.js";
 
 export type { RabbitMqBackendOptions } from "./options.js";
 
@@ -61,6 +62,14 @@ const TOPOLOGY_CHANNELS = 8;
  *  - dead letters: `<queue>.dead`, browsed (dead-letters.ts).
  */
 export class RabbitMqBackend implements QueueBackend {
+  /** Flows (docs/flows.md#backends): a RabbitMQ queue keeps no flow state of its own: a broker cannot hold a step back until its parents finish. */
+  private readonly noFlows = flowsNotSupported("a RabbitMQ queue keeps no flow state of its own: a broker cannot hold a step back until its parents finish");
+  readonly enqueueFlow = this.noFlows.enqueueFlow;
+  readonly enqueueFlowWithin = this.noFlows.enqueueFlowWithin;
+  readonly parentOutcomes = this.noFlows.parentOutcomes;
+  readonly listFlows = this.noFlows.listFlows;
+  readonly getFlow = this.noFlows.getFlow;
+  readonly cancelFlow = this.noFlows.cancelFlow;
   readonly kind = BackendKind.rabbitmq;
   readonly capabilities: BackendCapabilities;
   readonly names: QueueNames;

@@ -44,6 +44,8 @@ export interface BackendCapabilities {
   readonly pauseStore: boolean;
   /** `throughputStore`: the backend keeps per-minute throughput counts itself. */
   readonly throughputStore: boolean;
+  /** Flows and batches (core/backend/flows.ts): steps that run after others, the fan-in kept beside the jobs. */
+  readonly flows: boolean;
 }
 
 export type Capability = keyof BackendCapabilities;
@@ -66,6 +68,7 @@ const DOCS: Record<Capability, string> = {
   priority: "jfast docs tasks#priority",
   pauseStore: "jfast docs backends#capabilities",
   throughputStore: "jfast docs backends#capabilities",
+  flows: "jfast docs flows#backends",
 };
 
 /**

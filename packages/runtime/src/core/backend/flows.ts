@@ -1,0 +1,87 @@
+import { notSupported } from "./capabilities.js";
+import type { FlowKind, FlowPlan, FlowState, ParentOutcome } from "../flow.js";
+import type { JobState } from "../job-state.js";
+import type { SqlExecutor } from "../sql-port.js";
+
+/**
+ * Flows and batches (docs/flows.md), where `capabilities.flows` is on. The backend keeps each flow beside its
+ * jobs and does the fan-in itself: the outcome of a step (complete, kill) counts once for each of its children,
+ * in the same transaction or script that writes the outcome, and a child whose parents have all finished
+ * becomes ready there. A step's completion is counted once even when its outcome is written twice (the outcome
+ * of a job no longer running for that worker changes nothing). Cost per outcome: O(children), never a scan of
+ * the flow. Off: every member throws NotSupportedError.
+ */
+export interface FlowProtocol {
+  /**
+   * Writes every step of the plan: those with no parent ready (due at their job's `availableAt`), the others
+   * `waiting`. All or nothing; a flow id that exists already is a no-op (`created: false`).
+   */
+  enqueueFlow(params: { flow: FlowPlan }): Promise<{ created: boolean }>;
+  /** `enqueueFlow` in the caller's SQL transaction (`capabilities.transactionalEnqueue` and `flows`). */
+  enqueueFlowWithin(params: { executor: SqlExecutor; flow: FlowPlan }): Promise<{ created: boolean }>;
+  /** What a step reads of its parents (`tools.flow.results`): by job id; a parent neither completed nor dead is absent. */
+  parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>>;
+  /** Flows newest first, of one state, name or tenant; a page of at most `limit`, continued by `after`. */
+  listFlows(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }>;
+  getFlow(params: { id: string }): Promise<FlowDetail | null>;
+  /**
+   * Cancels every step not finished: waiting and ready steps never run, a running one's worker learns it from its
+   * next heartbeat (as `cancel` of a job). Null when there is no such flow.
+   */
+  cancelFlow(params: { id: string }): Promise<{ cancelled: string[] } | null>;
+}
+
+export interface ListFlowsParams {
+  state?: FlowState | undefined;
+  name?: string | undefined;
+  tenantId?: string | undefined;
+  limit: number;
+  /** `next` of the previous page. */
+  after?: string | undefined;
+}
+
+export interface FlowSummary {
+  id: string;
+  name: string | null;
+  kind: FlowKind;
+  state: FlowState;
+  tenantId: string | null;
+  createdAt: string;
+  /** When its last step finished (completed, or cancelled); null while it runs or has failed. */
+  finishedAt: string | null;
+  total: number;
+  completed: number;
+  dead: number;
+}
+
+export interface FlowDetail extends FlowSummary {
+  steps: Record<string, FlowStepInfo>;
+}
+
+export interface FlowStepInfo {
+  jobId: string;
+  task: string;
+  state: JobState;
+  after: string[];
+  attempts: number;
+  /** The step's result, when it completed with one. */
+  result?: unknown;
+  /** The last error, when it failed (dead, or retrying). */
+  error?: { class: string; message: string };
+  finishedAt: string | null;
+}
+
+/** The members of a backend without flows (`capabilities.flows` off): each throws NotSupportedError with `reason`. */
+export function flowsNotSupported(reason: string, hint?: string): FlowProtocol {
+  const refuse = async (): Promise<never> => {
+    throw notSupported("flows", reason, hint === undefined ? {} : { hint });
+  };
+  return {
+    enqueueFlow: refuse,
+    enqueueFlowWithin: refuse,
+    parentOutcomes: refuse,
+    listFlows: refuse,
+    getFlow: refuse,
+    cancelFlow: refuse,
+  };
+}
