@@ -9,7 +9,7 @@ import { RelativeTime } from "./time";
 
 const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
 
-/** One job: where it stands, its payload (redacted by the service), and every attempt's error with its stack. */
+/** One job: where it stands, its payload (redacted by the service), its result, and every attempt's error with its stack. */
 export function JobDetail({ service, id }: { service: string; id: string }) {
   const trpc = useServiceTRPC(service);
   const query = useQuery(trpc.jobs.get.queryOptions({ id }));
@@ -93,6 +93,16 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
           <pre className="code-block" aria-label="payload">{JSON.stringify(job.payload, null, 2)}</pre>
         )}
       </div>
+      {"result" in job || job.resultOmitted !== undefined ? (
+        <div>
+          <h2>Result</h2>
+          {job.resultOmitted !== undefined ? (
+            <p className="muted" aria-label="result">Not stored: {job.resultOmitted}</p>
+          ) : (
+            <pre className="code-block" aria-label="result">{JSON.stringify(job.result, null, 2)}</pre>
+          )}
+        </div>
+      ) : null}
       <div>
         <h2>Attempts ({job.errors.length} failed)</h2>
         {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : null}
