@@ -44,6 +44,7 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:flow:<id>:steps       LIST  its steps' job ids, parents first
  *   <p>{q}:flows                 ZSET  flow id → seq (creation order), for listFlows newest first
  *   <p>{q}:flows:seq             STRING the last seq given
+ *   <p>{q}:waiting               ZSET  job id → due time (ms): flow steps waiting for their parents, for listings only
  * A flow step's job hash also has flow (its flow's id), children (JSON array of job ids), pending (parents not
  * finished yet), run ("1": onParentFailure "run") and counted ("1": its outcome was counted for its children).
  * lib.lua builds the flow key names from the ready list's name, as it does the ready lists of other priorities.
@@ -75,6 +76,7 @@ export interface QueueKeys {
   /** Flows by creation (ZSET) and the counter giving their order. */
   readonly flows: string;
   readonly flowSeq: string;
+  readonly waiting: string;
   job(id: string): string;
   flow(id: string): string;
   flowSteps(id: string): string;
@@ -120,6 +122,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     uniquePrefix: `${stem}:unique:`,
     flows: `${stem}:flows`,
     flowSeq: `${stem}:flows:seq`,
+    waiting: `${stem}:waiting`,
     job: (id: string) => `${stem}:job:${id}`,
     flow: (id: string) => `${stem}:flow:${id}`,
     flowSteps: (id: string) => `${stem}:flow:${id}:steps`,

@@ -6,12 +6,26 @@ import type { RedisClient } from "./connection.js";
 import { decodeJobForDisplay, msToIso } from "./decode.js";
 import type { QueueKeys } from "./keys.js";
 
-/** The sorted set of each state listed by score, and the state its jobs' hashes carry. */
-const SORTED: Partial<Record<ListState, { key: (keys: QueueKeys) => string; stored: JobState }>> = {
-  scheduled: { key: (k) => k.scheduled, stored: JobState.ready },
-  running: { key: (k) => k.running, stored: JobState.running },
-  dead: { key: (k) => k.dead, stored: JobState.dead },
-  completed: { key: (k) => k.completed, stored: JobState.completed },
+/** A sorted set listed by score, and the state its jobs' hashes carry. */
+interface SortedSource {
+  key: (keys: QueueKeys) => string;
+  stored: JobState;
+  /** Scheduled jobs whose time has passed wait for a promotion to the ready list: ready, not listed as scheduled. */
+  futureOnly?: true;
+}
+
+/**
+ * The sorted sets of each state. Scheduled reads two, merged by (score, id): delayed jobs and retries, and flow
+ * steps waiting for their parents (by their own due time; listed as scheduled whatever it is, core/job-listing.ts).
+ */
+const SORTED: Partial<Record<ListState, SortedSource[]>> = {
+  scheduled: [
+    { key: (k) => k.scheduled, stored: JobState.ready, futureOnly: true },
+    { key: (k) => k.waiting, stored: JobState.waiting },
+  ],
+  running: [{ key: (k) => k.running, stored: JobState.running }],
+  dead: [{ key: (k) => k.dead, stored: JobState.dead }],
+  completed: [{ key: (k) => k.completed, stored: JobState.completed }],
 };
 
 /**
@@ -27,27 +41,33 @@ export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params:
     });
   }
   if (params.state === ListState.ready) return listReady(redis, keys, params);
-  const sorted = SORTED[params.state]!;
+  const sources = SORTED[params.state]!;
   const after = decodeCursor(params, 2) as [number, string] | null;
   const now = Date.now();
-  // Scheduled jobs whose time has passed wait for a promotion to the ready list: ready, not listed here.
-  const floor = params.state === ListState.scheduled ? `(${now}` : "-inf";
-  const key = sorted.key(keys);
-  const flat =
-    params.order === ListOrder.oldest
-      ? await redis.zrangebyscore(key, after ? String(after[0]) : floor, "+inf", "WITHSCORES", "LIMIT", 0, LIST_WINDOW)
-      : await redis.zrevrangebyscore(key, after ? String(after[0]) : "+inf", floor, "WITHSCORES", "LIMIT", 0, LIST_WINDOW);
-  const entries: Array<{ id: string; score: number }> = [];
-  for (let i = 0; i < flat.length; i += 2) entries.push({ id: flat[i]!, score: Number(flat[i + 1]) });
+  const oldest = params.order === ListOrder.oldest;
+  const windows = await Promise.all(
+    sources.map(async (source) => {
+      const floor = source.futureOnly ? `(${now}` : "-inf";
+      const key = source.key(keys);
+      const flat = oldest
+        ? await redis.zrangebyscore(key, after ? String(after[0]) : floor, "+inf", "WITHSCORES", "LIMIT", 0, LIST_WINDOW)
+        : await redis.zrevrangebyscore(key, after ? String(after[0]) : "+inf", floor, "WITHSCORES", "LIMIT", 0, LIST_WINDOW);
+      const read: Array<{ id: string; score: number; stored: JobState }> = [];
+      for (let i = 0; i < flat.length; i += 2) read.push({ id: flat[i]!, score: Number(flat[i + 1]), stored: source.stored });
+      return read;
+    }),
+  );
+  // Each set's first LIST_WINDOW past the cursor holds every entry of the merged first LIST_WINDOW.
+  const before = (a: { id: string; score: number }, b: { id: string; score: number }) =>
+    oldest ? a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : b.score - a.score || (a.id > b.id ? -1 : a.id < b.id ? 1 : 0);
+  const entries = windows.length === 1 ? windows[0]! : windows.flat().sort(before).slice(0, LIST_WINDOW);
   // The cursor's own score is read again (inclusive): of those, only ids past the cursor's are new.
-  const fresh = after
-    ? entries.filter((e) => e.score !== after[0] || (params.order === ListOrder.oldest ? e.id > after[1] : e.id < after[1]))
-    : entries;
+  const fresh = after ? entries.filter((e) => e.score !== after[0] || (oldest ? e.id > after[1] : e.id < after[1])) : entries;
   const infos = await readJobs(redis, keys, fresh.map((e) => e.id));
   const matched: Array<{ info: JobInfo; key: [number, string] }> = [];
   fresh.forEach((entry, i) => {
     const info = infos[i];
-    if (info && info.state === sorted.stored && filtersMatch(info, params)) matched.push({ info, key: [entry.score, entry.id] });
+    if (info && info.state === entry.stored && filtersMatch(info, params)) matched.push({ info, key: [entry.score, entry.id] });
   });
   const page = matched.slice(0, params.limit);
   const last = page.at(-1);

@@ -1,6 +1,7 @@
 -- enqueue-flow: writes a flow and every one of its steps in one step (docs/redis.md#flows). A step with no
 -- parent is stored as enqueue.lua stores a job (ready, or scheduled until its time); the others `waiting`, on no
--- list a claim reads, with `pending` = how many parents must finish. A flow id that exists already writes nothing.
+-- list a claim reads (only in the waiting ZSET, for listings), with `pending` = how many parents must finish.
+-- A flow id that exists already writes nothing.
 -- ARGV 6 flow id, 7 name ('' for none), 8 kind, 9 tenant ('' for none), 10 created at (ms),
 --      11..: groups of nine per step, parents first: id, json, attempts, errors, available_at (ms), max_attempts,
 --            pending, children (JSON array of job ids), run ('1': onParentFailure "run", else '')
@@ -33,6 +34,7 @@ for i = 11, #ARGV, 9 do
   local pending = tonumber(ARGV[i + 6])
   if pending > 0 then
     redis.call('HSET', jkey, 'state', 'waiting', 'pending', pending, 'available_at', ARGV[i + 4])
+    redis.call('ZADD', WAITING, ARGV[i + 4], id)
   else
     make_ready(jkey, id, tonumber(ARGV[i + 4]), false, priority)
   end

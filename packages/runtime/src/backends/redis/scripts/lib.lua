@@ -128,6 +128,7 @@ end
 local STEM = string.sub(READY, 1, -7)
 local FLOW_PREFIX = STEM .. ':flow:'
 local FLOWS = STEM .. ':flows'
+local WAITING = STEM .. ':waiting'
 
 -- One parent of `cid` finished: at no parent left, a waiting child becomes ready as enqueue.lua would make it
 -- (its priority, its available_at; a later time is announced so idle workers re-plan their wait).
@@ -142,6 +143,7 @@ local function count_parent(cid)
   local c = redis.call('HMGET', ckey, 'state', 'available_at')
   if c[1] == 'waiting' then
     local avail = tonumber(c[2]) or NOW
+    redis.call('ZREM', WAITING, cid)
     make_ready(ckey, cid, avail, false)
     if avail > NOW then
       redis.call('PUBLISH', WAKE, avail)
@@ -251,6 +253,8 @@ end
 local function cancel_job(jkey, id, state, keep, cancelled_set)
   if state == 'running' then
     redis.call('ZREM', RUNNING, id)
+  elseif state == 'waiting' then
+    redis.call('ZREM', WAITING, id)
   else
     redis.call('ZREM', SCHEDULED, id)
     redis.call('HDEL', jkey, 'owner')
