@@ -179,6 +179,14 @@ describe("apps/example under `npx jfast dev`", () => {
       { what: "the payment confirmation", timeoutMs: 60_000 },
     );
     expect(confirmed).toEqual([expect.objectContaining({ recipient: "ap@acme.test" })]);
+    // The order's fulfilment flow, written in the paying transaction (modules/fulfilment): charge and reserve, then
+    // ship reading both results, then the tracking email reading ship's.
+    const { flow_id: flowId } = (await paid.json()) as { flow_id: string };
+    expect(flowId).toMatch(/^[0-9a-f-]{36}$/);
+    await eventually(async () => (dev.output.includes(`subject="Your order for invoice ${invoice.id} is on its way"`) ? true : undefined), {
+      what: "the fulfilment flow's tracking email",
+      timeoutMs: 60_000,
+    });
     expect((await (await fetch(`${shipping}/shipments`, { headers: { "x-tenant-id": "globex" } })).json())).toEqual([]);
 
     // The admin API of each service reports its group's partitions, all caught up.

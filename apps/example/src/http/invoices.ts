@@ -60,7 +60,7 @@ export function invoiceRoutes(jfast: Jfast) {
     if (!outcome.paid) {
       return outcome.reason === "not_found" ? c.json({ error: "no such invoice" }, 404) : c.json({ error: "the invoice is already paid" }, 409);
     }
-    return c.json({ status: "paid", event_id: outcome.eventId }, 202);
+    return c.json({ status: "paid", event_id: outcome.eventId, flow_id: outcome.flowId }, 202);
   });
 
   return routes;
