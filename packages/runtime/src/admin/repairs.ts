@@ -5,6 +5,7 @@ import { JfastError } from "../errors/jfast-error.js";
 import { actorNameProblem } from "./actor-name.js";
 import type { OperatorContext } from "./audit-call.js";
 import { discardDeadLetters, retryDeadLetters } from "./operations/dead-letters.js";
+import { cancelFlow, retryFlowStep } from "./operations/flows.js";
 import { cancelJob, deleteWaitingJob, runJobNow } from "./operations/job-actions.js";
 import { discardOutboxRows, retryOutboxRows } from "./operations/outbox-rows.js";
 import { pauseQueue, pauseTask, resumeQueue, resumeTask } from "./operations/pause-tasks.js";
@@ -34,6 +35,10 @@ export interface AdminRepairs {
   runJobNow(id: string): Promise<JobActionResult>;
   /** Deletes a waiting job for good (`jobs.delete`); `state: null` when no job has the id. */
   deleteJob(id: string): Promise<JobActionResult>;
+  /** Cancels every step of a flow not yet finished (`flows.cancel`); null when no flow has the id. */
+  cancelFlow(id: string): Promise<{ cancelled: string[]; queue: string } | null>;
+  /** Retries a dead step of a flow (`flows.retryStep`), which resumes the flow; refused for a step that is not dead. */
+  retryFlowStep(params: { id: string; step: string }): Promise<{ jobId: string; queue: string }>;
   /** Gives dead outbox rows back to the relay (`outbox.retry`). */
   retryOutbox(params: RepairSelection): Promise<{ retried: string[]; missing: string[] }>;
   /** Deletes dead outbox rows for good (`outbox.discard`). */
@@ -76,6 +81,8 @@ export function createRepairs(sources: AdminSources, actor: string): AdminRepair
     cancelJob: (id) => explained(() => cancelJob(ctx, id)),
     runJobNow: (id) => explained(() => runJobNow(ctx, id)),
     deleteJob: (id) => explained(() => deleteWaitingJob(ctx, id)),
+    cancelFlow: (id) => explained(() => cancelFlow(ctx, id)),
+    retryFlowStep: (params) => explained(() => retryFlowStep(ctx, params)),
     retryOutbox: (params) => explained(() => retryOutboxRows(ctx, params)),
     discardOutbox: (params) => explained(() => discardOutboxRows(ctx, params)),
     pauseTask: (task) => explained(() => pauseTask(ctx, task)),

@@ -3,7 +3,7 @@ import type { AuditEntry } from "./audit.js";
 import type { ActorRole } from "./tokens.js";
 
 /** The audited actions that put a dead letter back in its queue with its attempts reset. */
-export const RETRY_ACTIONS = ["deadLetters.retry", "deadLetters.replay"] as const;
+export const RETRY_ACTIONS = ["deadLetters.retry", "deadLetters.replay", "flows.retryStep"] as const;
 
 /** Where in a job's attempts an operator (or a script) retried it, and who, when the audit trail says. */
 export interface RetryMark {

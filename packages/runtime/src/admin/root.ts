@@ -2,6 +2,7 @@ import { auditRouter } from "./routers/audit.js";
 import { contractsRouter } from "./routers/contracts.js";
 import { deadLettersRouter } from "./routers/dead-letters.js";
 import { eventsRouter } from "./routers/events.js";
+import { flowsRouter } from "./routers/flows.js";
 import { jobsRouter } from "./routers/jobs.js";
 import { outboxRouter } from "./routers/outbox.js";
 import { overviewRouter } from "./routers/overview.js";
@@ -14,6 +15,7 @@ export const adminRouter = router({
   overview: overviewRouter,
   deadLetters: deadLettersRouter,
   jobs: jobsRouter,
+  flows: flowsRouter,
   queues: queuesRouter,
   schedules: schedulesRouter,
   outbox: outboxRouter,
