@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * jfast's tables as drizzle sees them, for services that want to query them with drizzle (a report of
@@ -18,7 +18,7 @@ export const jfastJobs = pgTable(
     queue: text("queue").notNull(),
     task: text("task").notNull(),
     payload: json("payload").notNull(),
-    state: text("state", { enum: ["ready", "running", "completed", "dead", "cancelled"] }).notNull().default("ready"),
+    state: text("state", { enum: ["waiting", "ready", "running", "completed", "dead", "cancelled"] }).notNull().default("ready"),
     attempts: integer("attempts").notNull().default(0),
     /** Times the job returned snooze(ms) (a snooze gives its attempt back, so attempts cannot count them). */
     snoozes: integer("snoozes").notNull().default(0),
@@ -42,18 +42,27 @@ export const jfastJobs = pgTable(
     result: jsonb("result"),
     /** Why a completed job's result was not stored (too large, not JSON). */
     resultOmitted: text("result_omitted"),
+    /** A flow's step: its place in the flow (core/flow.ts JobFlow), and its fan-in bookkeeping (docs/postgres.md#flows). */
+    flow: jsonb("flow"),
+    flowId: text("flow_id"),
+    /** The job ids of the steps that run after this one. */
+    flowChildren: text("flow_children").array(),
+    /** Its parents not finished yet; 'waiting' until 0. */
+    flowPending: integer("flow_pending"),
+    /** Its death was counted for its onParentFailure = "run" children. */
+    flowCounted: boolean("flow_counted").notNull().default(false),
     lockedBy: text("locked_by"),
     lockedUntil: timestamptz("locked_until"),
     claimedAt: timestamptz("claimed_at"),
     finishedAt: timestamptz("finished_at"),
     diedAt: timestamptz("died_at"),
     /** 'open' for a ready or running job, else its state: what the indexes read, so a claim changes no indexed column. */
-    phase: text("phase", { enum: ["open", "completed", "dead", "cancelled"] })
+    phase: text("phase", { enum: ["open", "waiting", "completed", "dead", "cancelled"] })
       .notNull()
       .generatedAlwaysAs(sql`CASE WHEN state IN ('ready', 'running') THEN 'open' ELSE state END`),
   },
   (t) => [
-    check("jfast_jobs_state_check", sql`${t.state} IN ('ready', 'running', 'completed', 'dead', 'cancelled')`),
+    check("jfast_jobs_state_check", sql`${t.state} IN ('waiting', 'ready', 'running', 'completed', 'dead', 'cancelled')`),
     check("jfast_jobs_priority_check", sql`${t.priority} BETWEEN 0 AND 9`),
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
@@ -61,7 +70,30 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_finished_idx").on(t.queue, t.phase, t.finishedAt).where(sql`phase IN ('completed', 'cancelled')`),
     uniqueIndex("jfast_jobs_unique_idx").on(t.queue, t.uniqueKey).where(sql`unique_phases IS NOT NULL AND phase = ANY (unique_phases)`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
+    index("jfast_jobs_flow_idx").on(t.flowId).where(sql`flow_id IS NOT NULL`),
+    index("jfast_jobs_waiting_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'waiting'`),
   ],
+);
+
+/** Flows and batches with their counters, kept by the queue's statements (migration 0024, docs/postgres.md#flows). */
+export const jfastFlows = pgTable(
+  "jfast_flows",
+  {
+    id: text("id").primaryKey(),
+    queue: text("queue").notNull(),
+    name: text("name"),
+    kind: text("kind", { enum: ["flow", "batch"] }).notNull(),
+    tenantId: text("tenant_id"),
+    createdAt: timestamptz("created_at").notNull(),
+    /** When its last step completed, or it was cancelled. */
+    finishedAt: timestamptz("finished_at"),
+    total: integer("total").notNull(),
+    completed: integer("completed").notNull().default(0),
+    dead: integer("dead").notNull().default(0),
+    cancelled: boolean("cancelled").notNull().default(false),
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+  },
+  (t) => [check("jfast_flows_kind_check", sql`${t.kind} IN ('flow', 'batch')`), index("jfast_flows_list_idx").on(t.queue, t.seq.desc())],
 );
 
 export const jfastQueueCounters = pgTable("jfast_queue_counters", {
@@ -252,5 +284,6 @@ export const jfastTables = {
   jfast_task_limits: jfastTaskLimits,
   jfast_task_slots: jfastTaskSlots,
   jfast_leases: jfastLeases,
+  jfast_flows: jfastFlows,
   jfast_migrations: jfastMigrations,
 } as const;

@@ -14,6 +14,7 @@ import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
 import { describeRetention } from "./retention.js";
 import { describeResults } from "./results.js";
+import { describeFlows } from "./flows.js";
 import { openTestDatabase } from "../postgres/pg-test-env.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
@@ -81,6 +82,7 @@ describeUnique(withPeers);
 describeLimits(withPeers);
 describeRetention(withPeers);
 describeResults(withPeers);
+describeFlows(withPeers);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({

@@ -21,6 +21,7 @@ export const capabilities: BackendCapabilities = {
   priority: true,
   pauseStore: false,
   throughputStore: false,
+  flows: true,
 };
 
 /** A backend given no connection URL (PGlite) cannot hand its leases to a heartbeat thread. */

@@ -44,6 +44,7 @@ export const PREPARED = {
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
   completeResults: { name: "jfast_complete_results" },
+  completeFlow: { name: "jfast_complete_flow" },
   extendLeases: { name: "jfast_extend_leases" },
   nextDue: { name: "jfast_next_due" },
 } as const;

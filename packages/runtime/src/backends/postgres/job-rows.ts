@@ -1,4 +1,5 @@
 import { DEFAULT_PRIORITY, Job, type AttemptError, type JobJSON } from "../../core/job.js";
+import type { JobFlow } from "../../core/flow.js";
 import type { StoredResult } from "../../core/result.js";
 import type { JobUnique } from "../../core/unique.js";
 
@@ -20,6 +21,8 @@ export interface JobRow {
   trace: JobJSON["trace"];
   errors: AttemptError[] | null;
   timeout_ms: string | number | null;
+  /** A flow's step: its place in the flow (null for a plain job; absent from statements that do not select it). */
+  flow?: JobFlow | null;
   /** Read by get-job.sql only (a unique job's option; null for the others). */
   unique_spec?: JobUnique | null;
 }
@@ -41,6 +44,7 @@ export function rowToJson(row: JobRow): JobJSON {
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
   };
   if (row.unique_spec) json.unique = row.unique_spec;
+  if (row.flow) json.flow = row.flow;
   return json;
 }
 
@@ -60,6 +64,7 @@ export function rowToJob(row: JobRow): Job {
     trace: row.trace ?? null,
     errors: row.errors ?? [],
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
+    flow: row.flow ?? undefined,
   });
 }
 

@@ -33,6 +33,7 @@ export const SQL = {
   complete: loadSql("complete"),
   completeDelete: loadSql("complete-delete"),
   completeResults: loadSql("complete-results"),
+  completeFlow: loadSql("complete-flow"),
   retry: loadSql("retry"),
   kill: loadSql("kill"),
   release: loadSql("release"),
@@ -60,6 +61,11 @@ export const SQL = {
   pruneDeadCount: loadSql("prune-dead-count"),
   claimLease: loadSql("claim-lease"),
   releaseLease: loadSql("release-lease"),
+  enqueueFlow: loadSql("enqueue-flow"),
+  flowParents: loadSql("flow-parents"),
+  getFlow: loadSql("get-flow"),
+  listFlows: loadSql("list-flows"),
+  cancelFlow: loadSql("cancel-flow"),
 } as const;
 
 /** A listing statement written oldest first, in its four forms: order, and with or without a cursor. */
@@ -73,10 +79,11 @@ export interface ListingSql {
  * drops the cursor's condition (keeping $5 and $6 typed, sent as nulls). Derived, so the four cannot drift.
  */
 function listing(sql: string): ListingSql {
+  // Every cursor line: a statement may read two indexes (list-scheduled.sql), each from the cursor.
   const cursorLine = /^ {4}AND .* [<>] \(?\$5::.*$/m;
   if (!cursorLine.test(sql) || !/ ASC\b/.test(sql)) throw new Error("a listing statement must order ASC and continue with `AND ... > $5` on its own line");
-  const newest = sql.replace(/ (ASC|DESC)\b/g, (_m, dir: string) => (dir === "ASC" ? " DESC" : " ASC")).replace(/ > (\(?\$5::)/, " < $1");
-  const first = (text: string) => text.replace(cursorLine, "    AND $5::text IS NULL AND $6::bigint IS NULL");
+  const newest = sql.replace(/ (ASC|DESC)\b/g, (_m, dir: string) => (dir === "ASC" ? " DESC" : " ASC")).replace(/ > (\(?\$5::)/g, " < $1");
+  const first = (text: string) => text.replace(new RegExp(cursorLine.source, "gm"), "    AND $5::text IS NULL AND $6::bigint IS NULL");
   return { oldest: { first: first(sql), after: sql }, newest: { first: first(newest), after: newest } };
 }
 

@@ -44,6 +44,9 @@ import type { StoredResult } from "../../core/result.js";
 import * as maintenance from "./maintenance.js";
 import * as outcomes from "./outcomes.js";
 import { createWakeUps, type WakeUps } from "./wake-ups.js";
+import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
+import * as flows from "./flows.js";
 
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
@@ -103,6 +106,8 @@ export class PostgresBackend implements QueueBackend {
   /** What the operations work on (context.ts). */
   private readonly q: PgQueue;
   private readonly completions: CompletionBatcher;
+  /** Flow steps' completions (complete-flow.sql, which also does the fan-in): never in a plain job's batch. */
+  private readonly flowCompletions: CompletionBatcher;
   private readonly wakeUps: WakeUps;
   private readonly waiters = new Set<() => void>();
   /** Bumped by every notification: a wait that saw it change while arming itself returns at once. */
@@ -133,6 +138,8 @@ export class PostgresBackend implements QueueBackend {
         await this.run("complete", () => this.db.query(SQL.completeResults, params, PREPARED.completeResults));
       } else await this.run("complete", () => this.db.query(complete, [textArray(ids), workerId], name));
     });
+    // Flow steps are always kept, keep_completed or not: the steps after them read their results.
+    this.flowCompletions = new CompletionBatcher((ids, workerId, results) => flows.completeSteps(this.q, ids, workerId, results));
     this.q = {
       db: options.db,
       reader: options.reader ?? options.db,
@@ -165,6 +172,7 @@ export class PostgresBackend implements QueueBackend {
     this.closed = true;
     this.wakeAll();
     await this.completions.flush();
+    await this.flowCompletions.flush();
     await this.wakeUps.close();
     await this.listening;
     const unlisten = this.unlisten;
@@ -203,7 +211,7 @@ export class PostgresBackend implements QueueBackend {
   }
 
   complete({ workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
-    return this.completions.add(job.id, workerId, result);
+    return (job.flow ? this.flowCompletions : this.completions).add(job.id, workerId, result);
   }
 
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
@@ -224,6 +232,32 @@ export class PostgresBackend implements QueueBackend {
 
   cancel(params: { id: string }): Promise<CancelResult> {
     return outcomes.cancel(this.q, params);
+  }
+
+  /** One statement (enqueue-flow.sql): the flow's row and every step, or nothing when the flow exists. */
+  enqueueFlow(params: { flow: FlowPlan }): Promise<{ created: boolean }> {
+    return flows.enqueueFlow(this.q, params);
+  }
+
+  /** enqueueFlow through the caller's executor: the flow exists iff their transaction commits (outbox.flow). */
+  enqueueFlowWithin(params: { executor: SqlExecutor; flow: FlowPlan }): Promise<{ created: boolean }> {
+    return flows.enqueueFlowWithin(this.q, params);
+  }
+
+  parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {
+    return flows.parentOutcomes(this.q, params);
+  }
+
+  listFlows(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
+    return flows.listFlows(this.q, params);
+  }
+
+  getFlow(params: { id: string }): Promise<FlowDetail | null> {
+    return flows.getFlow(this.q, params);
+  }
+
+  cancelFlow(params: { id: string }): Promise<{ cancelled: string[] } | null> {
+    return flows.cancelFlow(this.q, params);
   }
 
   setLimits(params: { limits: LimitMap }): Promise<void> {

@@ -77,7 +77,7 @@ claimed AS (
   -- jsonb here and parse as JSON in the driver.
   RETURNING j.id, j.seq, j.task, j.priority, j.payload, j.attempts, j.max_attempts,
             date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
-            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms
+            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms, j.flow
 )
-SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms
+SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms, flow
 FROM claimed ORDER BY priority, available_at, seq

@@ -4,7 +4,7 @@
 --         job's result (has_result: a stored JSON null reads as null too), result_omitted
 -- index:  jfast_jobs_pkey
 SELECT id, seq, task, priority, payload, attempts, max_attempts, available_at, created_at,
-       tenant_id, request_id, trace, errors, timeout_ms,
+       tenant_id, request_id, trace, errors, timeout_ms, flow,
        state, locked_by, locked_until, died_at, unique_spec,
        result, result IS NOT NULL AS has_result, result_omitted
 FROM jfast_jobs

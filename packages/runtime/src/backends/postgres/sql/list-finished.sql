@@ -27,7 +27,7 @@ edge AS (
          (SELECT count(*) FROM scanned) AS scanned
 )
 SELECT j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
-       j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms, j.state, j.locked_by, j.locked_until, j.died_at,
+       j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms, j.flow, j.state, j.locked_by, j.locked_until, j.died_at,
        page.k AS cursor_at, page.seq AS cursor_seq, edge.edge_at, edge.edge_seq, edge.scanned
 FROM edge
 LEFT JOIN (page JOIN jfast_jobs AS j ON j.id = page.id) ON true

@@ -1,6 +1,8 @@
 -- Scheduled jobs (delayed, backing off, snoozed: $2 = 'ready', not yet due), by the time they come due, then
--- enqueue order: the open index's entries after now.
--- index:  jfast_jobs_open_idx (queue, available_at, seq) WHERE phase = 'open'
+-- enqueue order: the open index's entries after now, merged with the flow steps still waiting for their parents
+-- (docs/flows.md#states), in the order of their own available_at.
+-- index:  jfast_jobs_open_idx (queue, available_at, seq) WHERE phase = 'open', and jfast_jobs_waiting_idx (the
+--         same key WHERE phase = 'waiting'); each read in order from the cursor, at most $7 entries, then merged
 -- A page reads at most $7 entries of the index after the cursor and keeps the ones that match: its cost is
 -- bounded by $7 whatever the filters, and a page may hold fewer than $8 rows while more follow. Written oldest
 -- first; load-sql.ts derives the newest-first statement (each ASC a DESC, the cursor's > a <) and the first page's.
@@ -10,12 +12,22 @@
 --         each with edge_at, edge_seq (the last entry read) and scanned (entries read); one row of nulls but those
 --         three when no entry matched
 WITH scanned AS MATERIALIZED (
-  SELECT id, seq, available_at AS k,
-         state = $2 AND ($3::text IS NULL OR task = $3::text) AND ($4::text IS NULL OR tenant_id = $4::text) AS hit
-  FROM jfast_jobs
-  WHERE queue = $1 AND phase = 'open' AND available_at > now()
+  SELECT id, seq, k,
+         (state = $2 OR state = 'waiting') AND ($3::text IS NULL OR task = $3::text) AND ($4::text IS NULL OR tenant_id = $4::text) AS hit
+  FROM (
+    (SELECT id, seq, available_at AS k, state, task, tenant_id FROM jfast_jobs
+     WHERE queue = $1 AND phase = 'open' AND available_at > now()
     AND (available_at, seq) > ($5::timestamptz, $6::bigint)
-  ORDER BY available_at ASC, seq ASC
+     ORDER BY available_at ASC, seq ASC
+     LIMIT $7)
+    UNION ALL
+    (SELECT id, seq, available_at, state, task, tenant_id FROM jfast_jobs
+     WHERE queue = $1 AND phase = 'waiting'
+    AND (available_at, seq) > ($5::timestamptz, $6::bigint)
+     ORDER BY available_at ASC, seq ASC
+     LIMIT $7)
+  ) AS entries
+  ORDER BY k ASC, seq ASC
   LIMIT $7
 ),
 page AS (
@@ -27,7 +39,7 @@ edge AS (
          (SELECT count(*) FROM scanned) AS scanned
 )
 SELECT j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
-       j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms, j.state, j.locked_by, j.locked_until, j.died_at,
+       j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms, j.flow, j.state, j.locked_by, j.locked_until, j.died_at,
        page.k::text AS cursor_at, page.seq AS cursor_seq, edge.edge_at, edge.edge_seq, edge.scanned
 FROM edge
 LEFT JOIN (page JOIN jfast_jobs AS j ON j.id = page.id) ON true

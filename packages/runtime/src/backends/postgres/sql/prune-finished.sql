@@ -2,8 +2,9 @@
 -- oldest first (docs/queues.md#retention). A row another transaction holds is skipped, never waited for, so a
 -- batch takes short row locks only and the pruner never queues behind a worker.
 -- params: $1 queue, $2 phase, $3 cutoff (timestamptz, ISO-8601), $4 batch size
--- result: one row { deleted: count }
+-- result: one row { deleted: count } (jobs; the flows that go with them are not counted)
 -- index:  jfast_jobs_finished_idx (queue, phase, finished_at), a range read from its start
+--         jfast_jobs_flow_idx and jfast_flows_pkey for the flows of the deleted rows
 WITH doomed AS (
   SELECT id FROM jfast_jobs
   WHERE queue = $1 AND phase = $2::text AND phase IN ('completed', 'cancelled') AND finished_at < $3::timestamptz
@@ -12,6 +13,14 @@ WITH doomed AS (
   FOR UPDATE SKIP LOCKED
 ),
 deleted AS (
-  DELETE FROM jfast_jobs AS j USING doomed WHERE j.id = doomed.id RETURNING 1
+  DELETE FROM jfast_jobs AS j USING doomed WHERE j.id = doomed.id RETURNING j.id, j.flow_id
+),
+-- A finished flow (completed or cancelled) goes with the last of its steps (docs/postgres.md#retention). The statement
+-- still sees the rows it deletes, hence the second NOT EXISTS.
+flows AS (
+  DELETE FROM jfast_flows AS f
+  WHERE f.id IN (SELECT flow_id FROM deleted WHERE flow_id IS NOT NULL) AND f.finished_at IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM jfast_jobs AS s
+                    WHERE s.flow_id = f.id AND NOT EXISTS (SELECT 1 FROM deleted AS d WHERE d.id = s.id))
 )
 SELECT count(*)::integer AS deleted FROM deleted

@@ -1,0 +1,171 @@
+import { flowState, type FlowPlan, type JobFlow, type ParentOutcome } from "../../core/flow.js";
+import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import { JobState } from "../../core/job-state.js";
+import type { EnqueueResult } from "../../core/queue-backend.js";
+import type { StoredResult } from "../../core/result.js";
+import type { SqlExecutor } from "../../core/sql-port.js";
+import { PREPARED, type PgQueue } from "./context.js";
+import { translate } from "./errors.js";
+import { jobsToColumns, numberArray, resultArrays, textArray, toIso, toIsoOrNull } from "./job-rows.js";
+import { SQL } from "./load-sql.js";
+
+/**
+ * Flows on the PostgreSQL queue (docs/postgres.md#flows): the steps are rows of jfast_jobs with their flow columns
+ * (migration 0024), the flow a row of jfast_flows. The fan-in is complete-flow.sql (a completion) and the trigger
+ * of 0024 (a death, a dead step retried): each counts a step's outcome in the statement that writes it.
+ */
+
+/** Flows read at most per page of listFlows, whatever its filters (list-flows.sql). */
+const LIST_FLOWS_WINDOW = 1000;
+/** A completion of flow steps that lost a deadlock is written again (it wrote nothing): this many times at most. */
+const DEADLOCK_RETRIES = 5;
+
+export function enqueueFlow(q: PgQueue, { flow }: { flow: FlowPlan }): Promise<{ created: boolean }> {
+  const write = writeFlow(q, q.db, flow);
+  return created(write, q.wakeUps.afterCommit(write));
+}
+
+/** In the caller's transaction (outbox.flow): workers are woken once a look-up sees the ready steps committed. */
+export function enqueueFlowWithin(q: PgQueue, { executor, flow }: { executor: SqlExecutor; flow: FlowPlan }): Promise<{ created: boolean }> {
+  const write = writeFlow(q, executor, flow);
+  return created(write, q.wakeUps.afterCallerWrite(write));
+}
+
+async function created(write: Promise<{ created: boolean }>, woken: Promise<EnqueueResult>): Promise<{ created: boolean }> {
+  await woken;
+  return { created: (await write).created };
+}
+
+/** enqueue-flow.sql; `inserted` holds the steps written ready (what the wake-up is for). */
+async function writeFlow(q: PgQueue, executor: SqlExecutor, flow: FlowPlan): Promise<EnqueueResult & { created: boolean }> {
+  const jobs = flow.steps.map((step) => step.job);
+  const params = [
+    q.queue,
+    ...jobsToColumns(jobs),
+    textArray(jobs.map((job) => JSON.stringify(job.flow))),
+    textArray(flow.steps.map((step) => JSON.stringify(step.children))),
+    numberArray(flow.steps.map((step) => step.pending)),
+    flow.id,
+    flow.name,
+    flow.kind,
+    flow.tenantId,
+    flow.createdAt,
+  ];
+  const [row] = await q.run("enqueueFlow", () => executor.query<{ created: string | number }>(SQL.enqueueFlow, params));
+  const isNew = Number(row?.created) > 0;
+  return { created: isNew, inserted: isNew ? flow.steps.filter((step) => step.pending === 0).map((step) => step.job.id) : [] };
+}
+
+/**
+ * complete-flow.sql for a batch of one worker's flow steps: completed, and counted for their children and flows,
+ * in one statement. A deadlock (the other statement then went through) rolled all of it back: written again.
+ */
+export async function completeSteps(q: PgQueue, ids: string[], workerId: string, results?: Array<StoredResult | undefined>): Promise<void> {
+  const [values, omitted] = results ? resultArrays(results) : [null, null];
+  const params = [textArray(ids), workerId, values, omitted, q.channel];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await q.db.query(SQL.completeFlow, params, PREPARED.completeFlow);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== "40P01" || attempt > DEADLOCK_RETRIES) throw translate(error, "complete", q.schema);
+    }
+  }
+}
+
+export async function parentOutcomes(q: PgQueue, { jobIds }: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {
+  const outcomes = new Map<string, ParentOutcome>();
+  if (jobIds.length === 0) return outcomes;
+  type Row = { id: string; state: string; result: unknown; has_result: boolean; last_error: { class?: string; message?: string } | null };
+  const rows = await q.run("parentOutcomes", () => q.db.query<Row>(SQL.flowParents, [q.queue, textArray(jobIds)]));
+  for (const row of rows) {
+    if (row.state === JobState.completed) outcomes.set(row.id, { state: "completed", result: row.has_result ? row.result : undefined });
+    else outcomes.set(row.id, { state: "dead", error: lastError(row.last_error) });
+  }
+  return outcomes;
+}
+
+interface FlowRow {
+  id: string;
+  name: string | null;
+  kind: FlowSummary["kind"];
+  tenant_id: string | null;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+  total: number | string;
+  completed: number | string;
+  dead: number | string;
+  cancelled: boolean;
+}
+
+export async function listFlows(q: PgQueue, params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
+  const after = params.after === undefined ? null : Number(params.after);
+  if (after !== null && !Number.isSafeInteger(after)) return { rows: [], next: null };
+  type Row = FlowRow & { seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
+  const rows = await q.run("listFlows", () =>
+    q.reader.query<Row>(SQL.listFlows, [q.queue, params.state ?? null, params.name ?? null, params.tenantId ?? null, params.limit + 1, after, LIST_FLOWS_WINDOW]),
+  );
+  const page = rows.filter((row) => row.id !== null);
+  const summary = rows[0];
+  let next: string | null = null;
+  if (page.length > params.limit) next = String(page[params.limit - 1]!.seq);
+  else if (summary && Number(summary.scanned) >= LIST_FLOWS_WINDOW && summary.edge_seq !== null) next = String(summary.edge_seq);
+  return { rows: page.slice(0, params.limit).map(toSummary), next };
+}
+
+export async function getFlow(q: PgQueue, { id }: { id: string }): Promise<FlowDetail | null> {
+  type Row = FlowRow & {
+    job_id: string | null;
+    task: string;
+    state: JobState;
+    flow: JobFlow;
+    attempts: number;
+    result: unknown;
+    has_result: boolean;
+    last_error: { class?: string; message?: string } | null;
+    step_finished_at: Date | string | null;
+    died_at: Date | string | null;
+  };
+  const rows = await q.run("getFlow", () => q.db.query<Row>(SQL.getFlow, [q.queue, id]));
+  if (rows.length === 0) return null;
+  const steps: Record<string, FlowStepInfo> = {};
+  for (const row of rows) {
+    if (row.job_id === null) continue;
+    steps[row.flow.step] = {
+      jobId: row.job_id,
+      task: row.task,
+      state: row.state,
+      after: Object.keys(row.flow.after),
+      attempts: Number(row.attempts),
+      ...(row.state === JobState.completed && row.has_result ? { result: row.result } : {}),
+      ...(row.last_error && row.state !== JobState.completed ? { error: lastError(row.last_error) } : {}),
+      finishedAt: toIsoOrNull(row.step_finished_at ?? row.died_at),
+    };
+  }
+  return { ...toSummary(rows[0]!), steps };
+}
+
+export async function cancelFlow(q: PgQueue, { id }: { id: string }): Promise<{ cancelled: string[] } | null> {
+  const [row] = await q.run("cancelFlow", () => q.db.query<{ found: boolean; cancelled: string[] | null }>(SQL.cancelFlow, [q.queue, id]));
+  return row?.found ? { cancelled: row.cancelled ?? [] } : null;
+}
+
+function toSummary(row: FlowRow): FlowSummary {
+  const counts = { cancelled: row.cancelled, total: Number(row.total), completed: Number(row.completed), dead: Number(row.dead) };
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    state: flowState(counts),
+    tenantId: row.tenant_id,
+    createdAt: toIso(row.created_at),
+    finishedAt: toIsoOrNull(row.finished_at),
+    total: counts.total,
+    completed: counts.completed,
+    dead: counts.dead,
+  };
+}
+
+function lastError(error: { class?: string; message?: string } | null): { class: string; message: string } {
+  return { class: error?.class ?? "Error", message: error?.message ?? "" };
+}

@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { planFlow } from "../../src/core/flow.js";
+import { JobState } from "../../src/core/job-state.js";
+import type { PostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
+import { ListState } from "../../src/core/queue-backend.js";
+import { eventually, makeJob, WORKER } from "../conformance/harness.js";
+import { openTestBackend } from "./pg-test-env.js";
+
+/**
+ * Flows as the PostgreSQL queue stores them (docs/postgres.md#flows), beyond the conformance suite: how a waiting
+ * step shows in the views, a death the claim writes (a lease expired on the last attempt), a flow step completed
+ * with keep_completed = false, and retention taking a finished flow with its last steps.
+ */
+describe("postgres: flow storage", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function open(options: { keepCompleted?: boolean } = {}): Promise<PostgresBackend> {
+    const { backend, cleanup } = await openTestBackend(options);
+    cleanups.push(cleanup);
+    return backend;
+  }
+
+  async function claimAll(backend: PostgresBackend, leaseMs = 30_000) {
+    return backend.claim({ workerId: WORKER, limit: 100, leaseMs });
+  }
+
+  it("shows a waiting step in getJob and among the scheduled jobs, and counts it in no depth", async () => {
+    const backend = await open();
+    const flow = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const b = flow.steps[1]!.job.id;
+    expect(await backend.getJob({ id: b })).toMatchObject({ state: JobState.waiting, job: { id: b, flow: { id: flow.id, step: "b" } } });
+    for (const order of ["oldest", "newest"] as const) {
+      const scheduled = await backend.listJobs({ state: ListState.scheduled, limit: 10, order });
+      expect(scheduled.rows.map((r) => r.job.id)).toEqual([b]);
+    }
+    expect((await backend.listJobs({ state: ListState.ready, limit: 10, order: "oldest" })).rows.map((r) => r.job.id)).toEqual([flow.steps[0]!.job.id]);
+    expect(await backend.depths()).toEqual({ ready: 1, scheduled: 0, running: 0, dead: 0 });
+    expect(await backend.cancel({ id: b })).toEqual({ cancelled: true, state: JobState.cancelled });
+  });
+
+  it("counts a death the claim writes (a lease expired on the last attempt) for the flow and its onParentFailure: \"run\" steps", async () => {
+    const backend = await open();
+    const a = makeJob({ maxAttempts: 1 });
+    const flow = planFlow({ steps: { a, cleanup: { job: makeJob(), after: ["a"], onParentFailure: "run" }, next: { job: makeJob(), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    expect((await claimAll(backend, 1)).map((j) => j.id)).toEqual([a.id]);
+    await new Promise((r) => setTimeout(r, 20));
+    // The next claim finds a's lease expired on its only attempt: a is dead, and cleanup ready in the same statement.
+    const claimed = await eventually("cleanup claimed", async () => {
+      const jobs = await claimAll(backend);
+      return jobs.length > 0 ? jobs : null;
+    });
+    expect(claimed.map((j) => j.flow?.step)).toEqual(["cleanup"]);
+    const detail = (await backend.getFlow({ id: flow.id }))!;
+    expect(detail).toMatchObject({ state: "failed", dead: 1, completed: 0 });
+    expect(detail.steps.a).toMatchObject({ state: JobState.dead, error: { class: "WorkerLost" } });
+    expect(detail.steps.next!.state).toBe(JobState.waiting);
+    // Retried and completed: cleanup is not counted a second time, next runs, the flow completes.
+    await backend.complete({ workerId: WORKER, job: claimed[0]! });
+    expect(await backend.retryDead({ all: true })).toMatchObject({ retried: [a.id] });
+    expect((await backend.getFlow({ id: flow.id }))!.state).toBe("running");
+    const [again] = await claimAll(backend);
+    await backend.complete({ workerId: WORKER, job: again! });
+    const [next] = await claimAll(backend);
+    expect(next?.flow?.step).toBe("next");
+    await backend.complete({ workerId: WORKER, job: next! });
+    expect(await backend.getFlow({ id: flow.id })).toMatchObject({ state: "completed", completed: 3, dead: 0 });
+  });
+
+  it("keeps a completed flow step with keep_completed = false, for the steps after it to read", async () => {
+    const backend = await open({ keepCompleted: false });
+    const flow = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const [a] = await claimAll(backend);
+    await backend.complete({ workerId: WORKER, job: a!, result: { value: { n: 1 } } });
+    expect((await backend.parentOutcomes({ jobIds: [a!.id] })).get(a!.id)).toEqual({ state: "completed", result: { n: 1 } });
+    expect((await backend.getJob({ id: flow.steps[1]!.job.id }))?.state).toBe(JobState.ready);
+  });
+
+  it("prunes a finished flow with the last of its steps, and a running one not at all", async () => {
+    const backend = await open();
+    const done = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    const running = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    await backend.enqueueFlow({ flow: done });
+    for (let i = 0; i < 2; i++) for (const job of await claimAll(backend)) await backend.complete({ workerId: WORKER, job });
+    expect((await backend.getFlow({ id: done.id }))?.state).toBe("completed");
+    await backend.enqueueFlow({ flow: running });
+    const [first] = await claimAll(backend);
+    await backend.complete({ workerId: WORKER, job: first! });
+
+    // One step of the finished flow at a time: the flow goes with the second.
+    const select = { before: new Date(Date.now() + 60_000) };
+    expect(await backend.prune({ state: "completed", select: { keepNewest: 2 }, limit: 1 })).toBe(1);
+    expect(await backend.getFlow({ id: done.id })).not.toBeNull();
+    expect(await backend.prune({ state: "completed", select, limit: 1000 })).toBe(2);
+    expect(await backend.getFlow({ id: done.id })).toBeNull();
+    expect((await backend.listFlows({ limit: 10 })).rows.map((f) => f.id)).toEqual([running.id]);
+  });
+});
