@@ -1,4 +1,4 @@
-import type { JobFlow, ParentOutcome } from "./flow.js";
+import { planSpawn, type FlowPlanStep, type FlowStepInput, type JobFlow, type ParentOutcome, type SpawnOptions } from "./flow.js";
 import type { Job } from "./job.js";
 
 /** `tools.flow` in a flow step's handler (docs/flows.md#results-passed-on); undefined outside a flow. */
@@ -12,6 +12,12 @@ export interface FlowTools<R extends Record<string, unknown> = Record<string, un
    * parent that ended dead reads `{ error: { class, message } }` instead.
    */
   readonly results: R;
+  /**
+   * Adds steps to this flow that run after this one (one per line of a file, say), written with this step's
+   * completion: a failed attempt adds nothing, and a retried step adds them once (docs/flows.md#adding-steps-while-it-runs).
+   * Each is named `<this step>/<name>`; `then` steps run once all of them have completed.
+   */
+  spawn(steps: Readonly<Record<string, FlowStepInput>>, options?: SpawnOptions): void;
 }
 
 /** `tools.batch` in a batch's `onComplete` / `onSuccess` handler (docs/flows.md#batches). */
@@ -27,6 +33,8 @@ export interface BatchTools {
 interface StepInputs {
   flow: FlowTools;
   batch: BatchTools | undefined;
+  /** What this attempt's handler spawned, written with its completion (`spawnedBy`). */
+  spawned: FlowPlanStep[];
 }
 
 const inputs = new WeakMap<Job, StepInputs>();
@@ -58,8 +66,27 @@ export async function loadStepInputs(job: Job, read: (jobIds: readonly string[])
       results[name] = { error: outcome.error };
     } else results[name] = undefined;
   }
+  const spawned: FlowPlanStep[] = [];
   inputs.set(job, {
-    flow: { id: flow.id, step: flow.step, results },
+    flow: {
+      id: flow.id,
+      step: flow.step,
+      results,
+      spawn(steps, options) {
+        const planned = planSpawn({ job, flow }, steps, options);
+        const taken = new Set(spawned.map((s) => s.name));
+        const again = planned.find((s) => taken.has(s.name));
+        if (again) throw new TypeError(`flow.spawn: step "${again.name}" was already spawned by this attempt; give each spawned step its own name`);
+        spawned.push(...planned);
+      },
+    },
     batch: flow.batch ? { id: flow.id, total: parents.length, completed, dead } : undefined,
+    spawned,
   });
+}
+
+/** The steps this attempt of `job` spawned (none for a job outside a flow), for its completion to write. */
+export function spawnedBy(job: Job): FlowPlanStep[] | undefined {
+  const spawned = inputs.get(job)?.spawned;
+  return spawned && spawned.length > 0 ? spawned : undefined;
 }

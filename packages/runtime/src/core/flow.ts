@@ -124,6 +124,8 @@ export function flowState(counts: { cancelled: boolean; total: number; completed
 export type ParentOutcome = { state: "completed"; result: unknown } | { state: "dead"; error: { class: string; message: string } };
 
 const STEP_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,99}$/;
+/** A spawned step's name: `<spawning step>/<name>`, nested as steps spawn steps. */
+const SPAWNED_STEP_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.:/-]{0,999}$/;
 const FLOW_NAME_MAX = 200;
 
 function invalid(message: string, hint: string): JfastError {
@@ -135,7 +137,7 @@ function invalid(message: string, hint: string): JfastError {
  * knows its children and how many parents it waits for. Throws FLOW_INVALID (nothing written) for an empty flow, a
  * step name that is not a name, an unknown or repeated step in `after`, a job used twice, or a cycle.
  */
-export function planFlow(input: FlowInput, options: { kind?: FlowKind; batchSteps?: readonly string[] } = {}): FlowPlan {
+export function planFlow(input: FlowInput, options: { kind?: FlowKind; batchSteps?: readonly string[]; spawned?: boolean } = {}): FlowPlan {
   const where = options.kind === "batch" ? "batch" : "flow";
   if (input === null || typeof input !== "object" || input.steps === null || typeof input.steps !== "object") {
     throw invalid(`${where}: expected { steps: { <name>: job | { job, after } } }, got ${describe(input)}`, "pass the steps as an object keyed by step name");
@@ -148,7 +150,7 @@ export function planFlow(input: FlowInput, options: { kind?: FlowKind; batchStep
   const seenJobs = new Set<Job>();
   const steps = new Map<string, { job: Job; after: string[]; run: boolean }>();
   for (const name of names) {
-    if (!STEP_NAME.test(name)) {
+    if (!(options.spawned ? SPAWNED_STEP_NAME : STEP_NAME).test(name)) {
       throw invalid(`${where}: step name ${JSON.stringify(name)} is not a name`, "use letters, digits, \"_\", \".\", \":\" or \"-\" (up to 100), starting with a letter, digit or \"_\"");
     }
     const raw = input.steps[name];
@@ -226,6 +228,59 @@ export function planBatch(jobs: readonly Job[], options: BatchOptions = {}): Flo
     callbacks.push("onSuccess");
   }
   return planFlow({ ...(options.name === undefined ? {} : { name: options.name }), steps }, { kind: "batch", batchSteps: callbacks });
+}
+
+/** What `tools.flow.spawn` takes besides the steps: steps that run once every spawned step has completed. */
+export interface SpawnOptions {
+  then?: Readonly<Record<string, FlowStepInput>>;
+}
+
+/**
+ * Steps a running step adds to its flow (`tools.flow.spawn`), planned to be written with that step's completion
+ * (docs/flows.md#adding-steps-while-it-runs). Each is named `<spawning step>/<name>` (so it cannot collide with a
+ * step of the flow) and runs after the spawning step, plus any spawned step named in its own `after`; a `then`
+ * step runs after every spawned step, plus any `then` step in its `after`. `pending` counts only the spawned
+ * parents: the spawning step is completing in the same write.
+ */
+export function planSpawn(parent: { job: { id: string; tenantId: string | null }; flow: JobFlow }, steps: Readonly<Record<string, FlowStepInput>>, options: SpawnOptions = {}): FlowPlanStep[] {
+  const prefix = `${parent.flow.step}/`;
+  const spawnedNames = Object.keys(steps ?? {});
+  if (spawnedNames.length === 0) throw invalid("flow.spawn: it has no steps", "give at least one step: tools.flow.spawn({ line1: task.job(...) })");
+  const thenSteps = options.then ?? {};
+  const input: Record<string, FlowStepInput> = {};
+  const withPrefix = (name: string) => `${prefix}${name}`;
+  const local = (raw: FlowStepInput | undefined, extraAfter: string[], own: Set<string>, label: string): FlowStepInput => {
+    const spec = raw instanceof Job ? { job: raw } : raw;
+    if (!spec || typeof spec !== "object" || !(spec.job instanceof Job)) {
+      throw invalid(`flow.spawn: step "${label}" is not a job`, `make it with the task's job(): { ${label}: myTask.job(payload) }`);
+    }
+    const after = (spec.after ?? []).map((name) => {
+      if (!own.has(name)) throw invalid(`flow.spawn: step "${label}" runs after "${name}", which is not a step of this spawn`, `name steps of the same spawn (${[...own].join(", ")})`);
+      return withPrefix(name);
+    });
+    return { job: spec.job, after: [...extraAfter, ...after], ...(spec.onParentFailure ? { onParentFailure: spec.onParentFailure } : {}) };
+  };
+  const spawnedSet = new Set(spawnedNames);
+  for (const name of spawnedNames) input[withPrefix(name)] = local(steps[name], [], spawnedSet, name);
+  const thenNames = Object.keys(thenSteps);
+  const thenSet = new Set(thenNames);
+  for (const name of thenNames) {
+    if (spawnedSet.has(name)) throw invalid(`flow.spawn: "${name}" is both a spawned step and a then step`, "give each step one name");
+    input[withPrefix(name)] = local(thenSteps[name], spawnedNames.map(withPrefix), thenSet, name);
+  }
+  // Planned as a flow of its own (cycles, names, jobs used twice), then moved into the parent's flow.
+  const plan = planFlow({ steps: input }, { spawned: true });
+  const ids = new Map(plan.steps.map((step) => [step.name, step.job.id]));
+  return plan.steps.map((step) => {
+    const flow = step.job.flow!;
+    step.job.flow = {
+      id: parent.flow.id,
+      step: step.name,
+      after: { [parent.flow.step]: parent.job.id, ...Object.fromEntries(Object.keys(flow.after).map((name) => [name, ids.get(name)!])) },
+      ...(flow.onParentFailure ? { onParentFailure: flow.onParentFailure } : {}),
+    };
+    return step;
+  });
 }
 
 function topologicalOrder(steps: Map<string, { after: string[] }>, where: string): string[] {

@@ -40,6 +40,7 @@ export {
   type QueueEnqueueResult,
   type SlotOffer,
   type SnoozeParams,
+  type CompleteParams,
 } from "./backend/protocol.js";
 export {
   ListOrder,

@@ -1,3 +1,4 @@
+import { spawnedBy } from "../core/flow-tools.js";
 import type { AttemptError, Job } from "../core/job.js";
 import { TOO_MANY_SNOOZES } from "../core/outcome.js";
 import type { QueueBackend } from "../core/queue-backend.js";
@@ -39,7 +40,8 @@ export class OutcomeWriter {
     switch (decision.kind) {
       case "complete": {
         const result = storedResult(decision.value, this.params.maxResultBytes);
-        this.settle(job.id, () => backend.complete(result ? { workerId, job, result } : { workerId, job }));
+        const spawn = job.flow ? spawnedBy(job) : undefined;
+        this.settle(job.id, () => backend.complete(spawn ? { workerId, job, result, spawn } : result ? { workerId, job, result } : { workerId, job }));
         return;
       }
       case "snooze":

@@ -92,9 +92,9 @@ export function describeFlows(factory: BackendFactory): void {
       expect(order.indexOf("notify")).toBeGreaterThan(order.indexOf("ship"));
       expect(order.sort()).toEqual(["charge", "notify", "reserve", "ship"]);
       const ship = seen.find((s) => s.step === "ship")!;
-      expect(ship.flow).toEqual({ id: flow.id, step: "ship", results: { charge: { from: "charge" }, reserve: { from: "reserve" } } });
+      expect(ship.flow).toMatchObject({ id: flow.id, step: "ship", results: { charge: { from: "charge" }, reserve: { from: "reserve" } } });
       expect(seen.find((s) => s.step === "notify")!.flow?.results).toEqual({ ship: { from: "ship" } });
-      expect(seen.find((s) => s.step === "charge")!.flow).toEqual({ id: flow.id, step: "charge", results: {} });
+      expect(seen.find((s) => s.step === "charge")!.flow).toMatchObject({ id: flow.id, step: "charge", results: {} });
       expect(ship.batch).toBeUndefined();
 
       const detail = (await backend.getFlow({ id: flow.id }))!;
@@ -242,6 +242,43 @@ export function describeFlows(factory: BackendFactory): void {
       expect(seen.find((s) => s.step === "onSuccess")!.batch).toEqual({ id: flow.id, total: 3, completed: 3, dead: 0 });
       await eventually("the batch completed", async () => (await backend.getFlow({ id: flow.id }))?.state === "completed");
       expect(seen.filter((s) => s.step === "onComplete")).toHaveLength(1);
+    });
+
+    it("adds the steps a running step spawns with its completion, once, and runs their join after them", async () => {
+      const lines = ["l1", "l2", "l3"];
+      let splitAttempts = 0;
+      const joined: Record<string, unknown>[] = [];
+      const ranLines: string[] = [];
+      const flow = plan({ split: stepJob("split"), report: { job: stepJob("report"), after: ["split"] } });
+      await backend.enqueueFlow({ flow });
+      run([
+        defineTask("conf.step", async (payload: { step: string; line?: string }, tools) => {
+          if (payload.step === "split") {
+            splitAttempts += 1;
+            tools.flow!.spawn(Object.fromEntries(lines.map((line) => [line, makeJob({ task: "conf.step", payload: { step: "line", line } })])), {
+              then: { join: makeJob({ task: "conf.step", payload: { step: "join" } }) },
+            });
+            // The first attempt fails after spawning: what it spawned is never written.
+            if (splitAttempts === 1) throw new Error("the first attempt fails after spawning");
+            return { lines: lines.length };
+          }
+          if (payload.step === "line") {
+            ranLines.push(payload.line!);
+            return { line: payload.line };
+          }
+          if (payload.step === "join") joined.push(tools.flow!.results);
+          return undefined;
+        }),
+      ]);
+      await eventually("the flow completed", async () => (await backend.getFlow({ id: flow.id }))?.state === "completed");
+      expect(splitAttempts).toBe(2);
+      expect(ranLines.sort()).toEqual(lines);
+      expect(joined).toEqual([{ split: { lines: 3 }, "split/l1": { line: "l1" }, "split/l2": { line: "l2" }, "split/l3": { line: "l3" } }]);
+      const detail = (await backend.getFlow({ id: flow.id }))!;
+      expect(detail.total).toBe(6);
+      expect(Object.keys(detail.steps).sort()).toEqual(["report", "split", "split/join", "split/l1", "split/l2", "split/l3"]);
+      expect(detail.steps["split/join"]!.after.sort()).toEqual(["split", "split/l1", "split/l2", "split/l3"]);
+      expect(detail.steps["split/l1"]!.after).toEqual(["split"]);
     });
 
     it("fans 1 000 parallel steps into one", async () => {

@@ -1,4 +1,4 @@
-import { flowState, type FlowPlan, type ParentOutcome } from "../../core/flow.js";
+import { flowState, type FlowPlan, type FlowPlanStep, type ParentOutcome } from "../../core/flow.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { JobState } from "../../core/job-state.js";
 import { storedJSON, type Entry, type MemoryStore } from "./store.js";
@@ -53,6 +53,33 @@ export function enqueueFlow(store: MemoryStore, { flow }: { flow: FlowPlan }): {
   }
   store.wake();
   return { created: true };
+}
+
+/**
+ * Steps a completing step spawned (`tools.flow.spawn`): written into its flow, the ones after it alone made ready
+ * by its completion right after (they are its children), the others waiting for the spawned steps they follow.
+ */
+export function addSpawned(store: MemoryStore, parent: Entry, steps: FlowPlanStep[]): void {
+  const flow = flowOf(store, parent);
+  if (!flow || !parent.flow) return;
+  for (const step of steps) {
+    if (store.entries.has(step.job.id)) continue;
+    // Its parent in the flow counts it at completion (pending + 1), the spawned parents as any parent does.
+    const direct = step.job.flow!.after[parent.json.flow!.step] === parent.json.id;
+    if (direct) parent.flow.children.push(step.job.id);
+    flow.steps.push(step.job.id);
+    store.entries.set(step.job.id, {
+      json: storedJSON(step.job),
+      state: JobState.waiting,
+      lockedBy: null,
+      lockedUntil: null,
+      diedAt: null,
+      seq: store.seq++,
+      snoozes: 0,
+      finishedAt: null,
+      flow: { children: step.children, pending: step.pending + (direct ? 1 : 0), counted: false },
+    });
+  }
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { AttemptError, Job } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
-import type { CancelResult, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
-import type { StoredResult } from "../../core/result.js";
-import { stepCompleted } from "./flows.js";
+import type { CancelResult, CompleteParams, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
+import { addSpawned, stepCompleted } from "./flows.js";
 import type { MemoryStore } from "./store.js";
 
 export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): LeaseReport {
@@ -16,7 +15,7 @@ export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: 
   return { cancelled };
 }
 
-export function complete(store: MemoryStore, { workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): void {
+export function complete(store: MemoryStore, { workerId, job, result, spawn }: CompleteParams): void {
   const entry = store.owned(job.id, workerId);
   if (!entry) return;
   if (result) entry.result = result;
@@ -24,7 +23,11 @@ export function complete(store: MemoryStore, { workerId, job, result }: { worker
   entry.finishedAt = Date.now();
   entry.lockedBy = null;
   entry.lockedUntil = null;
-  if (entry.flow) stepCompleted(store, entry);
+  if (entry.flow) {
+    // Steps it spawned are written before it is counted, in the same synchronous step (flows.ts).
+    if (spawn) addSpawned(store, entry, spawn);
+    stepCompleted(store, entry);
+  }
   if (store.limits.has(entry.json.task)) store.wake();
 }
 

@@ -1,3 +1,4 @@
+import type { FlowPlanStep } from "../flow.js";
 import type { AttemptError, Job } from "../job.js";
 import type { JobState } from "../job-state.js";
 import type { LeaseExtenderSpec } from "../lease-extender.js";
@@ -43,7 +44,7 @@ export interface JobProtocol {
    * `result` (core/result.ts) is stored with the completed job, in the same write, where the backend keeps finished
    * jobs (`capabilities.keepsFinished`); undefined stores nothing. It goes when the job is pruned or deleted.
    */
-  complete(params: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void>;
+  complete(params: CompleteParams): Promise<void>;
   /** Records the failed attempt and makes the job claimable again at `availableAt`. */
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
   /** Records the final error and moves the job to dead letters. */
@@ -107,6 +108,17 @@ export interface SlotOffer {
   deliver(jobs: Job[], reserved: number): void;
   /** The write failed: the `reserved` slots are free again. */
   cancel(reserved: number): void;
+}
+
+export interface CompleteParams {
+  workerId: string;
+  job: Job;
+  result?: StoredResult | undefined;
+  /**
+   * A flow step's spawned steps (`tools.flow.spawn`, core/flow.ts planSpawn): written with the completion, in the
+   * same write, only when it completes the job; the flow's total grows by their number (`capabilities.flows`).
+   */
+  spawn?: FlowPlanStep[] | undefined;
 }
 
 export interface ClaimParams {
