@@ -1,7 +1,7 @@
-import { flowState, type FlowPlan, type JobFlow, type ParentOutcome } from "../../core/flow.js";
+import { flowState, type FlowPlan, type FlowPlanStep, type JobFlow, type ParentOutcome } from "../../core/flow.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { JobState } from "../../core/job-state.js";
-import type { EnqueueResult } from "../../core/queue-backend.js";
+import type { CompleteParams, EnqueueResult } from "../../core/queue-backend.js";
 import type { StoredResult } from "../../core/result.js";
 import type { SqlExecutor } from "../../core/sql-port.js";
 import { PREPARED, type PgQueue } from "./context.js";
@@ -38,35 +38,58 @@ async function created(write: Promise<{ created: boolean }>, woken: Promise<Enqu
 
 /** enqueue-flow.sql; `inserted` holds the steps written ready (what the wake-up is for). */
 async function writeFlow(q: PgQueue, executor: SqlExecutor, flow: FlowPlan): Promise<EnqueueResult & { created: boolean }> {
-  const jobs = flow.steps.map((step) => step.job);
-  const params = [
-    q.queue,
-    ...jobsToColumns(jobs),
-    textArray(jobs.map((job) => JSON.stringify(job.flow))),
-    textArray(flow.steps.map((step) => JSON.stringify(step.children))),
-    numberArray(flow.steps.map((step) => step.pending)),
-    flow.id,
-    flow.name,
-    flow.kind,
-    flow.tenantId,
-    flow.createdAt,
-  ];
+  const params = [q.queue, ...stepColumns(flow.steps), flow.id, flow.name, flow.kind, flow.tenantId, flow.createdAt];
   const [row] = await q.run("enqueueFlow", () => executor.query<{ created: string | number }>(SQL.enqueueFlow, params));
   const isNew = Number(row?.created) > 0;
   return { created: isNew, inserted: isNew ? flow.steps.filter((step) => step.pending === 0).map((step) => step.job.id) : [] };
+}
+
+/** The steps' columns, $2-$19 of enqueue-flow.sql and spawn-steps.sql: the jobs' (jobsToColumns), then their flow's. */
+function stepColumns(steps: readonly FlowPlanStep[], extraPending: (step: FlowPlanStep) => number = () => 0): Array<string | null> {
+  return [
+    ...jobsToColumns(steps.map((step) => step.job)),
+    textArray(steps.map((step) => JSON.stringify(step.job.flow))),
+    textArray(steps.map((step) => JSON.stringify(step.children))),
+    numberArray(steps.map((step) => step.pending + extraPending(step))),
+  ];
 }
 
 /**
  * complete-flow.sql for a batch of one worker's flow steps: completed, and counted for their children and flows,
  * in one statement. A deadlock (the other statement then went through) rolled all of it back: written again.
  */
-export async function completeSteps(q: PgQueue, ids: string[], workerId: string, results?: Array<StoredResult | undefined>): Promise<void> {
+export function completeSteps(q: PgQueue, ids: string[], workerId: string, results?: Array<StoredResult | undefined>): Promise<void> {
   const [values, omitted] = results ? resultArrays(results) : [null, null];
-  const params = [textArray(ids), workerId, values, omitted, q.channel];
+  return retryingDeadlocks(q, async () => {
+    await q.db.query(SQL.completeFlow, [textArray(ids), workerId, values, omitted, q.channel, null], PREPARED.completeFlow);
+  });
+}
+
+/**
+ * A step's completion with the steps it spawned (tools.flow.spawn), in one transaction: spawn-steps.sql writes
+ * them (only while the step is this worker's), then complete-flow.sql completes the step, counts it for its
+ * children, the spawned ones among them, and adds them to the flow's total.
+ */
+export function completeSpawning(q: PgQueue, { workerId, job, result, spawn }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
+  const parent = job.flow!;
+  // The steps directly after the spawning one: it counts for them at its completion, as for its other children.
+  const direct = (step: FlowPlanStep) => (step.job.flow?.after[parent.step] === job.id ? 1 : 0);
+  const params = [q.queue, ...stepColumns(spawn, direct), job.id, workerId, textArray(spawn.filter((step) => direct(step) === 1).map((step) => step.job.id))];
+  const [values, omitted] = result ? resultArrays([result]) : [null, null];
+  return retryingDeadlocks(q, () =>
+    q.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ owned: string | number; inserted: string | number }>(SQL.spawnSteps, params);
+      if (Number(row?.owned) === 0) return;
+      await tx.query(SQL.completeFlow, [textArray([job.id]), workerId, values, omitted, q.channel, numberArray([Number(row!.inserted)])], PREPARED.completeFlow);
+    }),
+  );
+}
+
+/** Runs `write` (one statement or transaction, all or nothing) again when it lost a deadlock, at most DEADLOCK_RETRIES times. */
+async function retryingDeadlocks(q: PgQueue, write: () => Promise<void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await q.db.query(SQL.completeFlow, params, PREPARED.completeFlow);
-      return;
+      return await write();
     } catch (error) {
       if ((error as { code?: unknown })?.code !== "40P01" || attempt > DEADLOCK_RETRIES) throw translate(error, "complete", q.schema);
     }

@@ -62,6 +62,7 @@ export const SQL = {
   claimLease: loadSql("claim-lease"),
   releaseLease: loadSql("release-lease"),
   enqueueFlow: loadSql("enqueue-flow"),
+  spawnSteps: loadSql("spawn-steps"),
   flowParents: loadSql("flow-parents"),
   getFlow: loadSql("get-flow"),
   listFlows: loadSql("list-flows"),

@@ -7,6 +7,7 @@ import {
   type BackendCapabilities,
   type CancelResult,
   type ClaimParams,
+  type CompleteParams,
   type DeadJob,
   type DeadSearch,
   type Depths,
@@ -210,7 +211,9 @@ export class PostgresBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete({ workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
+  complete(params: CompleteParams): Promise<void> {
+    const { workerId, job, result, spawn } = params;
+    if (spawn && spawn.length > 0) return flows.completeSpawning(this.q, { ...params, spawn });
     return (job.flow ? this.flowCompletions : this.completions).add(job.id, workerId, result);
   }
 

@@ -8,17 +8,19 @@
 -- A child declared onParentFailure = "run" was already counted when the parent died (flow_counted), and is not
 -- counted again by its completion after a retry. The children, then the flows, are locked in id order before
 -- they are written, so two batches sharing children cannot deadlock on them.
+-- A step that spawned steps (tools.flow.spawn) comes alone, after spawn-steps.sql wrote them and added them to its
+-- children in the same transaction: its flow's total grows by their number ($6) here, with its completion.
 -- params: $1 job ids text[], $2 worker id, $3 results as JSON text[] (NULL: none), $4 why not stored text[]
---         (NULL: stored or none), $5 notification channel
+--         (NULL: stored or none), $5 notification channel, $6 steps each one spawned integer[] (NULL: none)
 -- result: one row { completed, ready, notified }: steps completed, children made ready (a NOTIFY when any)
 -- index:  jfast_jobs_pkey (parents by id, children by id), jfast_flows_pkey
 WITH done AS (
   UPDATE jfast_jobs AS j
   SET state = 'completed', finished_at = now(), locked_by = NULL, locked_until = NULL,
       result = r.result::jsonb, result_omitted = r.omitted
-  FROM unnest($1::text[], $3::text[], $4::text[]) AS r(id, result, omitted)
+  FROM unnest($1::text[], $3::text[], $4::text[], $6::integer[]) AS r(id, result, omitted, spawned)
   WHERE j.id = r.id AND j.locked_by = $2 AND j.state = 'running'
-  RETURNING j.id, j.flow_id, j.flow_children, j.flow_counted
+  RETURNING j.id, j.flow_id, j.flow_children, j.flow_counted, coalesce(r.spawned, 0) AS spawned
 ),
 counts AS (
   SELECT c.id, count(*)::integer AS parents, (count(*) FILTER (WHERE NOT d.flow_counted))::integer AS uncounted
@@ -43,7 +45,7 @@ children AS (
   RETURNING j.state
 ),
 per_flow AS (
-  SELECT flow_id AS id, count(*)::integer AS n FROM done WHERE flow_id IS NOT NULL GROUP BY flow_id
+  SELECT flow_id AS id, count(*)::integer AS n, sum(spawned)::integer AS added FROM done WHERE flow_id IS NOT NULL GROUP BY flow_id
 ),
 locked_flows AS MATERIALIZED (
   -- After the children (the one-time condition waits for their update): children first, then flows, in id order.
@@ -54,8 +56,8 @@ locked_flows AS MATERIALIZED (
 ),
 flows AS (
   UPDATE jfast_flows AS f
-  SET completed = f.completed + p.n,
-      finished_at = CASE WHEN f.finished_at IS NULL AND f.completed + p.n >= f.total THEN now() ELSE f.finished_at END
+  SET completed = f.completed + p.n, total = f.total + p.added,
+      finished_at = CASE WHEN f.finished_at IS NULL AND f.completed + p.n >= f.total + p.added THEN now() ELSE f.finished_at END
   FROM per_flow AS p
   WHERE f.id = ANY ((SELECT array_agg(id) FROM locked_flows)::text[]) AND f.id = p.id
   RETURNING 1
