@@ -68,6 +68,8 @@ describe("isolated handlers", () => {
     // Quick jobs enqueued while the isolate is busy on the CPU finish long before it does.
     await queue.enqueue(Array.from({ length: 5 }, () => new Job({ task: "media.quick", payload: { log } })));
     await eventually("the heavy job finished", async () => (await stateOf(heavy.id))?.state === "completed", 30_000);
+    // What the isolated handler returned is its job's result, as in the main thread (docs/tasks.md#results).
+    expect((await jfast.require("queue").backend.getJob({ id: heavy.id }))?.result).toEqual({ pages: 3 });
     const all = await lines();
     const start = all.find((l) => l.what === "render_thread:start")!;
     const end = all.find((l) => l.what === "render_thread:end")!;
@@ -79,6 +81,14 @@ describe("isolated handlers", () => {
       expect(q.mainThread).toBe(true);
       expect(q.at).toBeLessThan(end.at);
     }
+  }, 60_000);
+
+  it("completes a thread-isolated job whose value holds a function, with the value's JSON form as its result", async () => {
+    startWorker(1);
+    const job = new Job({ task: "media.outline", payload: { log } });
+    await jfast.require("queue").enqueue(job);
+    await eventually("the job completed", async () => (await stateOf(job.id))?.state === "completed", 30_000);
+    expect((await jfast.require("queue").backend.getJob({ id: job.id }))?.result).toEqual({ pages: 2 });
   }, 60_000);
 
   it("runs a process-isolated handler in a child process", async () => {

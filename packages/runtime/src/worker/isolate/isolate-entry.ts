@@ -38,11 +38,30 @@ async function run(message: Extract<ToIsolate, { type: "run" }>): Promise<void> 
     const job = Job.fromJSON(message.job);
     const value = await definition.handler(job.payload, { ctx: isolatedContext(message.service), job, session: undefined, signal: controller.signal, locals: {} });
     if (value instanceof Snooze) send({ type: "snooze", id: message.id, ms: value.ms });
-    else send({ type: "done", id: message.id, value: value === undefined ? undefined : structuredClone(value) });
+    else send({ type: "done", id: message.id, value: carried(value) });
   } catch (error) {
     send({ type: "failed", id: message.id, error: sendable(error) });
   } finally {
     running.delete(message.id);
+  }
+}
+
+/**
+ * The handler's value as the main thread gets it (stored as the job's result, core/result.ts): a structured clone,
+ * or, for a value holding what a thread cannot carry (a function), its JSON form, which is what would be stored;
+ * the job then completes as it would in the main thread instead of failing its attempt.
+ */
+function carried(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    return structuredClone(value);
+  } catch {
+    try {
+      const text = JSON.stringify(value);
+      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      return undefined;
+    }
   }
 }
 
