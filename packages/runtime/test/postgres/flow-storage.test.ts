@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { planFlow } from "../../src/core/flow.js";
+import { planFlow, type FlowStepInput } from "../../src/core/flow.js";
+import { Job } from "../../src/core/job.js";
 import { JobState } from "../../src/core/job-state.js";
 import type { PostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { ListState } from "../../src/core/queue-backend.js";
@@ -80,6 +81,39 @@ describe("postgres: flow storage", () => {
     expect((await backend.parentOutcomes({ jobIds: [a!.id] })).get(a!.id)).toEqual({ state: "completed", result: { n: 1 } });
     expect((await backend.getJob({ id: flow.steps[1]!.job.id }))?.state).toBe(JobState.ready);
   });
+
+  it("fans 10 000 parallel steps into one: the join is made ready once, by the last completion", async () => {
+    const backend = await open();
+    const steps: Record<string, FlowStepInput> = {};
+    const parents = Array.from({ length: 10_000 }, (_, i) => `p${i}`);
+    for (const name of parents) steps[name] = makeJob();
+    steps.join = { job: makeJob(), after: parents };
+    const flow = planFlow({ steps });
+    await backend.enqueueFlow({ flow });
+    const join = flow.steps.at(-1)!.job.id;
+    let completed = 0;
+    const joinClaimedAfter: number[] = [];
+    // Two claimers completing side by side, each in batches, as two processes would.
+    const drain = async (workerId: string) => {
+      for (;;) {
+        const jobs = await backend.claim({ workerId, limit: 500, leaseMs: 60_000 });
+        if (jobs.length === 0) return;
+        const parentsClaimed = jobs.filter((job) => job.id !== join);
+        if (parentsClaimed.length < jobs.length) joinClaimedAfter.push(completed);
+        await Promise.all(parentsClaimed.map((job) => backend.complete({ workerId, job, result: { value: 1 } })));
+        completed += parentsClaimed.length;
+      }
+    };
+    await Promise.all([drain("w1"), drain("w2")]);
+    expect(completed).toBe(10_000);
+    // Claimed once, once every parent had completed.
+    expect(joinClaimedAfter).toEqual([10_000]);
+    const info = (await backend.getJob({ id: join }))!;
+    expect(info.state).toBe(JobState.running);
+    expect((await backend.parentOutcomes({ jobIds: Object.values(info.job.flow!.after) })).size).toBe(10_000);
+    await backend.complete({ workerId: info.lockedBy!, job: Job.fromJSON(info.job) });
+    expect(await backend.getFlow({ id: flow.id })).toMatchObject({ state: "completed", total: 10_001, completed: 10_001 });
+  }, 120_000);
 
   it("prunes a finished flow with the last of its steps, and a running one not at all", async () => {
     const backend = await open();
