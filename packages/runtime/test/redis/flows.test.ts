@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defineTask } from "../../src/core/define-task.js";
-import { planFlow, type FlowStepInput } from "../../src/core/flow.js";
+import { planFlow, planSpawn, type FlowStepInput } from "../../src/core/flow.js";
 import { Job } from "../../src/core/job.js";
 import { JobState } from "../../src/core/job-state.js";
 import { ListOrder, ListState } from "../../src/core/queue-backend.js";
@@ -74,6 +74,26 @@ describe("redis: flows", () => {
     expect(after.map((j) => j.id)).toEqual([then]);
     expect(await backend.getFlow({ id: flow.id })).toMatchObject({ state: "running", dead: 0, completed: 1 });
     expect((await backend.parentOutcomes({ jobIds: [a!] })).get(a!)).toEqual({ state: "completed", result: "ok" });
+  });
+
+  it("writes a step's spawned steps with its completion only, once when the completion is written twice", async () => {
+    const { backend } = await open();
+    const flow = planFlow({ steps: { split: step("split") } });
+    await backend.enqueueFlow({ flow });
+    const [split] = await backend.claim({ workerId: "w", limit: 1, leaseMs: 30_000 });
+    const spawn = planSpawn({ job: split!, flow: split!.flow! }, { l1: step("l1"), l2: step("l2") }, { then: { join: step("join") } });
+    await backend.complete({ workerId: "other", job: split!, spawn });
+    expect(await backend.getFlow({ id: flow.id })).toMatchObject({ total: 1, completed: 0 });
+    await backend.complete({ workerId: "w", job: split!, spawn });
+    await backend.complete({ workerId: "w", job: split!, spawn });
+    const detail = (await backend.getFlow({ id: flow.id }))!;
+    expect(detail).toMatchObject({ total: 4, completed: 1, state: "running" });
+    expect(detail.steps["split/join"]!.state).toBe(JobState.waiting);
+    const lines = await backend.claim({ workerId: "w", limit: 10, leaseMs: 30_000 });
+    expect(lines.map((j) => j.flow!.step).sort()).toEqual(["split/l1", "split/l2"]);
+    for (const line of lines) await backend.complete({ workerId: "w", job: line });
+    const [join] = await backend.claim({ workerId: "w", limit: 10, leaseMs: 30_000 });
+    expect(join?.flow?.step).toBe("split/join");
   });
 
   it("makes a child ready at its own time and priority, and wakes workers for it", async () => {

@@ -1,4 +1,5 @@
-import { flowState, type FlowKind, type FlowPlan, type ParentOutcome } from "../../core/flow.js";
+import { flowState, type FlowKind, type FlowPlan, type FlowPlanStep, type ParentOutcome } from "../../core/flow.js";
+import type { CompleteParams } from "../../core/queue-backend.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { LIST_WINDOW } from "../../core/job-listing.js";
 import { JobState } from "../../core/job-state.js";
@@ -23,6 +24,24 @@ export async function enqueueFlow(q: RedisQueue, { flow }: { flow: FlowPlan }): 
     await announceBatch(q, first, first.map((job) => job.id));
   }
   return { created };
+}
+
+/**
+ * A flow step's completion with the steps its handler spawned (complete-spawn.lua): one call of its own, outside
+ * the completion batches, since the steps are written in the script that completes it.
+ */
+export async function completeSpawning(q: RedisQueue, { workerId, job, result, spawn }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
+  const [field, text] = result === undefined ? ["", ""] : "omitted" in result ? ["result_omitted", result.omitted] : ["result", JSON.stringify(result.value)];
+  const args: Array<string | number> = [workerId, q.completedRetentionMs, job.id, field, text];
+  const parentStep = job.flow?.step ?? "";
+  for (const step of spawn) {
+    const direct = step.job.flow?.after[parentStep] === job.id;
+    packJob(step.job, args);
+    // pending counts the completing step too: it is counted in the same script, right after.
+    args.push(step.pending + (direct ? 1 : 0), JSON.stringify(step.children), step.job.flow?.onParentFailure === "run" ? "1" : "", direct ? "1" : "");
+  }
+  await q.script("complete-spawn", "complete a flow step", args, q.replicaWait);
+  q.held.get(workerId)?.delete(job.id);
 }
 
 export async function parentOutcomes(q: RedisQueue, { jobIds }: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {

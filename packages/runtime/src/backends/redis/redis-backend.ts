@@ -7,6 +7,7 @@ import {
   workerLostError,
   type CancelResult,
   type ClaimParams,
+  type CompleteParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
@@ -50,7 +51,6 @@ import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
 import { ReadyWaiter } from "./ready-waiter.js";
 import { completeArgsWithResults } from "./results.js";
-import type { StoredResult } from "../../core/result.js";
 import { defineScripts, type ReplicaWait, type ScriptName, type ScriptRunner } from "./scripts.js";
 
 export type { RedisBackendOptions } from "./options.js";
@@ -205,7 +205,8 @@ export class RedisBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete({ workerId, job, result }: { workerId: string; job: Job; result?: StoredResult | undefined }): Promise<void> {
+  complete({ workerId, job, result, spawn }: CompleteParams): Promise<void> {
+    if (spawn && spawn.length > 0) return flows.completeSpawning(this.q, { workerId, job, result, spawn });
     return this.completions.add(job.id, workerId, result);
   }
 

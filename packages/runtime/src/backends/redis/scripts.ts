@@ -35,6 +35,7 @@ export const SCRIPT_NAMES = [
   "rewrite",
   "enqueue-flow",
   "cancel-flow",
+  "complete-spawn",
 ] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
