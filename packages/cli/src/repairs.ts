@@ -24,7 +24,7 @@ export function cliActor(): string {
 
 /**
  * The admin API's repairs acting as `actor`, so every repair from the command line (`jfast jobs retry | discard |
- * cancel | run-now | delete`, `jfast queue pause | resume`, `jfast outbox retry | discard`) is audited as the same
+ * cancel | run-now | delete`, `jfast flows cancel | retry`, `jfast queue pause | resume`, `jfast outbox retry | discard`) is audited as the same
  * action from the admin API is (docs/admin-api.md#audit-trail).
  */
 export async function cliRepairs(jfast: Jfast, io: { err(text: string): void }, actor: string): Promise<AdminRepairs> {

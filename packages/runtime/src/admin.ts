@@ -19,6 +19,6 @@ export type { AttemptError } from "./core/job.js";
 export type { Depths, ListState, ListOrder, JobActionResult } from "./core/queue-backend.js";
 export type { JobListView, JobAction } from "./admin/routers/job-listing.js";
 export type { JobUnique } from "./core/unique.js";
-export type { FlowListView, FlowView, FlowStepView, FlowGetView } from "./admin/routers/flows.js";
+export type { FlowListView, FlowView, FlowStepView, FlowGetView } from "./admin/flow-views.js";
 export type { FlowSummary, FlowStepInfo } from "./core/backend/flows.js";
 export type { FlowState } from "./core/flow.js";

@@ -4,6 +4,7 @@ export { rotateEncryptionKeys } from "./encryption/rotate-keys.js";
 export type { KeyRotationReport, QueueRotation } from "./encryption/rotate-keys.js";
 export type { CreateJfastOptions, Jfast } from "./create-jfast.js";
 export type { AdminRepairs, RepairSelection } from "./admin/repairs.js";
+export type { FlowListInput, FlowListView, FlowView, FlowStepView, FlowGetView } from "./admin/flow-views.js";
 export { ACTOR_NAME_MAX, actorNameProblem } from "./admin/actor-name.js";
 export type { Providers } from "./core/providers.js";
 export type { BuiltInProviders, ServiceProviders } from "./plugins/providers.js";

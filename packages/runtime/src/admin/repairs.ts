@@ -5,6 +5,7 @@ import { JfastError } from "../errors/jfast-error.js";
 import { actorNameProblem } from "./actor-name.js";
 import type { OperatorContext } from "./audit-call.js";
 import { discardDeadLetters, retryDeadLetters } from "./operations/dead-letters.js";
+import { getFlowView, listFlowsPage, type FlowGetView, type FlowListInput, type FlowListView } from "./flow-views.js";
 import { cancelFlow, retryFlowStep } from "./operations/flows.js";
 import { cancelJob, deleteWaitingJob, runJobNow } from "./operations/job-actions.js";
 import { discardOutboxRows, retryOutboxRows } from "./operations/outbox-rows.js";
@@ -17,8 +18,8 @@ import type { AdminSources } from "./sources.js";
 export type RepairSelection = { ids: string[] } | { all: true };
 
 /**
- * The admin API's repairs for a program in the service's own process (`jfast jobs retry`, `jfast queue pause`):
- * the same operations the admin API runs, audited the same way, with `actor` as who did it
+ * The admin API's repairs for a program in the service's own process (`jfast jobs retry`, `jfast queue pause`),
+ * and the views of flows `jfast flows` prints: the same operations the admin API runs, audited the same way, with `actor` as who did it
  * (docs/admin-api.md#audit-trail). Whoever runs them holds the service's configuration and credentials already,
  * so there is no token to check.
  */
@@ -35,6 +36,10 @@ export interface AdminRepairs {
   runJobNow(id: string): Promise<JobActionResult>;
   /** Deletes a waiting job for good (`jobs.delete`); `state: null` when no job has the id. */
   deleteJob(id: string): Promise<JobActionResult>;
+  /** A page of flows as the admin API's flows.list answers it (`jfast flows list`). */
+  listFlows(params: FlowListInput): Promise<FlowListView>;
+  /** One flow as flows.get answers it (`jfast flows show`). */
+  getFlow(id: string): Promise<FlowGetView>;
   /** Cancels every step of a flow not yet finished (`flows.cancel`); null when no flow has the id. */
   cancelFlow(id: string): Promise<{ cancelled: string[]; queue: string } | null>;
   /** Retries a dead step of a flow (`flows.retryStep`), which resumes the flow; refused for a step that is not dead. */
@@ -81,6 +86,8 @@ export function createRepairs(sources: AdminSources, actor: string): AdminRepair
     cancelJob: (id) => explained(() => cancelJob(ctx, id)),
     runJobNow: (id) => explained(() => runJobNow(ctx, id)),
     deleteJob: (id) => explained(() => deleteWaitingJob(ctx, id)),
+    listFlows: (params) => explained(() => listFlowsPage(sources, params)),
+    getFlow: (id) => explained(() => getFlowView(sources, id)),
     cancelFlow: (id) => explained(() => cancelFlow(ctx, id)),
     retryFlowStep: (params) => explained(() => retryFlowStep(ctx, params)),
     retryOutbox: (params) => explained(() => retryOutboxRows(ctx, params)),
