@@ -9,6 +9,7 @@ import { createJfast, Job, type Jfast, type QueueProvider } from "@jfast/runtime
 import { dropJfastAmqpQueue } from "../lib/cleanup.js";
 import { services } from "../lib/subject.js";
 import { Harness, type ScenarioResult } from "./harness.js";
+import { flowKills } from "./flows-scenario.js";
 import { injectMalformed } from "./inject.js";
 import { startPrivatePostgres, type PrivatePostgres } from "./private-postgres.js";
 import { startPrivateRabbitMq, type PrivateRabbitMq } from "./private-rabbitmq.js";
@@ -104,7 +105,9 @@ export async function runBackend(params: { backend: ChaosBackend; jobs: number; 
       if (only("clock")) await step("clock", () => clockAhead(h, jobs));
       if (only("network") && proxies.length > 0) for (const f of params.network) await step(`network ${f}`, () => network(h, jobs, f));
       if (only("blocked")) await step("event loop blocked", () => blockedLoop(h, jobs, params.blocked));
+      if (only("flows") && queue.backend.capabilities.flows) await step("kill -9 worker mid-flow", () => flowKills(h, jobs, kills));
     }
+    if (only("flows") && !queue.backend.capabilities.flows) extras.push({ fault: "flows", detail: "not run: the backend has no flows (capabilities.flows is false, queue.flow answers NOT_SUPPORTED)" });
 
     // Malformed input, straight into the backend, plus a valid job for a task nobody declared (also straight
     // in: queue.enqueue refuses a task this service does not declare).

@@ -3,7 +3,8 @@
  * run's own, and each scenario CHAOS_RUNS times (default 3) on a batch of CHAOS_JOBS jobs (default 2000; CI
  * runs 500, once): worker kills proven to land mid-job, the engine killed as it dies in production, a worker
  * whose clock runs 30 s ahead, the network's faults, and CHAOS_BLOCKED handlers (default 3) that block their event
- * loop for three leases; then malformed messages and an oversized payload.
+ * loop for three leases, and flows (a root, 10 steps, a join) with a worker killed mid-flow (flows-scenario.ts; on the
+ * backends with flows); then malformed messages and an oversized payload.
  * `kafka`: an inbox-guarded `on` handler consumes CHAOS_JOBS events while a broker of the run's own is killed with -9
  * (scenario `engine`), or while the same network faults hit every client connection to it (`network`: the broker
  * advertises a proxy's port); the other scenarios have no Kafka counterpart (`blocked` is about job leases, which
@@ -11,7 +12,7 @@
  * Writes RELIABILITY.md at the repository root from what it observed. CHAOS_REPORT=section (for a run of some
  * scenarios) keeps the file's full matrix and writes this run's tables in a section of their own instead.
  *
- *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_SCENARIOS=kill,engine,clock,network,blocked \
+ *   CHAOS_JOBS=200 CHAOS_RUNS=1 CHAOS_KILLS=2 CHAOS_BACKENDS=redis CHAOS_SCENARIOS=kill,engine,clock,network,blocked,flows \
  *     CHAOS_NETWORK=latency,cut,blackhole,halfclose npm run chaos
  *
  * rabbitmq-cluster (opt-in) runs quorum queues on the loopback three-node cluster (docker/rabbitmq-cluster); its
@@ -34,7 +35,7 @@ const backends = (process.env.CHAOS_BACKENDS ?? "postgres,redis,rabbitmq,kafka")
 const jobs = Number(process.env.CHAOS_JOBS ?? 2000);
 const kills = Number(process.env.CHAOS_KILLS ?? 2);
 const runs = Number(process.env.CHAOS_RUNS ?? 3);
-const scenarios = (process.env.CHAOS_SCENARIOS ?? "kill,engine,clock,network,blocked").split(",").filter(Boolean);
+const scenarios = (process.env.CHAOS_SCENARIOS ?? "kill,engine,clock,network,blocked,flows").split(",").filter(Boolean);
 const blocked = Number(process.env.CHAOS_BLOCKED ?? 3);
 const networkFaults = (process.env.CHAOS_NETWORK ?? "latency,cut,blackhole,halfclose").split(",").filter(Boolean) as NetworkFault[];
 

@@ -10,9 +10,9 @@ import { TICK_EVERY_S, VISIBILITY_TIMEOUT_S } from "./service.js";
 const CLOCK_PRELOAD = new URL("./clock-ahead.mjs", import.meta.url).href;
 export const CLOCK_SHIFT_MS = 30_000;
 /** Handlers of the batches a worker is killed in take about this long: the batch lasts, a kill lands mid-job. */
-const KILL_HANDLER_MS = 80;
+export const KILL_HANDLER_MS = 80;
 
-function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
+export function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
   return { backend: h.backend, scenario, jobs, lost: 0, duplicated: 0, runsTwice: 0, stuck: 0, recoveryMs: [], notes: [], problems: [], findings: [] };
 }
 
@@ -21,7 +21,7 @@ function result(h: Harness, scenario: string, jobs: number): ScenarioResult {
  * The preferred victim, else the other worker when the preferred one has nothing in hand (a worker may hold
  * the whole rest of a batch in its prefetch buffer while the other idles).
  */
-async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, drained: () => Promise<boolean>, onlyPreferred = false): Promise<{ recovery: Promise<void> }> {
+export async function killMidJob(h: Harness, preferred: number, out: ScenarioResult, drained: () => Promise<boolean>, onlyPreferred = false): Promise<{ recovery: Promise<void> }> {
   // A kill that lands in the few ms between a handler's check and its commit finds nothing running: it is
   // noted and made again (the victim restarted first); three such misses in a row fail the run.
   for (let attempt = 1; ; attempt++) {
@@ -344,6 +344,6 @@ export async function network(h: Harness, jobs: number, fault: NetworkFault): Pr
   return out;
 }
 
-function merge(out: ScenarioResult, counted: Pick<ScenarioResult, "lost" | "duplicated" | "runsTwice" | "stuck" | "problems">): ScenarioResult {
+export function merge(out: ScenarioResult, counted: Pick<ScenarioResult, "lost" | "duplicated" | "runsTwice" | "stuck" | "problems">): ScenarioResult {
   return { ...out, lost: counted.lost, duplicated: counted.duplicated, runsTwice: counted.runsTwice, stuck: counted.stuck, problems: [...out.problems, ...counted.problems] };
 }

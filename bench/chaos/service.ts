@@ -26,7 +26,7 @@ export const POLL_INTERVAL_S = 1;
  * before the batch drained.
  */
 export const effectsTableSql = (schema: string) =>
-  `CREATE TABLE ${schema}.chaos_effects (n integer NOT NULL, pid integer NOT NULL, run uuid NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp());
+  `CREATE TABLE ${schema}.chaos_effects (n integer NOT NULL, pid integer NOT NULL, run uuid NOT NULL, phase text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp(), attempt integer);
    CREATE INDEX ON ${schema}.chaos_effects (n);
    CREATE INDEX ON ${schema}.chaos_effects (run) WHERE phase = 'finished';
    CREATE INDEX ON ${schema}.chaos_effects (pid) WHERE phase = 'started';
@@ -87,6 +87,24 @@ export const effect = task(
     // The kill scenarios ask for longer handlers (payload.ms): a batch that lasts, and wide windows mid-job.
     await new Promise((r) => setTimeout(r, payload.ms !== undefined ? payload.ms * (0.5 + Math.random()) : 5 + Math.random() * 35));
     await session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES (\${payload.n}, \${process.pid}, \${run}, 'finished')\`);
+  },
+);
+
+// A step of the flows scenario: the same two rows as chaos.effect, the "started" one with the attempt it belongs
+// to, and its n as its result. A join checks that every step it runs after passed its n on (a step whose body the
+// inbox skipped after a kill completes without a result, which reads as undefined); a wrong one is a "bad-results" row.
+export const step = task(
+  "chaos.step",
+  { session: true, idempotentOn: (p: { n: number }) => p.n },
+  async (payload: { n: number; ms: number; parents?: Record<string, number> }, tools: any) => {
+    const run = randomUUID();
+    await direct.query("INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase, attempt) VALUES ($1, $2, $3, 'started', $4)", [payload.n, process.pid, run, tools.job.attempts]);
+    const results = tools.flow?.results ?? {};
+    const wrong = Object.entries(payload.parents ?? {}).filter(([name, n]) => !(name in results) || (results[name] !== undefined && results[name]?.n !== n));
+    if (wrong.length > 0) await direct.query("INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES ($1, $2, $3, 'bad-results')", [payload.n, process.pid, run]);
+    await new Promise((r) => setTimeout(r, payload.ms * (0.5 + Math.random())));
+    await tools.session.execute(sql\`INSERT INTO ${params.schema}.chaos_effects (n, pid, run, phase) VALUES (\${payload.n}, \${process.pid}, \${run}, 'finished')\`);
+    return { n: payload.n };
   },
 );
 
