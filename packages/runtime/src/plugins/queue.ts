@@ -236,6 +236,7 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
       const { createSqlCancelStore } = await import("../queue/cancel-stores.js");
       const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
       const { createSqlLimitStore } = await import("../queue/limit-stores.js");
+      const { createSqlFlowStore } = await import("../queue/flow-stores.js");
       const options = rabbitMqQueue.toOptions(queue, { backendName: named.backendName, visibilityTimeoutMs: queue.visibilityTimeoutMs });
       // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
       const stores = database
@@ -244,6 +245,8 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
             uniqueKeys: createSqlUniqueStore({ db: database.sql, queue: options.queue }),
             // Task limits are counted in jfast_task_limits and jfast_task_slots (docs/rabbitmq.md#task-limits).
             limits: createSqlLimitStore({ db: database.sql, queue: options.queue }),
+            // Flows and batches in jfast_flows and jfast_flow_steps (docs/rabbitmq.md#flows).
+            flows: createSqlFlowStore({ db: database.sql, queue: options.queue }),
           }
         : {};
       return createRabbitMqBackend({ ...options, logger, ...stores });

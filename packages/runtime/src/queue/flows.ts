@@ -1,6 +1,7 @@
 import { planBatch, planFlow, type BatchCreated, type BatchOptions, type FlowCreated, type FlowInput, type FlowPlan } from "../core/flow.js";
 import type { Job } from "../core/job.js";
-import { notSupported } from "../core/queue-backend.js";
+import { FLOW_STORE_MISSING } from "../core/flow-store.js";
+import { BackendKind, notSupported } from "../core/queue-backend.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { NamedQueue } from "./queue-provider.js";
 
@@ -37,8 +38,10 @@ export function planForQueue(
     );
   }
   if (!queue.backend.capabilities.flows) {
-    throw notSupported("flows", `the ${queue.backend.kind} queue "${queue.name}" keeps no flows`, {
-      hint: "use a PostgreSQL, Redis or memory queue for flows and batches (docs/flows.md#backends lists what each can do)",
+    // RabbitMQ keeps flows in the service's database: the fix is the database plugin, not another queue.
+    const rabbitmq = queue.backend.kind === BackendKind.rabbitmq;
+    throw notSupported("flows", `the ${queue.backend.kind} queue "${queue.name}" keeps no flows${rabbitmq ? `: ${FLOW_STORE_MISSING.reason}` : ""}`, {
+      hint: rabbitmq ? FLOW_STORE_MISSING.hint : "use a PostgreSQL, Redis or memory queue for flows and batches (docs/flows.md#backends lists what each can do)",
     });
   }
   return { plan: planned, queue };

@@ -19,6 +19,7 @@ import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-e
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
 import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
 import { describeFlows } from "./flows.js";
+import { createSqlFlowStore } from "../../src/queue/flow-stores.js";
 
 const rabbitmq: BackendFactory = {
   name: "rabbitmq",
@@ -85,17 +86,26 @@ describeCancellation({
   },
 });
 
-/** Unique jobs and task limits with the service's database (jfast_unique_keys; jfast_task_limits, jfast_task_slots); peers as other processes. */
+/**
+ * Unique jobs, task limits and flows with the service's database (jfast_unique_keys; jfast_task_limits,
+ * jfast_task_slots; jfast_flows, jfast_flow_steps); peers as other processes.
+ */
 const withDatabase: BackendFactory = {
   ...rabbitmq,
   name: "rabbitmq with the database",
-  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, quorum: false }),
+  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, quorum: false }),
   async create() {
     const queue = uniqueQueue("conformance");
     const schema = uniqueSchema("rmqunique");
     const database = await openTestDatabase({ schema });
     const open = async (db: typeof database) =>
-      openBackend(queue, { cancellations: createSqlCancelStore({ db: db.sql, queue }), uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }), limits: createSqlLimitStore({ db: db.sql, queue }) });
+      openBackend(queue, {
+        cancellations: createSqlCancelStore({ db: db.sql, queue }),
+        uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }),
+        limits: createSqlLimitStore({ db: db.sql, queue }),
+        flows: createSqlFlowStore({ db: db.sql, queue }),
+        cancelReadMs: 200,
+      });
     const backend = await open(database);
     const opened: Array<{ close(): Promise<void> }> = [];
     return {
@@ -118,6 +128,7 @@ const withDatabase: BackendFactory = {
 };
 describeUnique(withDatabase);
 describeLimits(withDatabase);
+describeFlows(withDatabase);
 
 /** Retention: only dead letters are kept; peers are other processes, each with a connection of its own. */
 describeRetention({

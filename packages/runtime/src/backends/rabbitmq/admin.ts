@@ -30,8 +30,11 @@ export function listDead(q: RabbitQueue, params: { limit: number; offset?: numbe
   return q.dead.list(params);
 }
 
-export function retryDead(q: RabbitQueue, params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
-  return q.dead.retry(params);
+/** A dead flow step retried: its flow runs again (FlowStore.revive), after its message is back in the work queue. */
+export async function retryDead(q: RabbitQueue, params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
+  const result = await q.dead.retry(params);
+  await q.options.flows?.revive({ jobIds: result.retried });
+  return result;
 }
 
 /**
@@ -127,8 +130,9 @@ export async function deleteJob(q: RabbitQueue, { id }: { id: string }): Promise
 }
 
 /**
- * Finds a job this process holds (running or pushed to it) or a dead letter. A job waiting in the work queue
- * or the cascade cannot be looked up by id in RabbitMQ without taking it out: NotSupportedError.
+ * Finds a job this process holds (running or pushed to it), a flow step (kept in the service's database), or a
+ * dead letter. A job waiting in the work queue or the cascade cannot be looked up by id in RabbitMQ without taking
+ * it out: NotSupportedError.
  */
 export async function getJob(q: RabbitQueue, { id }: { id: string }): Promise<JobInfo | null> {
   const running = q.consumer.heldDeliveries().find((d) => d.json.id === id);
@@ -143,6 +147,11 @@ export async function getJob(q: RabbitQueue, { id }: { id: string }): Promise<Jo
   }
   const pushed = q.consumer.bufferedDeliveries().find((d) => d.json.id === id);
   if (pushed) return { job: structuredClone(pushed.json), state: JobState.ready, lockedBy: null, lockedUntil: null, diedAt: null };
+  const step = await q.options.flows?.step({ jobId: id });
+  if (step) {
+    const diedAt = step.state === JobState.dead ? step.finishedAt : null;
+    return { job: step.job, state: step.state, lockedBy: null, lockedUntil: null, diedAt };
+  }
   const dead = await q.dead.find(id);
   if (dead) return { job: dead.json, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: new Date(dead.diedAt).toISOString() };
   throw notSupported("jobLookup", `job ${id} is not a dead letter and not running in this process; RabbitMQ cannot look up a waiting message by id`, {

@@ -3,7 +3,7 @@ import type { BackendCapabilities } from "../../core/queue-backend.js";
 /**
  * The RabbitMQ queue on its own (docs/backends.md#capabilities): a broker cannot read, list or change a waiting
  * message, count per task, or hold a key; it keeps dead letters only. The service's database adds cancellations
- * (recorded), unique keys and task limits: `rabbitmqCapabilities` of the options says what a backend has.
+ * (recorded), unique keys, task limits and flows: `rabbitmqCapabilities` of the options says what a backend has.
  */
 export const capabilities: BackendCapabilities = {
   transactionalEnqueue: false,
@@ -26,12 +26,13 @@ export const capabilities: BackendCapabilities = {
 };
 
 /** What a backend with these stores beside the broker (the service's database) and this queue type can do. */
-export function rabbitmqCapabilities(has: { cancellations: boolean; uniqueKeys: boolean; limits: boolean; quorum: boolean }): BackendCapabilities {
+export function rabbitmqCapabilities(has: { cancellations: boolean; uniqueKeys: boolean; limits: boolean; flows?: boolean; quorum: boolean }): BackendCapabilities {
   return {
     ...capabilities,
     cancellation: has.cancellations ? "recorded" : false,
     unique: has.uniqueKeys,
     limits: has.limits,
+    flows: has.flows ?? false,
     // RabbitMQ 3.10's quorum queues keep no message priority.
     priority: !has.quorum,
   };

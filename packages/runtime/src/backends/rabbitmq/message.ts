@@ -3,6 +3,7 @@ import type { Options } from "amqplib";
 import { CorruptJob } from "../../core/corrupt-job.js";
 import { DEFAULT_PRIORITY, Job, priorityProblem, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
+import type { JobFlow } from "../../core/flow.js";
 import type { JobUnique } from "../../core/unique.js";
 import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
 import { Header } from "./names.js";
@@ -102,6 +103,8 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.errors.length > 0) body.errors = json.errors;
   if (json.timeoutMs !== null) body.timeoutMs = json.timeoutMs;
   if (json.unique) body.unique = json.unique;
+  // A flow step's place in its flow: what its completion counts for (docs/rabbitmq.md#flows).
+  if (json.flow) body.flow = json.flow;
   return body;
 }
 
@@ -221,6 +224,8 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   // Its key is released when it ends (unique-stores.ts): a body written by hand without a well-formed one has none.
   const unique = v.unique as JobUnique | undefined;
   if (typeof unique === "object" && unique !== null && typeof unique.key === "string") json.unique = unique;
+  const flow = v.flow as JobFlow | undefined;
+  if (typeof flow === "object" && flow !== null && typeof flow.id === "string" && typeof flow.step === "string" && typeof flow.after === "object" && flow.after !== null) json.flow = flow;
   return { ok: true, json };
 }
 

@@ -1,4 +1,5 @@
 import type { CancelStore } from "../../core/cancel-store.js";
+import type { FlowStore } from "../../core/flow-store.js";
 import type { LimitStore } from "../../core/limit-store.js";
 import type { UniqueStore } from "../../core/unique-store.js";
 import type { BackendLogger } from "./connection.js";
@@ -43,5 +44,12 @@ export interface RabbitMqBackendOptions {
   uniqueKeys?: UniqueStore;
   /** Where task limits are counted (the service's database): without one, a limited task is refused (NOT_SUPPORTED). */
   limits?: LimitStore;
+  /**
+   * Where flows and batches are kept (the service's database): without one, every flow member answers
+   * NOT_SUPPORTED. Steps made ready and not published by the process that made them (it died in between) are
+   * published by a sweep every `flowSweepMs` (default 5 s) (docs/rabbitmq.md#flows).
+   */
+  flows?: FlowStore;
+  flowSweepMs?: number;
   logger?: BackendLogger;
 }

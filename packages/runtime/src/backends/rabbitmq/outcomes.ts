@@ -1,9 +1,10 @@
 import type { AttemptError, Job, JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
-import { notSupported, type CancelResult, type ClaimParams, type LeaseReport, type SnoozeParams } from "../../core/queue-backend.js";
+import { notSupported, type CancelResult, type ClaimParams, type CompleteParams, type LeaseReport, type SnoozeParams } from "../../core/queue-backend.js";
 import type { Delivery } from "./consumer.js";
 import type { RabbitQueue } from "./context.js";
 import { DOCS } from "./errors.js";
+import { completeStep, killStep } from "./flows.js";
 import { putBack, replace, route, snoozesOf, spent, toDead } from "./publications.js";
 
 /**
@@ -55,7 +56,12 @@ export async function extendLeases(q: RabbitQueue, params: { workerId: string; j
   return { cancelled };
 }
 
-export async function complete(q: RabbitQueue, { workerId, job }: { workerId: string; job: Job }): Promise<void> {
+export async function complete(q: RabbitQueue, params: CompleteParams): Promise<void> {
+  const { workerId, job } = params;
+  if (job.flow && q.options.flows) {
+    if (await completeStep(q, q.options.flows, params)) await freeSlot(q, job);
+    return;
+  }
   const delivery = q.consumer.take(workerId, job);
   if (!delivery) return;
   q.consumer.ack(delivery);
@@ -73,6 +79,10 @@ export async function retry(q: RabbitQueue, params: { workerId: string; job: Job
 }
 
 export async function kill(q: RabbitQueue, params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+  if (params.job.flow && q.options.flows) {
+    if (await killStep(q, q.options.flows, params)) await freeSlot(q, params.job);
+    return;
+  }
   const delivery = q.consumer.take(params.workerId, params.job);
   if (!delivery) return;
   await replace(q, delivery, [toDead(q, spent(delivery, params.error))]);

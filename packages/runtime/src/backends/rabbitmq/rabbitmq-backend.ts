@@ -8,6 +8,7 @@ import {
   type BackendCapabilities,
   type CancelResult,
   type ClaimParams,
+  type CompleteParams,
   type DeadJob,
   type Depths,
   type EnqueueResult,
@@ -42,7 +43,11 @@ import { putBack } from "./publications.js";
 import { RecentIds } from "./recent-ids.js";
 import { repair } from "./repair.js";
 import { declareTopology, QueueType } from "./topology.js";
-import { flowsNotSupported } from "../../core/backend/flows.js";
+import { flowsNotSupported, type FlowDetail, type FlowSummary, type ListFlowsParams } from "../../core/backend/flows.js";
+import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
+import { FLOW_STORE_MISSING } from "../../core/flow-store.js";
+import type { SqlExecutor } from "../../core/sql-port.js";
+import { enqueueFlow, sweep } from "./flows.js";
 
 export type { RabbitMqBackendOptions } from "./options.js";
 
@@ -62,14 +67,6 @@ const TOPOLOGY_CHANNELS = 8;
  *  - dead letters: `<queue>.dead`, browsed (dead-letters.ts).
  */
 export class RabbitMqBackend implements QueueBackend {
-  /** Flows (docs/flows.md#backends): a RabbitMQ queue keeps no flow state of its own: a broker cannot hold a step back until its parents finish. */
-  private readonly noFlows = flowsNotSupported("a RabbitMQ queue keeps no flow state of its own: a broker cannot hold a step back until its parents finish");
-  readonly enqueueFlow = this.noFlows.enqueueFlow;
-  readonly enqueueFlowWithin = this.noFlows.enqueueFlowWithin;
-  readonly parentOutcomes = this.noFlows.parentOutcomes;
-  readonly listFlows = this.noFlows.listFlows;
-  readonly getFlow = this.noFlows.getFlow;
-  readonly cancelFlow = this.noFlows.cancelFlow;
   readonly kind = BackendKind.rabbitmq;
   readonly capabilities: BackendCapabilities;
   readonly names: QueueNames;
@@ -85,6 +82,9 @@ export class RabbitMqBackend implements QueueBackend {
   /** Where the next read of cancelled ids starts. */
   private cancelCursor: string | null = null;
   private cancelTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  /** Without a flow store (no database), every flow member refuses (docs/rabbitmq.md#flows). */
+  private readonly noFlows = flowsNotSupported(FLOW_STORE_MISSING.reason, FLOW_STORE_MISSING.hint);
 
   constructor(options: RabbitMqBackendOptions) {
     this.options = options;
@@ -131,6 +131,7 @@ export class RabbitMqBackend implements QueueBackend {
       cancellations: options.cancellations !== undefined,
       uniqueKeys: options.uniqueKeys !== undefined,
       limits: options.limits !== undefined,
+      flows: options.flows !== undefined,
       quorum: this.queueType === QueueType.quorum,
     });
     this.q = {
@@ -159,6 +160,14 @@ export class RabbitMqBackend implements QueueBackend {
       this.cancelTimer = setInterval(() => void this.readCancellations(), this.options.cancelReadMs ?? 1000);
       this.cancelTimer.unref();
     }
+    const flows = this.options.flows;
+    if (flows && !this.sweepTimer) {
+      this.sweepTimer = setInterval(
+        () => void sweep(this.q, flows).catch((error: unknown) => this.options.logger?.warn("could not sweep unpublished flow steps; trying again", { error: (error as Error).message })),
+        this.options.flowSweepMs ?? 5000,
+      );
+      this.sweepTimer.unref();
+    }
   }
 
   private async readCancellations(): Promise<void> {
@@ -182,6 +191,7 @@ export class RabbitMqBackend implements QueueBackend {
 
   private async shutdown(): Promise<void> {
     if (this.cancelTimer) clearInterval(this.cancelTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
     const unclaimed = await this.consumer.close();
     if (unclaimed.length > 0) {
       // Pushed to us but never started: back to the queue as they were, so no attempt is charged. A nack
@@ -201,6 +211,39 @@ export class RabbitMqBackend implements QueueBackend {
     throw notSupported("transactionalEnqueue", "the RabbitMQ queue cannot write jobs in a SQL transaction", {
       hint: "outbox.enqueue writes a jfast_outbox row in the transaction instead, moved by the relay after commit",
     });
+  }
+
+  /** Kept in the service's database (FlowStore), published step by step as each becomes ready (flows.ts). */
+  enqueueFlow(params: { flow: FlowPlan }): Promise<{ created: boolean }> {
+    const store = this.options.flows;
+    return store ? enqueueFlow(this.q, store, params) : this.noFlows.enqueueFlow(params);
+  }
+
+  async enqueueFlowWithin(params: { executor: SqlExecutor; flow: FlowPlan }): Promise<{ created: boolean }> {
+    if (!this.options.flows) return this.noFlows.enqueueFlowWithin(params);
+    throw notSupported("transactionalEnqueue", "the RabbitMQ queue cannot write a flow in a SQL transaction", {
+      hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
+    });
+  }
+
+  parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {
+    return this.options.flows ? this.options.flows.parentOutcomes(params) : this.noFlows.parentOutcomes(params);
+  }
+
+  listFlows(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
+    return this.options.flows ? this.options.flows.list(params) : this.noFlows.listFlows(params);
+  }
+
+  getFlow(params: { id: string }): Promise<FlowDetail | null> {
+    return this.options.flows ? this.options.flows.get(params) : this.noFlows.getFlow(params);
+  }
+
+  /** Each unfinished step is recorded as a cancelled job too: its message is dropped, a running one's worker told. */
+  async cancelFlow(params: { id: string }): Promise<{ cancelled: string[] } | null> {
+    if (!this.options.flows) return this.noFlows.cancelFlow(params);
+    const result = await this.options.flows.cancel(params);
+    for (const id of result?.cancelled ?? []) this.q.cancelledIds.add(id);
+    return result;
   }
 
   offerSlots(): () => void {
@@ -223,7 +266,7 @@ export class RabbitMqBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete(params: { workerId: string; job: Job }): Promise<void> {
+  complete(params: CompleteParams): Promise<void> {
     return outcomes.complete(this.q, params);
   }
 

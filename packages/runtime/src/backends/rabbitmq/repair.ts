@@ -3,6 +3,7 @@ import type { JobJSON } from "../../core/job.js";
 import { workerLostError } from "../../core/queue-backend.js";
 import type { Arrival } from "./arrival.js";
 import type { RabbitQueue } from "./context.js";
+import { repairLostStep } from "./flows.js";
 import { encodeJob, numberHeader, unreadableJob } from "./message.js";
 import { Header } from "./names.js";
 import { route, toDead } from "./publications.js";
@@ -33,6 +34,7 @@ export async function repair(q: RabbitQueue, arrival: Exclude<Arrival, { kind: "
   const attempt = arrival.json.attempts + 1;
   const json: JobJSON = { ...arrival.json, attempts: attempt, errors: [...arrival.json.errors, workerLostError(attempt)] };
   const spentAll = attempt >= (json.maxAttempts ?? 1);
+  if (json.flow && q.options.flows) return repairLostStep(q, q.options.flows, json, spentAll, snoozes);
   await q.connection.publish("record a lost attempt", [
     spentAll ? toDead(q, json) : { exchange: "", routingKey: q.names.work, message: encodeJob(json, { snoozes }) },
   ]);

@@ -1,0 +1,183 @@
+import { readFileSync } from "node:fs";
+import type { FlowDetail, FlowStepInfo, FlowSummary } from "../core/backend/flows.js";
+import { flowState, type FlowPlanJSON, type JobFlow, type ParentOutcome } from "../core/flow.js";
+import type { FlowStore, StepOutcome, StepState } from "../core/flow-store.js";
+import type { JobJSON } from "../core/job.js";
+import type { SqlDatabase } from "../core/sql-port.js";
+
+const sql = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8");
+const SQL = {
+  create: sql("./sql/create-flow.sql"),
+  complete: sql("./sql/complete-flow-step.sql"),
+  die: sql("./sql/die-flow-step.sql"),
+  revive: sql("./sql/revive-flow-steps.sql"),
+  published: sql("./sql/published-flow-steps.sql"),
+  takeUnpublished: sql("./sql/take-unpublished-flow-steps.sql"),
+  recover: sql("./sql/recover-flow-step.sql"),
+  step: sql("./sql/flow-step.sql"),
+  parents: sql("./sql/flow-step-parents.sql"),
+  get: sql("./sql/get-broker-flow.sql"),
+  cancel: sql("./sql/cancel-broker-flow.sql"),
+  // The PostgreSQL queue's own statement: jfast_flows is the same table, read the same way.
+  list: sql("../backends/postgres/sql/list-flows.sql"),
+} as const;
+
+/** Flows read at most per page of list, whatever its filters (list-flows.sql). */
+const LIST_FLOWS_WINDOW = 1000;
+/** A write that lost a deadlock (a cancel crossing a completion) wrote nothing: written again this many times at most. */
+const DEADLOCK_RETRIES = 5;
+
+type Timestamp = Date | string;
+
+/** jfast_flows (migration 0024) and jfast_flow_steps (0025), shared by every process of the service. */
+export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): FlowStore {
+  const { db, queue } = params;
+  return {
+    kind: "sql",
+    async create({ flow, leaseMs }) {
+      const { steps, ...head } = flow;
+      const rows = await db.query<{ created: string | number; job: JobJSON | null }>(SQL.create, [
+        queue,
+        JSON.stringify(head),
+        JSON.stringify(steps.map((s) => ({ id: s.job.id, job: s.job, children: s.children, pending: s.pending }))),
+        leaseMs,
+      ]);
+      return { created: Number(rows[0]?.created ?? 0) > 0, ready: jobsOf(rows) };
+    },
+    complete({ job, result, spawn, leaseMs }) {
+      const parent = job.flow!;
+      const spawned = spawn?.map((s) => ({ id: s.job.id, job: s.job, children: s.children, pending: s.pending, direct: s.job.flow?.after[parent.step] === job.id }));
+      const value = result && "value" in result ? JSON.stringify(result.value) : null;
+      const omitted = result && "omitted" in result ? result.omitted : null;
+      return outcome(() => db.query(SQL.complete, [job.id, JSON.stringify(job), value, omitted, spawned ? JSON.stringify(spawned) : null, leaseMs]));
+    },
+    die({ job, leaseMs }) {
+      return outcome(() => db.query(SQL.die, [job.id, JSON.stringify(job), leaseMs]));
+    },
+    async revive({ jobIds }) {
+      if (jobIds.length > 0) await retryingDeadlocks(() => db.query(SQL.revive, [jobIds]));
+    },
+    async published({ jobIds }) {
+      if (jobIds.length > 0) await db.query(SQL.published, [jobIds]);
+    },
+    async takeUnpublished({ limit, leaseMs }) {
+      return jobsOf(await db.query<{ job: JobJSON }>(SQL.takeUnpublished, [queue, limit, leaseMs]));
+    },
+    async recover({ jobId, leaseMs }) {
+      const rows = await db.query<{ state: StepState; job: JobJSON; child: JobJSON | null }>(SQL.recover, [jobId, leaseMs]);
+      if (rows.length === 0) return null;
+      return { state: rows[0]!.state, job: rows[0]!.job, ready: rows.flatMap((r) => (r.child ? [r.child] : [])) };
+    },
+    async step({ jobId }) {
+      const [row] = await db.query<{ state: StepState; job: JobJSON; finished_at: Timestamp | null }>(SQL.step, [jobId]);
+      return row ? { state: row.state, job: row.job, finishedAt: isoOrNull(row.finished_at) } : null;
+    },
+    async parentOutcomes({ jobIds }) {
+      const outcomes = new Map<string, ParentOutcome>();
+      if (jobIds.length === 0) return outcomes;
+      type Row = { id: string; state: string; result: unknown; has_result: boolean; last_error: { class?: string; message?: string } | null };
+      for (const row of await db.query<Row>(SQL.parents, [[...jobIds]])) {
+        if (row.state === "completed") outcomes.set(row.id, { state: "completed", result: row.has_result ? row.result : undefined });
+        else outcomes.set(row.id, { state: "dead", error: lastError(row.last_error) });
+      }
+      return outcomes;
+    },
+    async list(params) {
+      const after = params.after === undefined ? null : Number(params.after);
+      if (after !== null && !Number.isSafeInteger(after)) return { rows: [], next: null };
+      type Row = FlowRow & { id: string | null; seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
+      const rows = await db.query<Row>(SQL.list, [queue, params.state ?? null, params.name ?? null, params.tenantId ?? null, params.limit + 1, after, LIST_FLOWS_WINDOW]);
+      const page = rows.filter((row) => row.id !== null);
+      const summary = rows[0];
+      let next: string | null = null;
+      if (page.length > params.limit) next = String(page[params.limit - 1]!.seq);
+      else if (summary && Number(summary.scanned) >= LIST_FLOWS_WINDOW && summary.edge_seq !== null) next = String(summary.edge_seq);
+      return { rows: page.slice(0, params.limit).map(toSummary), next };
+    },
+    async get({ id }) {
+      type Row = FlowRow & { job_id: string | null; state: StepState; job: JobJSON; result: unknown; has_result: boolean; step_finished_at: Timestamp | null };
+      const rows = await db.query<Row>(SQL.get, [queue, id]);
+      if (rows.length === 0) return null;
+      const steps: Record<string, FlowStepInfo> = {};
+      for (const row of rows) {
+        if (row.job_id === null) continue;
+        const flow = row.job.flow as JobFlow;
+        const last = row.job.errors.at(-1);
+        steps[flow.step] = {
+          jobId: row.job_id,
+          task: row.job.task,
+          state: row.state,
+          after: Object.keys(flow.after),
+          attempts: row.job.attempts,
+          ...(row.state === "completed" && row.has_result ? { result: row.result } : {}),
+          ...(last && row.state !== "completed" ? { error: lastError(last) } : {}),
+          finishedAt: isoOrNull(row.step_finished_at),
+        };
+      }
+      const detail: FlowDetail = { ...toSummary(rows[0]!), steps };
+      return detail;
+    },
+    async cancel({ id }) {
+      const [row] = await retryingDeadlocks(() => db.query<{ found: boolean; cancelled: string[] | null }>(SQL.cancel, [queue, id]));
+      return row?.found ? { cancelled: row.cancelled ?? [] } : null;
+    },
+  };
+}
+
+async function outcome(write: () => Promise<Array<Record<string, unknown>>>): Promise<StepOutcome> {
+  const rows = (await retryingDeadlocks(write)) as Array<{ written: string | number; job: JobJSON | null }>;
+  return { written: Number(rows[0]?.written ?? 0) > 0, ready: jobsOf(rows) };
+}
+
+function jobsOf(rows: ReadonlyArray<{ job: JobJSON | null }>): JobJSON[] {
+  return rows.flatMap((row) => (row.job ? [row.job] : []));
+}
+
+/** Runs `write` (one statement, all or nothing) again when it lost a deadlock, at most DEADLOCK_RETRIES times. */
+async function retryingDeadlocks<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: unknown })?.code !== "40P01" || attempt > DEADLOCK_RETRIES) throw error;
+    }
+  }
+}
+
+interface FlowRow {
+  id: string;
+  name: string | null;
+  kind: FlowSummary["kind"];
+  tenant_id: string | null;
+  created_at: Timestamp;
+  finished_at: Timestamp | null;
+  total: number | string;
+  completed: number | string;
+  dead: number | string;
+  cancelled: boolean;
+}
+
+function toSummary(row: FlowRow): FlowSummary {
+  const counts = { cancelled: row.cancelled, total: Number(row.total), completed: Number(row.completed), dead: Number(row.dead) };
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    state: flowState(counts),
+    tenantId: row.tenant_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    finishedAt: isoOrNull(row.finished_at),
+    total: counts.total,
+    completed: counts.completed,
+    dead: counts.dead,
+  };
+}
+
+function isoOrNull(value: Timestamp | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+function lastError(error: { class?: string; message?: string } | null): { class: string; message: string } {
+  return { class: error?.class ?? "Error", message: error?.message ?? "" };
+}
+

@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RabbitMqBackend } from "../../src/backends/rabbitmq/rabbitmq-backend.js";
+import { flowPlanToJSON, planFlow } from "../../src/core/flow.js";
+import type { FlowStore } from "../../src/core/flow-store.js";
+import type { Job } from "../../src/core/job.js";
+import type { DatabaseProvider } from "../../src/database/database-provider.js";
+import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
+import { createSqlFlowStore } from "../../src/queue/flow-stores.js";
+import { eventually, makeJob, sleep } from "../conformance/harness.js";
+import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
+import { dropQueue, openBackend, uniqueQueue } from "./rabbitmq-test-env.js";
+
+/**
+ * Flows on RabbitMQ with the service's database (docs/rabbitmq.md#flows), where a process dies between the steps
+ * of an outcome: after the commit and before the parent's ack (the redelivered parent publishes the children its
+ * outcome made ready, and is not counted again), and after the commit and before the publish (the sweep).
+ */
+describe("rabbitmq flows: a process that dies between commit, publish and ack", () => {
+  let queue: string;
+  let schema: string;
+  let database: DatabaseProvider;
+  let store: FlowStore;
+  const opened: RabbitMqBackend[] = [];
+  const open = async (options: { flowSweepMs?: number } = {}) => {
+    const backend = await openBackend(queue, { flows: store, cancellations: createSqlCancelStore({ db: database.sql, queue }), ...options });
+    opened.push(backend);
+    return backend;
+  };
+
+  beforeEach(async () => {
+    queue = uniqueQueue("flows");
+    schema = uniqueSchema("rmqflows");
+    database = await openTestDatabase({ schema });
+    store = createSqlFlowStore({ db: database.sql, queue });
+  });
+  afterEach(async () => {
+    for (const backend of opened.splice(0)) await backend.close();
+    await dropQueue(queue);
+    await database.close();
+    await dropSchema(schema);
+  });
+
+  async function claimAll(backend: RabbitMqBackend, workerId: string, until: (jobs: Job[]) => boolean): Promise<Job[]> {
+    const claimed: Job[] = [];
+    await eventually("the claims", async () => {
+      claimed.push(...(await backend.claim({ workerId, limit: 10, leaseMs: 30_000 })));
+      return until(claimed);
+    });
+    return claimed;
+  }
+
+  it("a completion committed and never acked is redelivered: counted once, and its ready children published", async () => {
+    const first = await open();
+    const flow = planFlow({
+      steps: {
+        a: makeJob({ task: "step", payload: { step: "a" } }),
+        b: makeJob({ task: "step", payload: { step: "b" } }),
+        c: { job: makeJob({ task: "step", payload: { step: "c" } }), after: ["a", "b"] },
+      },
+    });
+    expect(await first.enqueueFlow({ flow })).toEqual({ created: true });
+    const [a, b, c] = flow.steps.map((s) => s.job.id) as [string, string, string];
+    const claimed = await claimAll(first, "w1", (jobs) => jobs.some((j) => j.id === a) && jobs.some((j) => j.id === b));
+    await first.complete({ workerId: "w1", job: claimed.find((j) => j.id === b)! });
+    // a's completion commits (c is made ready), and its process dies before it publishes c or acks a.
+    const jobA = claimed.find((j) => j.id === a)!;
+    const written = await store.complete({ job: jobA.toJSON(), result: { value: "from a" }, spawn: undefined, leaseMs: 600_000 });
+    expect(written.ready.map((j) => j.id)).toEqual([c]);
+    await first.close();
+
+    const second = await open();
+    const seen: Job[] = [];
+    await eventually("c arrived", async () => {
+      for (const job of await second.claim({ workerId: "w2", limit: 10, leaseMs: 30_000 })) {
+        seen.push(job);
+        await second.complete({ workerId: "w2", job, result: { value: job.id } });
+      }
+      return seen.some((j) => j.id === c);
+    });
+    await sleep(300);
+    seen.push(...(await second.claim({ workerId: "w2", limit: 10, leaseMs: 30_000 })));
+    // The redelivered a was not handed out again, and c came once.
+    expect(seen.map((j) => j.id)).toEqual([c]);
+    expect(seen[0]!.flow).toMatchObject({ step: "c", after: { a, b } });
+    const detail = (await second.getFlow({ id: flow.id }))!;
+    expect(detail).toMatchObject({ state: "completed", total: 3, completed: 3, dead: 0 });
+    expect(detail.steps.a).toMatchObject({ state: "completed", result: "from a", attempts: 1 });
+    expect((await second.parentOutcomes({ jobIds: [a] })).get(a)).toEqual({ state: "completed", result: "from a" });
+  });
+
+  it("a ready step its maker never published is published by the sweep", async () => {
+    const flow = planFlow({ steps: { root: makeJob({ task: "step", payload: { step: "root" } }), next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["root"] } } });
+    // The flow is committed and its process dies before it publishes the root: no lease left to wait out.
+    const { created, ready } = await store.create({ flow: flowPlanToJSON(flow), leaseMs: 0 });
+    expect({ created, ready: ready.map((j) => j.id) }).toEqual({ created: true, ready: [flow.steps[0]!.job.id] });
+    const backend = await open({ flowSweepMs: 200 });
+    const [root] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+    expect(root!.id).toBe(flow.steps[0]!.job.id);
+    await backend.complete({ workerId: "w", job: root! });
+    const [next] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+    expect(next!.id).toBe(flow.steps[1]!.job.id);
+  });
+});
