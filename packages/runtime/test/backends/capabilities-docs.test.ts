@@ -13,7 +13,7 @@ const COLUMNS: Array<[string, BackendCapabilities]> = [
   ["postgres", postgres],
   ["redis", redis],
   ["rabbitmq", rabbitmqCapabilities({ cancellations: false, uniqueKeys: false, limits: false, quorum: false })],
-  ["rabbitmq + database", rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, quorum: false })],
+  ["rabbitmq + database", rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, quorum: false })],
 ];
 
 /** A capability's value as the table writes it. */
