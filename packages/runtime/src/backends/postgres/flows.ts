@@ -11,8 +11,9 @@ import { SQL } from "./load-sql.js";
 
 /**
  * Flows on the PostgreSQL queue (docs/postgres.md#flows): the steps are rows of jfast_jobs with their flow columns
- * (migration 0024), the flow a row of jfast_flows. The fan-in is complete-flow.sql (a completion) and the trigger
- * of 0024 (a death, a dead step retried): each counts a step's outcome in the statement that writes it.
+ * (migration 0024), the flow a row of jfast_flows. The fan-in is complete-flow.sql (a completion) and the dead-letter
+ * counters' statement trigger (migration 0026: a death, a dead step retried): each counts a step's outcome in the
+ * statement that writes it.
  */
 
 /** Flows read at most per page of listFlows, whatever its filters (list-flows.sql). */

@@ -22,7 +22,7 @@ export async function retry(q: PgQueue, params: { workerId: string; job: Job; er
 
 export async function kill(q: PgQueue, params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
   const rows = await q.run("kill", () => q.db.query(SQL.kill, [params.job.id, params.workerId, jsonbText(params.error)]));
-  // A flow step's death may have made a step after it ready (the trigger of migration 0024): wake the workers.
+  // A flow step's death may have made a step after it ready (the dead-letter counters' trigger, migration 0026): wake the workers.
   if (params.job.flow && rows.length > 0) q.wakeUps.committed();
 }
 
