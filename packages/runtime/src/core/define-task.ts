@@ -2,6 +2,7 @@ import type { TaskSession } from "./task-session.js";
 import { recordDeclaration } from "./declarations.js";
 import { QUEUE_NAME_PATTERN } from "./named-queue.js";
 import { invalidPriority, Job, priorityProblem } from "./job.js";
+import type { SchemaInput, SchemaOutput, StandardSchemaV1 } from "./payload-schema.js";
 import type { Task, TaskHandler, TaskOptions } from "./task.js";
 import { normalizeLimits } from "./limits.js";
 import { normalizeUnique } from "./unique.js";
@@ -12,6 +13,17 @@ import { normalizeUnique } from "./unique.js";
  * The name is the wire contract and is prefixed by the owning module. `sendEmail.job(payload)` makes its jobs.
  * The handler's `session` is the drizzle transaction with `session: true`, undefined without.
  */
+/** With a schema (docs/tasks.md#payload-schemas): `job()` takes the schema's input, the handler gets its output. */
+export function task<S extends StandardSchemaV1<unknown, unknown>, R = unknown>(
+  name: string,
+  options: Omit<TaskOptions<SchemaOutput<S>>, "schema"> & { schema: S; session: true; isolate?: undefined },
+  handler: TaskHandler<SchemaOutput<S>, TaskSession, R>,
+): Task<SchemaOutput<S>, Awaited<R>, SchemaInput<S>>;
+export function task<S extends StandardSchemaV1<unknown, unknown>, R = unknown>(
+  name: string,
+  options: Omit<TaskOptions<SchemaOutput<S>>, "schema"> & { schema: S } & ({ isolate?: undefined } | { session?: false }),
+  handler: TaskHandler<SchemaOutput<S>, undefined, R>,
+): Task<SchemaOutput<S>, Awaited<R>, SchemaInput<S>>;
 export function task<P = unknown, R = unknown>(
   name: string,
   // An isolated handler runs off the main thread, where the transaction is not (docs/tasks.md#isolated-handlers).
@@ -60,6 +72,11 @@ export function defineTask<P>(name: string, optionsOrHandler: TaskOptions<P> | T
     normalizeUnique({ ...options.unique, key: undefined } as Parameters<typeof normalizeUnique>[0], `task("${name}")`, false);
   }
   normalizeLimits(options, `task("${name}")`);
+  if (options.schema !== undefined && typeof options.schema?.["~standard"]?.validate !== "function") {
+    throw new TypeError(
+      `task("${name}"): schema must be a Standard Schema (a zod, valibot or arktype schema, …: an object with ["~standard"].validate), see docs/tasks.md#payload-schemas`,
+    );
+  }
   if (options.encrypt !== undefined && typeof options.encrypt !== "boolean") {
     throw new TypeError(`task("${name}"): encrypt must be true or false, got ${JSON.stringify(options.encrypt)}`);
   }

@@ -1,5 +1,6 @@
 import { CorruptJob } from "./corrupt-job.js";
 import type { BatchTools, FlowTools } from "./flow-tools.js";
+import type { StandardSchemaV1 } from "./payload-schema.js";
 import type { Logger } from "./logger.js";
 import type { TaskSession } from "./task-session.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
@@ -57,6 +58,12 @@ export interface Cancellation {
 export type TaskHandler<P = unknown, TSession = TaskSession | undefined, R = unknown> = (payload: P, tools: TaskTools<TSession, P>) => R;
 
 export interface TaskOptions<P = unknown> {
+  /**
+   * A Standard Schema (zod, valibot, arktype …) of the payload (docs/tasks.md#payload-schemas): the payload type is
+   * inferred from it; enqueue refuses a payload that does not fit (PAYLOAD_INVALID, nothing written), and a stored
+   * job whose payload no longer fits is dead-lettered before its handler runs. The handler gets the schema's output.
+   */
+  schema?: StandardSchemaV1<unknown, P>;
   /**
    * The named queue its jobs go to (docs/queues.md), declared as `[queues.<name>]` in jfast.toml; default
    * `"default"`. A queue the configuration does not declare stops start-up.
@@ -167,10 +174,13 @@ export interface TaskDefinition<P = unknown> {
  * What `task(...)` returns: the definition, and the way to make its jobs with a checked payload. `R` is its
  * handler's result once awaited (what a later flow step reads of it: `defineFlow`, docs/flows.md#typed-flows).
  */
-export interface Task<P = unknown, R = unknown> extends TaskDefinition<P> {
+export interface Task<P = unknown, R = unknown, In = P> extends TaskDefinition<P> {
   handler(payload: P, tools: TaskTools<TaskSession | undefined, P>): R | Promise<R>;
-  /** A job of this task: `sendEmail.job({ invoice_id }, { tenantId })`. Enqueue it like any other. */
-  job(payload: P, options?: JobOptions): Job<P>;
+  /**
+   * A job of this task: `sendEmail.job({ invoice_id }, { tenantId })`. Enqueue it like any other. With a `schema`,
+   * it takes the schema's input (`In`) and the handler gets its output (`P`).
+   */
+  job(payload: In, options?: JobOptions): Job<In>;
 }
 
 /** The app seen from a handler or a route. */

@@ -110,18 +110,22 @@ export function createOutbox(params: {
     async flow(session, input) {
       const q = needQueue("flow");
       const planned = planForQueue(() => planFlow(input), q.prepare, q.queueOf);
+      await q.checkPayloads(planned.plan.steps.map((s) => s.job));
       await writeFlow(session, q, planned);
       return flowCreated(planned.plan);
     },
     async batch(session, jobs, options) {
       const q = needQueue("batch");
       const planned = planForQueue(() => planBatch(jobs, options), q.prepare, q.queueOf);
+      await q.checkPayloads(planned.plan.steps.map((s) => s.job));
       await writeFlow(session, q, planned);
       return batchCreated(planned.plan, jobs);
     },
     async enqueue(session, job) {
       const queue = needQueue("enqueue");
       const jobs = (Array.isArray(job) ? job : [job]).map(queue.prepare);
+      const checking = queue.checkPayloads(jobs);
+      if (checking) await checking;
       const executor = database.executorFor(session);
       if (queue.backend.capabilities.transactionalEnqueue) {
         // Same database: the job row itself is written in the caller's transaction (sealed by the backend's

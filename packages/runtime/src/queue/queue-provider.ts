@@ -4,6 +4,7 @@ import type { JobEvents } from "../core/job-events.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { taskUniqueFiller } from "./unique-fill.js";
+import { checkPayload, PayloadRefused, type StandardSchemaV1 } from "../core/payload-schema.js";
 import type { BatchCreated, BatchOptions, FlowCreated, FlowInput, FlowPlan } from "../core/flow.js";
 import { batchCreated, flowCreated, planBatch, planFlow, planForQueue } from "./flows.js";
 import { JfastError } from "../errors/jfast-error.js";
@@ -56,6 +57,11 @@ export interface QueueProvider {
   cancel(id: string): Promise<CancelResult>;
   /** Fills in what the caller left to configuration (max attempts) or to its task (max attempts, priority, unique). */
   prepare(job: Job): Job;
+  /**
+   * Checks the payloads of prepared jobs whose task has a `schema` (docs/tasks.md#payload-schemas): rejects with
+   * PAYLOAD_INVALID naming each bad field before anything is written. Null when none of them has a schema.
+   */
+  checkPayloads(jobs: readonly Job[]): Promise<void> | null;
   /** Paused tasks, shared by every process (docs/worker.md#pausing-a-task); null where pausing is not supported. */
   readonly pauses: PausedTasks | null;
   /** Jobs processed, failed and dead per minute and task, as the workers report them (core/throughput.ts). */
@@ -111,6 +117,14 @@ export function createQueueProvider(params: {
     if (job.unique !== null || options?.unique !== undefined) fillUnique(job, options?.unique);
     return job;
   };
+  const checkPayloads = (jobs: readonly Job[]): Promise<void> | null => {
+    let checking: Promise<void>[] | null = null;
+    for (const job of jobs) {
+      const schema = registry.get(job.task)?.options.schema;
+      if (schema) (checking ??= []).push(checkOne(job, schema));
+    }
+    return checking && Promise.all(checking).then(() => undefined);
+  };
   const announce = (plan: FlowPlan): void => {
     if (!events?.has("job:enqueued")) return;
     for (const step of plan.steps) events.emit("job:enqueued", { job: step.job, queue: queueOf(step.job.task).name, duplicate: false });
@@ -124,9 +138,12 @@ export function createQueueProvider(params: {
     queueOf,
     queue: (name) => namedQueue(queues, name),
     prepare,
+    checkPayloads,
     // async: a refused job (not a Job, payload too large) rejects the promise instead of throwing synchronously.
     async enqueue(job) {
       const jobs = (Array.isArray(job) ? job : [job]).map(prepare);
+      const checking = checkPayloads(jobs);
+      if (checking) await checking;
       // One queue (every service that declares none): straight to its backend, as before named queues.
       const result = queues.size === 1 ? perJob(await backend.enqueue({ jobs }), jobs) : await enqueueInQueues(jobs);
       if (events?.has("job:enqueued")) {
@@ -145,12 +162,14 @@ export function createQueueProvider(params: {
     },
     async flow(input) {
       const { plan, queue } = planForQueue(() => planFlow(input), prepare, queueOf);
+      await checkPayloads(plan.steps.map((s) => s.job));
       await queue.backend.enqueueFlow({ flow: plan });
       announce(plan);
       return flowCreated(plan);
     },
     async batch(jobs, options) {
       const { plan, queue } = planForQueue(() => planBatch(jobs, options), prepare, queueOf);
+      await checkPayloads(plan.steps.map((s) => s.job));
       await queue.backend.enqueueFlow({ flow: plan });
       announce(plan);
       return batchCreated(plan, jobs);
@@ -232,6 +251,12 @@ function unknownTask(task: string, registry: TaskRegistry): JfastError {
  * Refused here, before any backend sees it: a broker or a row holding megabytes slows every claim and every
  * redelivery, and each backend would fail differently (or not at all) past its own limit.
  */
+/** A job's payload against its task's schema; the payload stored is the one given (the worker checks it again). */
+async function checkOne(job: Job, schema: StandardSchemaV1): Promise<void> {
+  const checked = await checkPayload(schema, job.payload);
+  if (!checked.ok) throw new PayloadRefused(job.task, checked.issues);
+}
+
 function checkPayloadSize(job: Job, limit: number): void {
   const text = JSON.stringify(job.payload ?? null);
   // UTF-8 takes at most 3 bytes per UTF-16 code unit: most payloads are under the limit without counting.

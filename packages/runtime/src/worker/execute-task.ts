@@ -1,3 +1,4 @@
+import { checkPayload, PayloadInvalidError } from "../core/payload-schema.js";
 import { stepInputsOf, type BatchTools, type FlowTools } from "../core/flow-tools.js";
 import type { Job } from "../core/job.js";
 import type { AppContext, Cancellation, JobLocals, JobMiddleware, TaskDefinition, TaskTools } from "../core/task.js";
@@ -23,6 +24,18 @@ export function createTaskExecutor(params: {
   // None: the handler is called as before, without a promise more per attempt.
   const middleware = params.middleware?.length ? params.middleware : null;
   return function execute(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
+    const schema = definition.options.schema;
+    if (schema) {
+      // The stored payload checked again: a job enqueued before a deploy changed the schema dies here, not in the handler.
+      return checkPayload(schema, job.payload).then((checked) => {
+        if (!checked.ok) throw new PayloadInvalidError(definition.name, checked.issues);
+        return run(definition, job, cancellation, checked.value);
+      });
+    }
+    return run(definition, job, cancellation, job.payload);
+  };
+
+  function run(definition: TaskDefinition, job: Job, cancellation: Cancellation, payload: unknown): Promise<unknown> {
     if (definition.options.isolate && params.isolates) {
       const isolates = params.isolates;
       if (!middleware) return isolates.run(definition, job, cancellation);
@@ -34,22 +47,22 @@ export function createTaskExecutor(params: {
       // Not an async function: a handler's own promise is handed on as it is, without another wrapper.
       try {
         const tools = new AttemptTools(params.context, job, undefined, cancellation);
-        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(job.payload, tools));
-        return Promise.resolve(definition.handler(job.payload, tools));
+        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(payload, tools));
+        return Promise.resolve(definition.handler(payload, tools));
       } catch (error) {
         return Promise.reject(error);
       }
     }
-    return inSession(definition, job, cancellation);
-  };
+    return inSession(definition, job, cancellation, payload);
+  }
 
-  async function inSession(definition: TaskDefinition, job: Job, cancellation: Cancellation): Promise<unknown> {
+  async function inSession(definition: TaskDefinition, job: Job, cancellation: Cancellation, payload: unknown): Promise<unknown> {
     const database = params.database();
     if (!database) throw new Error(`task "${definition.name}" needs a session but the database is not started`);
     return database.transaction(
       async (session) => {
         if (definition.options.idempotentOn) {
-          const key = String(definition.options.idempotentOn(job.payload));
+          const key = String(definition.options.idempotentOn(payload));
           const first = await claimOnce(database.executorFor(session), { consumer: definition.name, key });
           if (!first) {
             params.logger.info("skipped: this idempotency key already committed", { idempotency_key: key });
@@ -57,8 +70,8 @@ export function createTaskExecutor(params: {
           }
         }
         const tools = new AttemptTools(params.context, job, session, cancellation);
-        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(job.payload, tools));
-        return definition.handler(job.payload, tools);
+        if (middleware) return throughMiddleware(middleware, tools, () => definition.handler(payload, tools));
+        return definition.handler(payload, tools);
       },
       { tenantId: job.tenantId },
     );

@@ -1,5 +1,6 @@
 // Compile-time checks of the published types (dist/*.d.ts through "@jfast/runtime"), run by `npm run typecheck`.
 // Each @ts-expect-error pins an error a service relies on: if the error disappears, the typecheck fails.
+import { z } from "zod";
 import { createJfast, defineFlow, ErrorCode, JfastError, Job, ListOrder, ListState, task, type Database, type Jfast, type JobActionResult, type JobEventMap, type JobListing, type JobMiddleware, type QueueBackend, type QueueProvider, type RateLimit, type TaskSession } from "@jfast/runtime";
 
 interface Mailer {
@@ -284,3 +285,19 @@ export const notifyReads = task("types.notify_reads", async (_payload: object, t
 });
 // @ts-expect-error after names a step the flow does not have
 defineFlow("types.bad_after", { a: { task: flowCharge }, b: { task: flowReserve, after: ["c"] } });
+
+// Payload schemas (docs/tasks.md#payload-schemas): a Standard Schema types the payload — job() takes the
+// schema's input, the handler gets its output.
+const lineSchema = z.object({ order_id: z.number(), lines: z.array(z.string()).default([]) });
+export const withSchema = task("types.with_schema", { schema: lineSchema }, async (payload) => {
+  const lines: string[] = payload.lines;
+  const id: number = payload.order_id;
+  return { count: lines.length + id };
+});
+withSchema.job({ order_id: 1 });
+// @ts-expect-error the schema's input: order_id is a number
+withSchema.job({ order_id: "1" });
+export const withSchemaSession = task("types.with_schema_session", { schema: lineSchema, session: true }, async (payload, { session }) => {
+  const tx: TaskSession = session;
+  return { tx: typeof tx, id: payload.order_id };
+});
