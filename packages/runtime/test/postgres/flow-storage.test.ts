@@ -43,6 +43,18 @@ describe("postgres: flow storage", () => {
     expect(await backend.cancel({ id: b })).toEqual({ cancelled: true, state: JobState.cancelled });
   });
 
+  it("re-encrypts a waiting step in place (jfast keys rotate), as it does a ready job", async () => {
+    const backend = await open();
+    const sealed = (key: string) => ({ card: { $enc: `${key}:sealed` } });
+    const flow = planFlow({ steps: { a: makeJob({ payload: sealed("old") }), b: { job: makeJob({ payload: sealed("old") }), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const result = await backend.rewriteStored({
+      rewrite: (parts) => ({ ...parts, payload: JSON.parse(JSON.stringify(parts.payload).replaceAll("old:", "new:")) as unknown }),
+    });
+    expect(result).toMatchObject({ waiting: 2, dead: 0, skipped: [] });
+    expect((await backend.getJob({ id: flow.steps[1]!.job.id }))?.job.payload).toEqual(sealed("new"));
+  });
+
   it("counts a death the claim writes (a lease expired on the last attempt) for the flow and its onParentFailure: \"run\" steps", async () => {
     const backend = await open();
     const a = makeJob({ maxAttempts: 1 });

@@ -6,5 +6,5 @@
 -- index:  jfast_jobs_pkey
 UPDATE jfast_jobs
 SET payload = $5::json, errors = $6::jsonb
-WHERE id = $2 AND queue = $1 AND state IN ('ready', 'dead') AND payload::text = $3 AND errors = $4::jsonb
+WHERE id = $2 AND queue = $1 AND state IN ('waiting', 'ready', 'dead') AND payload::text = $3 AND errors = $4::jsonb
 RETURNING id
