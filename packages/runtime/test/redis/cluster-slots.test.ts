@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { Cluster } from "ioredis";
 import { SCRIPT_NAMES, type ScriptName } from "../../src/backends/redis/scripts.js";
+import { planFlow, planSpawn } from "../../src/core/flow.js";
 import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
 import type { SlotOffer } from "../../src/core/queue-backend.js";
 import type { Job } from "../../src/core/job.js";
@@ -115,6 +116,18 @@ describe("redis cluster: one slot per queue", () => {
       if (first) await backend.complete({ workerId: worker, job: first });
       await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
       await backend.limitUsage({ task: "slots.limited" });
+      // A flow: written whole, a step completed with steps it spawned, its parents' outcomes read, then cancelled.
+      const flow = planFlow({ steps: { split: makeJob({ task: "slots.flow", payload: { i: 12 } }), after: { job: makeJob({ task: "slots.flow", payload: { i: 13 } }), after: ["split"] } } });
+      await backend.enqueueFlow({ flow });
+      await backend.setLimits({ limits: new Map() });
+      const claimed = await backend.claim({ workerId: worker, limit: 20, leaseMs: 30_000 });
+      const split = claimed.find((job) => job.id === flow.steps[0]!.job.id)!;
+      const spawn = planSpawn({ job: split, flow: split.flow! }, { line: makeJob({ task: "slots.flow", payload: { i: 14 } }) });
+      await backend.complete({ workerId: worker, job: split, result: { value: 1 }, spawn });
+      expect((await backend.parentOutcomes({ jobIds: [split.id] })).get(split.id)).toEqual({ state: "completed", result: 1 });
+      expect((await backend.getFlow({ id: flow.id }))?.total).toBe(3);
+      expect((await backend.listFlows({ limit: 5 })).rows.map((f) => f.id)).toEqual([flow.id]);
+      expect((await backend.cancelFlow({ id: flow.id }))?.cancelled).toHaveLength(2);
       // The pruner: its lease, then a batch of each retained state.
       expect(await backend.claimPruner({ owner: "slots-pruner", ttlMs: 10_000 })).toBe(true);
       for (const state of [RetainedState.completed, RetainedState.dead, RetainedState.cancelled]) {
