@@ -19,9 +19,13 @@ describe("postgres: flow storage", () => {
   });
 
   async function open(options: { keepCompleted?: boolean } = {}): Promise<PostgresBackend> {
-    const { backend, cleanup } = await openTestBackend(options);
-    cleanups.push(cleanup);
-    return backend;
+    return (await openWithDatabase(options)).backend;
+  }
+
+  async function openWithDatabase(options: { keepCompleted?: boolean } = {}) {
+    const opened = await openTestBackend(options);
+    cleanups.push(opened.cleanup);
+    return opened;
   }
 
   async function claimAll(backend: PostgresBackend, leaseMs = 30_000) {
@@ -41,6 +45,27 @@ describe("postgres: flow storage", () => {
     expect((await backend.listJobs({ state: ListState.ready, limit: 10, order: "oldest" })).rows.map((r) => r.job.id)).toEqual([flow.steps[0]!.job.id]);
     expect(await backend.depths()).toEqual({ ready: 1, scheduled: 0, running: 0, dead: 0 });
     expect(await backend.cancel({ id: b })).toEqual({ cancelled: true, state: JobState.cancelled });
+  });
+
+  it("writes a flow in the caller's transaction (outbox.flow): it exists iff the transaction commits", async () => {
+    const { backend, database } = await openWithDatabase();
+    const committed = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    const rolledBack = planFlow({ steps: { a: makeJob(), b: { job: makeJob(), after: ["a"] } } });
+    await database.sql.transaction(async (tx) => {
+      expect(await backend.enqueueFlowWithin({ executor: tx, flow: committed })).toEqual({ created: true });
+      // Not visible outside the transaction before it commits.
+      expect(await backend.getFlow({ id: committed.id })).toBeNull();
+    });
+    await database.sql
+      .transaction(async (tx) => {
+        await backend.enqueueFlowWithin({ executor: tx, flow: rolledBack });
+        throw new Error("the request failed");
+      })
+      .catch(() => undefined);
+    expect(await backend.getFlow({ id: rolledBack.id })).toBeNull();
+    expect(await backend.getJob({ id: rolledBack.steps[0]!.job.id })).toBeNull();
+    expect((await backend.getFlow({ id: committed.id }))?.total).toBe(2);
+    expect((await claimAll(backend)).map((job) => job.id)).toEqual([committed.steps[0]!.job.id]);
   });
 
   it("re-encrypts a waiting step in place (jfast keys rotate), as it does a ready job", async () => {
