@@ -23,6 +23,7 @@ import { relayPlugin } from "./plugins/relay.js";
 import { schedulerPlugin } from "./plugins/scheduler.js";
 import { telemetryPlugin } from "./plugins/telemetry.js";
 import { schedulesOf } from "./scheduler/declare-schedule.js";
+import { flowsOf } from "./core/define-flow.js";
 import { createAppWorker, type AppWorkerOptions } from "./worker/app-worker.js";
 import type { AdminService } from "./admin/create-admin.js";
 import type { AdminRepairs } from "./admin/repairs.js";
@@ -110,6 +111,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     for (const definition of module.definitions) registry.register(definition);
     eventHandlers.push(...eventHandlersOf(module));
     for (const declared of schedulesOf(module)) registry.schedule(declared.task, declared.options);
+    for (const flow of flowsOf(module)) registry.declareFlow(flow);
   }
   eventHandlers.push(...(options.handlers ?? []));
   for (const definition of options.tasks ?? []) registry.register(definition);

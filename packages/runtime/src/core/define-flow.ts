@@ -1,4 +1,5 @@
 import { JfastError } from "../errors/jfast-error.js";
+import { currentDeclarationScope } from "./declarations.js";
 import { planFlow, type FlowInput, type FlowStepInput } from "./flow.js";
 import type { Job, JobOptions } from "./job.js";
 import type { TaskTools } from "./task.js";
@@ -81,7 +82,7 @@ export function defineFlow<const S extends FlowSteps<S>>(name: string, steps: S)
       }),
     ),
   });
-  return {
+  const definition: FlowDefinition<S> = {
     name,
     steps,
     create(payloads, options) {
@@ -114,7 +115,39 @@ export function defineFlow<const S extends FlowSteps<S>>(name: string, steps: S)
       return flow.results as StepResults<S, typeof step>;
     },
   };
+  recordFlow({ name, tasks: names.map((step) => steps[step].task.name) });
+  defined.add(definition);
+  return definition;
 }
+
+/** A flow as start-up checks it: a queue that keeps no flows refuses to start with one (plugins/queue.ts). */
+export interface DeclaredFlow {
+  readonly name: string;
+  /** Its steps' tasks. */
+  readonly tasks: readonly string[];
+}
+
+/** What a discovered tasks file declared with defineFlow while it was imported, plus the flows it exports. */
+export function flowsOf(module: { file: string; exports: Record<string, unknown> }): DeclaredFlow[] {
+  const recorded = store.get(module.file) ?? [];
+  const exported = Object.values(module.exports)
+    .filter((value): value is { name: string; steps: Record<string, FlowStepDeclaration> } => typeof value === "object" && value !== null && defined.has(value))
+    .filter((flow) => !recorded.some((r) => r.name === flow.name))
+    .map((flow) => ({ name: flow.name, tasks: Object.values(flow.steps).map((step) => step.task.name) }));
+  return [...recorded, ...exported];
+}
+
+function recordFlow(flow: DeclaredFlow): void {
+  const scope = currentDeclarationScope();
+  if (scope) store.set(scope.file, [...(store.get(scope.file) ?? []), flow]);
+}
+
+// Kept on globalThis like task declarations: ES modules run once per process, and a second app built in the
+// same process (tests, the CLI) must find what the first import declared.
+const KEY = Symbol.for("jfast.flow-declarations");
+const store: Map<string, DeclaredFlow[]> = ((globalThis as Record<symbol, unknown>)[KEY] as Map<string, DeclaredFlow[]> | undefined) ?? new Map();
+(globalThis as Record<symbol, unknown>)[KEY] = store;
+const defined = new WeakSet<object>();
 
 /** The step's `task.job`, taking the payload `create` was given for it (typed by StepPayload at the call). */
 function makeJob(declared: FlowStepDeclaration): (payload: unknown, options?: JobOptions) => Job {

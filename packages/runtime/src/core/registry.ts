@@ -1,3 +1,4 @@
+import type { DeclaredFlow } from "./define-flow.js";
 import type { TaskSession } from "./task-session.js";
 import { defineTask, type AnyTaskHandler } from "./define-task.js";
 import type { ScheduleDeclaration, ScheduleOptions, Task, TaskDefinition, TaskHandler, TaskOptions } from "./task.js";
@@ -9,6 +10,7 @@ import { DEFAULT_QUEUE } from "./named-queue.js";
 export class TaskRegistry {
   private readonly definitions = new Map<string, TaskDefinition>();
   private readonly scheduleDeclarations: ScheduleDeclaration[] = [];
+  private readonly flowDeclarations: DeclaredFlow[] = [];
   /** Problems found while registering (a task not prefixed by its module); reported at start-up. */
   readonly warnings: string[] = [];
 
@@ -62,6 +64,15 @@ export class TaskRegistry {
   /** Schedules added with `schedule(...)`; those declared in task options are read from the tasks. */
   schedules(): ScheduleDeclaration[] {
     return [...this.scheduleDeclarations];
+  }
+
+  /** A flow declared with defineFlow in a tasks file: start-up refuses it on a queue that keeps no flows. */
+  declareFlow(flow: DeclaredFlow): void {
+    this.flowDeclarations.push(flow);
+  }
+
+  flows(): readonly DeclaredFlow[] {
+    return this.flowDeclarations;
   }
 
   get(name: string): TaskDefinition | undefined {

@@ -4,6 +4,7 @@ import { redisQueue } from "../backends/redis/config.js";
 import type { JfastConfig } from "../config/load-config.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { onAttemptEnded } from "../core/job-events.js";
+import { FLOW_STORE_MISSING } from "../core/flow-store.js";
 import { limitsOf } from "../core/limits.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
@@ -65,6 +66,7 @@ export function queuePlugin(): Plugin<"queue"> {
       if (queueConfig.backend === "rabbitmq" && !given && !database) {
         refuseUniqueTasks(registry);
         refuseLimitedTasks(registry);
+        refuseFlows(registry);
       }
       // With keys, every backend is seen through the encryption seam: sealed on the way in, opened at claim.
       const encryption = await openEncryption(config, registry);
@@ -164,6 +166,17 @@ function refuseLimitedTasks(registry: TaskRegistry): void {
     code: "CONFIG_PLUGIN_MISSING",
     hint: `add "database" to [plugins] enabled in jfast.toml (enabled = ["database", "queue", ...]; the limits are counted in jfast_task_limits and jfast_task_slots), or drop the task's ${option} option`,
     docs: "jfast docs rabbitmq#task-limits",
+  });
+}
+
+/** RabbitMQ keeps flows in the service's database: a declared flow needs it (docs/rabbitmq.md#flows). */
+function refuseFlows(registry: TaskRegistry): void {
+  const [flow] = registry.flows();
+  if (!flow) return;
+  throw new ConfigError(`flow "${flow.name}" is declared (defineFlow), and the RabbitMQ queue keeps flows in the service's database, which is not enabled`, {
+    code: "CONFIG_PLUGIN_MISSING",
+    hint: FLOW_STORE_MISSING.hint,
+    docs: "jfast docs rabbitmq#flows",
   });
 }
 

@@ -1,4 +1,10 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createJfast } from "../../src/create-jfast.js";
+import { createLogger } from "../../src/observability/logger.js";
 import type { RabbitMqBackend } from "../../src/backends/rabbitmq/rabbitmq-backend.js";
 import { flowPlanToJSON, planFlow } from "../../src/core/flow.js";
 import type { FlowStore } from "../../src/core/flow-store.js";
@@ -8,7 +14,7 @@ import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
 import { createSqlFlowStore } from "../../src/queue/flow-stores.js";
 import { eventually, makeJob, sleep } from "../conformance/harness.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
-import { dropQueue, openBackend, uniqueQueue } from "./rabbitmq-test-env.js";
+import { AMQP_URL, dropQueue, openBackend, uniqueQueue } from "./rabbitmq-test-env.js";
 
 /**
  * Flows on RabbitMQ with the service's database (docs/rabbitmq.md#flows), where a process dies between the steps
@@ -99,5 +105,35 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     await backend.complete({ workerId: "w", job: root! });
     const [next] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
     expect(next!.id).toBe(flow.steps[1]!.job.id);
+  });
+});
+
+describe("rabbitmq flows without the database", () => {
+  const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../src");
+  const roots: string[] = [];
+  afterEach(async () => {
+    for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+  });
+
+  it("refuses to start a service that declares a flow, naming the plugin to enable", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "jfast-rabbitmq-flows-"));
+    roots.push(root);
+    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shop"\n[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${uniqueQueue("flows")}"\n`);
+    await mkdir(path.join(root, "modules/shop"), { recursive: true });
+    await writeFile(
+      path.join(root, "modules/shop/tasks.ts"),
+      `import { task } from ${JSON.stringify(path.join(SRC, "core/define-task.ts"))};
+import { defineFlow } from ${JSON.stringify(path.join(SRC, "core/define-flow.ts"))};
+export const charge = task("shop.charge", async () => 1);
+export const ship = task("shop.ship", async () => undefined);
+export const fulfil = defineFlow("shop.fulfil", { charge: { task: charge }, ship: { task: ship, after: ["charge"] } });
+`,
+    );
+    const app = await createJfast({ root, env: {}, logger: createLogger({ service: "shop", level: "silent" }) });
+    await expect(app.start()).rejects.toMatchObject({
+      code: "CONFIG_PLUGIN_MISSING",
+      message: expect.stringContaining('flow "shop.fulfil"') as unknown,
+      hint: expect.stringContaining('add "database" to [plugins] enabled') as unknown,
+    });
   });
 });
