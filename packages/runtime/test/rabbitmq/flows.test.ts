@@ -94,6 +94,33 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     expect((await second.parentOutcomes({ jobIds: [a] })).get(a)).toEqual({ state: "completed", result: "from a" });
   });
 
+  it("a step whose worker was lost on its last attempt dies once: its run-anyway child runs, the flow fails", async () => {
+    const first = await open();
+    const flow = planFlow({
+      steps: {
+        a: makeJob({ task: "step", payload: { step: "a" }, maxAttempts: 1 }),
+        cleanup: { job: makeJob({ task: "step", payload: { step: "cleanup" } }), after: ["a"], onParentFailure: "run" },
+        next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["a"] },
+      },
+    });
+    await first.enqueueFlow({ flow });
+    const [a, cleanup] = flow.steps.map((s) => s.job.id) as [string, string];
+    await claimAll(first, "w1", (jobs) => jobs.some((j) => j.id === a));
+    // The process holding a dies: the broker delivers a again, its only attempt spent.
+    await first.close();
+
+    const second = await open();
+    const seen = await claimAll(second, "w2", (jobs) => jobs.length > 0);
+    expect(seen.map((j) => j.id)).toEqual([cleanup]);
+    await sleep(300);
+    expect(await second.claim({ workerId: "w2", limit: 10, leaseMs: 30_000 })).toEqual([]);
+    const detail = (await second.getFlow({ id: flow.id }))!;
+    expect(detail).toMatchObject({ state: "failed", dead: 1, completed: 0 });
+    expect(detail.steps.a).toMatchObject({ state: "dead", error: { class: "WorkerLost" } });
+    expect(detail.steps.next!.state).toBe("waiting");
+    expect((await second.listDead({ limit: 10 })).map((d) => d.job.id)).toEqual([a]);
+  });
+
   it("a ready step its maker never published is published by the sweep", async () => {
     const flow = planFlow({ steps: { root: makeJob({ task: "step", payload: { step: "root" } }), next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["root"] } } });
     // The flow is committed and its process dies before it publishes the root: no lease left to wait out.
