@@ -39,6 +39,8 @@ export interface FlowStore {
   parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>>;
   list(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }>;
   get(params: { id: string }): Promise<FlowDetail | null>;
+  /** A job cancelled by id: when it is an unfinished step, the step is cancelled (its flow is not). */
+  cancelStep(params: { jobId: string }): Promise<void>;
   /** Every unfinished step cancelled and recorded as a cancelled job (CancelStore), in one transaction. */
   cancel(params: { id: string }): Promise<{ cancelled: string[] } | null>;
 }

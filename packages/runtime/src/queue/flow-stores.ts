@@ -18,6 +18,7 @@ const SQL = {
   parents: sql("./sql/flow-step-parents.sql"),
   get: sql("./sql/get-broker-flow.sql"),
   cancel: sql("./sql/cancel-broker-flow.sql"),
+  cancelStep: sql("./sql/cancel-flow-step.sql"),
   // The PostgreSQL queue's own statement: jfast_flows is the same table, read the same way.
   list: sql("../backends/postgres/sql/list-flows.sql"),
 } as const;
@@ -116,6 +117,9 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       }
       const detail: FlowDetail = { ...toSummary(rows[0]!), steps };
       return detail;
+    },
+    async cancelStep({ jobId }) {
+      await db.query(SQL.cancelStep, [jobId]);
     },
     async cancel({ id }) {
       const [row] = await retryingDeadlocks(() => db.query<{ found: boolean; cancelled: string[] | null }>(SQL.cancel, [queue, id]));

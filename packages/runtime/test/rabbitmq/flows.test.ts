@@ -121,6 +121,21 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     expect((await second.listDead({ limit: 10 })).map((d) => d.job.id)).toEqual([a]);
   });
 
+  it("a step cancelled by id is never made ready, and reads cancelled", async () => {
+    const backend = await open();
+    const flow = planFlow({ steps: { a: makeJob({ task: "step", payload: { step: "a" } }), b: { job: makeJob({ task: "step", payload: { step: "b" } }), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const [a, b] = flow.steps.map((s) => s.job.id) as [string, string];
+    expect(await backend.cancel({ id: b })).toEqual({ cancelled: true, state: "cancelled" });
+    expect((await backend.getJob({ id: b }))?.state).toBe("cancelled");
+    const [claimed] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+    expect(claimed!.id).toBe(a);
+    await backend.complete({ workerId: "w", job: claimed! });
+    await sleep(300);
+    expect(await backend.claim({ workerId: "w", limit: 10, leaseMs: 30_000 })).toEqual([]);
+    expect((await backend.getFlow({ id: flow.id }))?.steps.b?.state).toBe("cancelled");
+  });
+
   it("a ready step its maker never published is published by the sweep", async () => {
     const flow = planFlow({ steps: { root: makeJob({ task: "step", payload: { step: "root" } }), next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["root"] } } });
     // The flow is committed and its process dies before it publishes the root: no lease left to wait out.

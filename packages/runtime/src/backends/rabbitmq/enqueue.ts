@@ -48,7 +48,7 @@ async function enqueueUnique(q: RabbitQueue, fresh: Job[]): Promise<EnqueueResul
 }
 
 /** RabbitMQ 3.10's quorum queues keep no message priority: a job that asks for one is refused, not run out of order. */
-function refusePriorities(jobs: readonly Job[]): void {
+export function refusePriorities(jobs: readonly Job[]): void {
   const job = jobs.find((j) => j.priority !== DEFAULT_PRIORITY);
   if (!job) return;
   throw notSupported("priority", `a "${job.task}" job of priority ${job.priority} cannot be enqueued on a quorum queue: RabbitMQ 3.10's quorum queues deliver in arrival order and keep no message priority`, {

@@ -1,11 +1,12 @@
 import { flowPlanToJSON, type FlowPlan } from "../../core/flow.js";
 import type { FlowStore } from "../../core/flow-store.js";
-import type { JobJSON } from "../../core/job.js";
+import type { AttemptError, Job, JobJSON } from "../../core/job.js";
 import type { CompleteParams } from "../../core/queue-backend.js";
 import type { RabbitQueue } from "./context.js";
+import { refusePriorities } from "./enqueue.js";
 import { encodeJob } from "./message.js";
 import { publishPatiently, replace, route, spent, toDead } from "./publications.js";
-import type { AttemptError, Job } from "../../core/job.js";
+import { QueueType } from "./topology.js";
 
 /**
  * Flows on RabbitMQ (docs/rabbitmq.md#flows): a broker cannot hold a step back until its parents finish, so the
@@ -24,6 +25,7 @@ export function publishLeaseMs(q: RabbitQueue): number {
 }
 
 export async function enqueueFlow(q: RabbitQueue, store: FlowStore, { flow }: { flow: FlowPlan }): Promise<{ created: boolean }> {
+  if (q.queueType === QueueType.quorum) refusePriorities(flow.steps.map((step) => step.job));
   const { created, ready } = await store.create({ flow: flowPlanToJSON(flow), leaseMs: publishLeaseMs(q) });
   // Written: if the broker cannot take the first steps now, the sweep publishes them.
   await publishReady(q, store, ready);

@@ -123,6 +123,7 @@ export async function cancel(q: RabbitQueue, { id }: { id: string }): Promise<Ca
   }
   const fresh = await store.record({ id });
   q.cancelledIds.add(id);
+  await q.options.flows?.cancelStep({ jobId: id });
   // Whatever the job is: a key it holds by state and not when cancelled is free now.
   await q.options.uniqueKeys?.release({ jobIds: [id], state: JobState.cancelled });
   if (q.limited.size > 0) await q.options.limits?.free({ jobIds: [id] });

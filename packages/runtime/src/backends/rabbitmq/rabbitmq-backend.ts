@@ -125,7 +125,8 @@ export class RabbitMqBackend implements QueueBackend {
       logger: options.logger,
       repair: (arrival, message) => repair(this.q, arrival, message),
       neverCancel: this.queueType === QueueType.quorum,
-      isCancelled: options.cancellations ? (id) => this.q.cancelledIds.has(id) : undefined,
+      // cancelFlow fills the same set: a cancelled step's message is dropped too.
+      isCancelled: options.cancellations || options.flows ? (id) => this.q.cancelledIds.has(id) : undefined,
     });
     this.capabilities = rabbitmqCapabilities({
       cancellations: options.cancellations !== undefined,
