@@ -2,6 +2,7 @@ import type { FlowDetail, FlowSummary, ListFlowsParams } from "./backend/flows.j
 import type { FlowPlanJSON, ParentOutcome } from "./flow.js";
 import type { JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
+import type { PruneSelection } from "./retention.js";
 import type { StoredResult } from "./result.js";
 
 /**
@@ -39,6 +40,11 @@ export interface FlowStore {
   parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>>;
   list(params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }>;
   get(params: { id: string }): Promise<FlowDetail | null>;
+  /**
+   * Retention (keep_completed): finished flows deleted with their steps, at most `limit` flows; how many steps went.
+   * A failed flow is kept.
+   */
+  prune(params: { select: PruneSelection; limit: number }): Promise<number>;
   /** A job cancelled by id: when it is an unfinished step, the step is cancelled (its flow is not). */
   cancelStep(params: { jobId: string }): Promise<void>;
   /** Every unfinished step cancelled and recorded as a cancelled job (CancelStore), in one transaction. */

@@ -19,6 +19,7 @@ const SQL = {
   get: sql("./sql/get-broker-flow.sql"),
   cancel: sql("./sql/cancel-broker-flow.sql"),
   cancelStep: sql("./sql/cancel-flow-step.sql"),
+  prune: sql("./sql/prune-broker-flows.sql"),
   // The PostgreSQL queue's own statement: jfast_flows is the same table, read the same way.
   list: sql("../backends/postgres/sql/list-flows.sql"),
 } as const;
@@ -117,6 +118,11 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       }
       const detail: FlowDetail = { ...toSummary(rows[0]!), steps };
       return detail;
+    },
+    async prune({ select, limit }) {
+      const params = "before" in select ? [queue, select.before.toISOString(), null, limit] : [queue, null, select.keepNewest, limit];
+      const [row] = await db.query<{ flows: string | number; steps: string | number }>(SQL.prune, params);
+      return Number(row?.steps ?? 0);
     },
     async cancelStep({ jobId }) {
       await db.query(SQL.cancelStep, [jobId]);

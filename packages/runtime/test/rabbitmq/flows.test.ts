@@ -136,6 +136,30 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     expect((await backend.getFlow({ id: flow.id }))?.steps.b?.state).toBe("cancelled");
   });
 
+  it("retention of completed jobs prunes finished flows with their steps, and keeps a failed one", async () => {
+    const backend = await open();
+    const done = planFlow({ steps: { a: makeJob({ task: "step", payload: { step: "a" } }), b: { job: makeJob({ task: "step", payload: { step: "b" } }), after: ["a"] } } });
+    const failing = planFlow({ steps: { x: makeJob({ task: "step", payload: { step: "x" } }) } });
+    const newer = planFlow({ steps: { y: makeJob({ task: "step", payload: { step: "y" } }) } });
+    for (const flow of [done, failing, newer]) await backend.enqueueFlow({ flow });
+    const x = failing.steps[0]!.job.id;
+    await eventually("every step ran", async () => {
+      for (const job of await backend.claim({ workerId: "w", limit: 10, leaseMs: 30_000 })) {
+        if (job.id === x) await backend.kill({ workerId: "w", job, error: { attempt: 1, at: new Date().toISOString(), class: "Error", message: "no" } });
+        else await backend.complete({ workerId: "w", job });
+      }
+      return (await backend.getFlow({ id: done.id }))?.state === "completed" && (await backend.getFlow({ id: newer.id }))?.state === "completed";
+    });
+    expect((await backend.getFlow({ id: failing.id }))?.state).toBe("failed");
+    // The newest finished flow is kept by a count of one; then an age prunes the rest, the failed flow aside.
+    expect(await backend.prune({ state: "completed", select: { keepNewest: 1 }, limit: 100 })).toBe(2);
+    expect(await backend.getFlow({ id: done.id })).toBeNull();
+    expect(await backend.getJob({ id: done.steps[0]!.job.id }).catch((error: { code?: string }) => error.code)).toBe("NOT_SUPPORTED");
+    expect(await backend.prune({ state: "completed", select: { before: new Date(Date.now() + 60_000) }, limit: 100 })).toBe(1);
+    expect(await backend.getFlow({ id: newer.id })).toBeNull();
+    expect((await backend.getFlow({ id: failing.id }))?.state).toBe("failed");
+  });
+
   it("a ready step its maker never published is published by the sweep", async () => {
     const flow = planFlow({ steps: { root: makeJob({ task: "step", payload: { step: "root" } }), next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["root"] } } });
     // The flow is committed and its process dies before it publishes the root: no lease left to wait out.

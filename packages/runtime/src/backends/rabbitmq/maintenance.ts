@@ -5,10 +5,12 @@ import type { RabbitQueue } from "./context.js";
 import { DOCS } from "./errors.js";
 
 /**
- * Dead letters only: a completed, cancelled or acked message is gone from the broker the moment it settles, so
- * there is nothing else to prune (docs/rabbitmq.md#retention).
+ * Dead letters, and with a flow store its finished flows by the completed jobs' retention: a completed, cancelled
+ * or acked message is gone from the broker the moment it settles, so there is nothing else to prune
+ * (docs/rabbitmq.md#retention).
  */
 export async function prune(q: RabbitQueue, { state, select, limit }: PruneParams): Promise<number> {
+  if (state === RetainedState.completed) return q.options.flows ? q.options.flows.prune({ select, limit }) : 0;
   if (state !== RetainedState.dead) return 0;
   return q.dead.prune({ select, limit });
 }
