@@ -4,6 +4,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createJfast } from "../../src/create-jfast.js";
+import { defineFlow } from "../../src/core/define-flow.js";
+import { defineTask } from "../../src/core/define-task.js";
+import type { TaskDefinition } from "../../src/core/task.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { RabbitMqBackend } from "../../src/backends/rabbitmq/rabbitmq-backend.js";
 import { flowPlanToJSON, planFlow } from "../../src/core/flow.js";
@@ -13,7 +16,7 @@ import type { DatabaseProvider } from "../../src/database/database-provider.js";
 import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
 import { createSqlFlowStore } from "../../src/queue/flow-stores.js";
 import { eventually, makeJob, sleep } from "../conformance/harness.js";
-import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
+import { dropSchema, openTestDatabase, PG_URL, uniqueSchema } from "../postgres/pg-test-env.js";
 import { AMQP_URL, dropQueue, openBackend, uniqueQueue } from "./rabbitmq-test-env.js";
 
 /**
@@ -181,6 +184,26 @@ describe("rabbitmq flows without the database", () => {
     for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
   });
 
+  it("refuses queue.flow and queue.batch with NOT_SUPPORTED naming the plugin to enable", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "jfast-rabbitmq-flows-"));
+    roots.push(root);
+    const queueName = uniqueQueue("noflows");
+    await writeFile(path.join(root, "jfast.toml"), `[service]\nname = "shop"\n[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${queueName}"\n`);
+    const charge = defineTask("shop.charge", async () => 1);
+    const app = await createJfast({ root, env: {}, tasks: [charge], logger: createLogger({ service: "shop", level: "silent" }) });
+    await app.start();
+    try {
+      const queue = app.require("queue");
+      const refusal = { code: "NOT_SUPPORTED", hint: 'add "database" to [plugins] enabled: RabbitMQ keeps flows in the service\'s database' };
+      await expect(queue.flow({ steps: { a: charge.job({}) } })).rejects.toMatchObject(refusal);
+      await expect(queue.batch([charge.job({})])).rejects.toMatchObject(refusal);
+      await expect(queue.backend.getFlow({ id: "x" })).rejects.toMatchObject(refusal);
+    } finally {
+      await app.stop();
+      await dropQueue(queueName);
+    }
+  });
+
   it("refuses to start a service that declares a flow, naming the plugin to enable", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "jfast-rabbitmq-flows-"));
     roots.push(root);
@@ -201,5 +224,43 @@ export const fulfil = defineFlow("shop.fulfil", { charge: { task: charge }, ship
       message: expect.stringContaining('flow "shop.fulfil"') as unknown,
       hint: expect.stringContaining('add "database" to [plugins] enabled') as unknown,
     });
+  });
+});
+
+describe("rabbitmq flows in a service with the database", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it("runs queue.flow, and outbox.flow through the relay once its transaction commits", async () => {
+    const queueName = uniqueQueue("flowsvc");
+    const schema = uniqueSchema("rmqflowsvc");
+    const dir = await mkdtemp(path.join(tmpdir(), "jfast-rabbitmq-flows-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }), () => dropSchema(schema), () => dropQueue(queueName));
+    await writeFile(
+      path.join(dir, "jfast.toml"),
+      `[service]\nname = "shop"\n[plugins]\nenabled = ["database", "queue", "outbox"]\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${queueName}"\n[plugin.outbox]\npoll_interval = 0.2\n`,
+    );
+    const shipped: unknown[] = [];
+    const charge = defineTask("shop.charge", async (payload: { order: number }) => ({ cents: payload.order * 100 }));
+    const fulfil = defineFlow("shop.fulfil", {
+      charge: { task: charge },
+      ship: { task: defineTask("shop.ship", async (_payload: { order: number }, tools) => void shipped.push(fulfil.results(tools, "ship"))), after: ["charge"] },
+    });
+    const jfast = await createJfast({ root: dir, env: {}, logger: createLogger({ service: "shop", level: "silent" }), tasks: [charge, fulfil.steps.ship.task as TaskDefinition] });
+    await jfast.start();
+    cleanups.push(() => jfast.stop());
+    const worker = jfast.createWorker({ concurrency: 4 });
+    worker.start();
+    cleanups.push(() => worker.stop({ graceMs: 0 }));
+
+    const queue = jfast.require("queue");
+    expect(queue.backend.capabilities.flows).toBe(true);
+    const started = await queue.flow(fulfil.create({ charge: { order: 3 }, ship: { order: 3 } }));
+    await eventually("the flow completed", async () => (await queue.backend.getFlow({ id: started.flowId }))?.state === "completed");
+    const committed = await jfast.require("database").transaction((tx) => jfast.require("outbox").flow(tx, fulfil.create({ charge: { order: 4 }, ship: { order: 4 } })));
+    await eventually("the outbox flow completed", async () => (await queue.backend.getFlow({ id: committed.flowId }))?.state === "completed");
+    expect(shipped).toEqual([{ charge: { cents: 300 } }, { charge: { cents: 400 } }]);
   });
 });
