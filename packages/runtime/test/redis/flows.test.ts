@@ -42,6 +42,15 @@ describe("redis: flows", () => {
     expect(await backend.depths()).toMatchObject({ ready: 1, running: 0 });
   });
 
+  it("rewrites a waiting step's payload when keys rotate", async () => {
+    const { backend } = await open();
+    const flow = planFlow({ steps: { a: step("a"), b: { job: step("b"), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const result = await backend.rewriteStored({ rewrite: (parts) => ({ ...parts, payload: { rewritten: true } }) });
+    expect(result.waiting).toBe(2);
+    expect((await backend.getJob({ id: flow.steps[1]!.job.id }))?.job.payload).toEqual({ rewritten: true });
+  });
+
   it("counts a step that dies of a lost worker on its last attempt, once, and a retry then runs the rest", async () => {
     const { backend } = await open();
     const flow = planFlow({

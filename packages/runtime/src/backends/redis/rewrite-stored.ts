@@ -4,8 +4,8 @@ import type { RedisClient } from "./connection.js";
 import type { QueueKeys } from "./keys.js";
 
 /**
- * StoredRewrite on Redis: the ids of the ready lists, the scheduled set, the parked lists of paused or limited
- * tasks and the dead set; each job's hash (`json` and `errors`) written back by rewrite.lua if it did not change.
+ * StoredRewrite on Redis: the ids of the ready lists, the scheduled set, flow steps waiting for their parents, the
+ * parked lists of paused or limited tasks and the dead set; each job's hash (`json` and `errors`) written back by rewrite.lua if it did not change.
  */
 export async function rewriteStoredJobs(params: {
   redis: RedisClient;
@@ -20,6 +20,7 @@ export async function rewriteStoredJobs(params: {
   const waiting = [
     ...(await Promise.all(keys.readyLists.map((list) => redis.lrange(list, 0, -1)))).flat(),
     ...(await redis.zrange(keys.scheduled, 0, -1)),
+    ...(await redis.zrange(keys.waiting, 0, -1)),
     ...(await Promise.all([...tasks].map((task) => redis.lrange(keys.parked(task), 0, -1)))).flat(),
   ];
   const dead = await redis.zrange(keys.dead, 0, -1);
