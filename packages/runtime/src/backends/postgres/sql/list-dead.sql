@@ -3,7 +3,7 @@
 -- result: job columns + died_at
 -- index:  jfast_jobs_dead_idx (queue, died_at DESC, seq DESC) WHERE phase = 'dead'
 SELECT id, seq, task, priority, payload, attempts, max_attempts, available_at, created_at,
-       tenant_id, request_id, trace, errors, timeout_ms, died_at
+       tenant_id, request_id, trace, errors, timeout_ms, flow, died_at
 FROM jfast_jobs
 WHERE queue = $1 AND phase = 'dead'
 ORDER BY died_at DESC, seq DESC

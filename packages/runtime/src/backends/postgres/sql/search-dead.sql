@@ -10,7 +10,7 @@ WITH matches AS MATERIALIZED (
   -- died_at order filtering every dead letter by payload until it has a page, which for a rare value is all of
   -- them. This way only the rows the GIN index says contain $2 are read; the sort is over those.
   SELECT id, seq, task, priority, payload, attempts, max_attempts, available_at, created_at,
-         tenant_id, request_id, trace, errors, timeout_ms, died_at
+         tenant_id, request_id, trace, errors, timeout_ms, flow, died_at
   FROM jfast_jobs
   WHERE phase = 'dead'
     AND jfast_payload_jsonb(payload) @> $2::jsonb
