@@ -96,6 +96,33 @@ export const jfastFlows = pgTable(
   (t) => [check("jfast_flows_kind_check", sql`${t.kind} IN ('flow', 'batch')`), index("jfast_flows_list_idx").on(t.queue, t.seq.desc())],
 );
 
+/** The steps of a broker queue's flows (RabbitMQ, docs/rabbitmq.md#flows): each one's job, kept until it is published. */
+export const jfastFlowSteps = pgTable(
+  "jfast_flow_steps",
+  {
+    jobId: text("job_id").primaryKey(),
+    flowId: text("flow_id")
+      .notNull()
+      .references(() => jfastFlows.id, { onDelete: "cascade" }),
+    queue: text("queue").notNull(),
+    job: jsonb("job").notNull(),
+    children: text("children").array().notNull(),
+    pending: integer("pending").notNull(),
+    counted: boolean("counted").notNull().default(false),
+    state: text("state", { enum: ["waiting", "ready", "completed", "dead", "cancelled"] }).notNull(),
+    published: boolean("published").notNull().default(false),
+    publishAfter: timestamptz("publish_after"),
+    result: jsonb("result"),
+    resultOmitted: text("result_omitted"),
+    finishedAt: timestamptz("finished_at"),
+  },
+  (t) => [
+    check("jfast_flow_steps_state_check", sql`${t.state} IN ('waiting', 'ready', 'completed', 'dead', 'cancelled')`),
+    index("jfast_flow_steps_flow_idx").on(t.flowId),
+    index("jfast_flow_steps_unpublished_idx").on(t.queue, t.publishAfter).where(sql`state = 'ready' AND NOT published`),
+  ],
+);
+
 export const jfastQueueCounters = pgTable("jfast_queue_counters", {
   queue: text("queue").primaryKey(),
   dead: bigint("dead", { mode: "number" }).notNull().default(0),
@@ -285,5 +312,6 @@ export const jfastTables = {
   jfast_task_slots: jfastTaskSlots,
   jfast_leases: jfastLeases,
   jfast_flows: jfastFlows,
+  jfast_flow_steps: jfastFlowSteps,
   jfast_migrations: jfastMigrations,
 } as const;

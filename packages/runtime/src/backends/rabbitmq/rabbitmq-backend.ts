@@ -65,6 +65,7 @@ const TOPOLOGY_CHANNELS = 8;
  *    queue, then ack. release: publish the same message again (attempts as before the claim), then ack.
  *    Publishing first means a crash in between leaves a duplicate, never a loss.
  *  - dead letters: `<queue>.dead`, browsed (dead-letters.ts).
+ *  - flows: kept in the service's database (FlowStore); a step is published once it is ready (flows.ts).
  */
 export class RabbitMqBackend implements QueueBackend {
   readonly kind = BackendKind.rabbitmq;
