@@ -3,6 +3,9 @@
 //   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix (&invoice=X sets the
 //                                             invoice of a single job, &tenant=T its tenant, &delay=S schedules it
 //                                             S seconds from now; every job carries a traceparent)
+//   POST /flow?name=N&hold=1                  starts a flow: charge (<service>.ping) → ship (<service>.charge, failing
+//                                             until POST /fix) → notify (<service>.ping); &hold=1 makes charge due in
+//                                             10 minutes, so the flow stays running; answers { flowId, jobIds }
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
 //   POST /break                               makes them fail again (a regression)
 //   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
@@ -47,6 +50,21 @@ const server = http.createServer(async (req, res) => {
     await jfast.require("queue").enqueue(jobs);
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ ids: jobs.map((j) => j.id) }));
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/flow") {
+    const service = jfast.config.service.name;
+    const ping = (delayMs) => new Job({ task: `${service}.ping`, payload: {}, ...(delayMs ? { delayMs } : {}) });
+    const created = await jfast.require("queue").flow({
+      name: url.searchParams.get("name") ?? "order.fulfil",
+      steps: {
+        charge: ping(url.searchParams.get("hold") === "1" ? 600_000 : 0),
+        ship: { job: new Job({ task: `${service}.charge`, payload: { invoice: `flow-${Date.now()}`, card_number: "4242424242424242" } }), after: ["charge"] },
+        notify: { job: ping(0), after: ["ship"] },
+      },
+    });
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify(created));
     return;
   }
   if (req.method === "POST" && url.pathname === "/publish") {

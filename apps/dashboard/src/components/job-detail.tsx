@@ -7,7 +7,8 @@ import { Badge } from "./badge";
 import { EmptyState, ErrorState, Loading } from "./empty-state";
 import { RelativeTime } from "./time";
 
-const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
+/** `waiting`: a flow step whose parents have not all completed (docs/flows.md#states). */
+const STATE_TONE = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
 
 /** One job: where it stands, its payload (redacted by the service), its result, and every attempt's error with its stack. */
 export function JobDetail({ service, id }: { service: string; id: string }) {

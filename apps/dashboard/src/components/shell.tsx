@@ -12,6 +12,7 @@ const PAGES = [
   { href: "/queues", label: "Queues" },
   { href: "/dead-letters", label: "Dead letters" },
   { href: "/jobs", label: "Jobs" },
+  { href: "/flows", label: "Flows" },
   { href: "/schedules", label: "Schedules" },
   { href: "/outbox", label: "Outbox" },
   { href: "/events", label: "Events (Kafka)" },

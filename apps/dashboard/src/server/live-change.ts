@@ -68,6 +68,8 @@ const STALE_ON: [prefix: string, parts: readonly LivePart[], minIntervalMs?: num
   ["deadLetters", ["deadLetters"], 10_000],
   // A job's page follows it through every state; lists by state move with the depths.
   ["jobs", ["depths", "deadLetters"]],
+  // A flow moves on as its steps' jobs do: with the depths, and with the dead letters when a step dies.
+  ["flows", ["depths", "deadLetters"]],
   ["queues", ["depths", "deadLetters", "health"]],
   ["schedules", ["depths", "setup"]],
   ["outbox", ["outbox"]],

@@ -19,7 +19,8 @@ import { useServiceTRPC, useServices } from "~/trpc/provider";
 import { SearchForm } from "./search-form";
 import { EMPTY_DRAFT, toSearchInput, type SearchDraft } from "./search-input";
 
-const STATE_TONE = { ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
+/** `waiting`: a flow step whose parents have not all completed (docs/flows.md#states). */
+const STATE_TONE = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
 
 /** Finds jobs on every service at once: by id, task, tenant, state, or a payload field's value. */
 export function JobSearch({ initial }: { initial: { id: string; tenant: string } }) {

@@ -1,12 +1,15 @@
-import type { JobSearchInput, JobState } from "~/trpc/types";
+import type { JobSearchInput } from "~/trpc/types";
 
-export const STATES: JobState[] = ["ready", "running", "completed", "dead"];
+/** The states jobs.search takes (a flow's waiting steps are found by id, or on the Flows page). */
+type SearchState = NonNullable<JobSearchInput["state"]>;
+
+export const STATES: SearchState[] = ["ready", "running", "completed", "dead"];
 
 export interface SearchDraft {
   id: string;
   task: string;
   tenant: string;
-  state: "" | JobState;
+  state: "" | SearchState;
   path: string;
   value: string;
   as: "text" | "number" | "boolean";
