@@ -99,10 +99,14 @@ export class WorkerProcess {
     return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** When it was last killed with -9 (0: never): a scenario that reads the workers' logs waits for its sweep. */
+  killedAt = 0;
+
   /** SIGKILL; returns the pid it killed. */
   kill9(): number | null {
     if (!this.child) return null;
     const pid = this.child.pid ?? null;
+    this.killedAt = Date.now();
     this.expected.add(this.child);
     this.child.kill("SIGKILL");
     this.child = null;
