@@ -6,7 +6,7 @@ export function requireSupported<T extends FlowListView | FlowGetView>(view: T):
   if (view.supported) return view;
   throw new CliError(view.reason ?? "this service's queue keeps no flows", {
     code: "NOT_SUPPORTED",
-    hint: "run flows on a PostgreSQL, PGlite or Redis queue",
+    hint: "enable the database plugin for a RabbitMQ queue, or run flows on a PostgreSQL, PGlite or Redis queue",
     docs: "jfast docs flows#backends",
   });
 }

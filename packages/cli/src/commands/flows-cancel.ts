@@ -12,7 +12,8 @@ Cancels a flow: each step not yet finished becomes cancelled. A waiting or ready
 is cancelled at once and its handler sees its signal aborted at its worker's next heartbeat, as with
 jfast jobs cancel. Finished steps keep their state and results. The cancellation is written to the service's
 audit trail (flows.cancel) with the actor cli:<your user name> (or the name given with --as), as one from the
-admin API or the dashboard is. A RabbitMQ queue keeps no flows: NOT_SUPPORTED.
+admin API or the dashboard is. A RabbitMQ queue without the database plugin keeps no flows:
+NOT_SUPPORTED.
 
 Exit codes: 0 the flow was cancelled; 1 no flow has that id; 2 usage error. See jfast docs flows and
 jfast docs cli#jfast-flows.`,

@@ -18,7 +18,8 @@ Lists one page of the service's flows, newest first (each named queue in turn, d
 flows.list does: id, name, state (running, completed, failed, cancelled), steps completed of total, dead steps,
 when it was created and finished. A page reads a bounded window of flows, so with a filter it can be shorter
 than --limit while more follow: the next page is printed as a cursor to pass back with --after. --json prints
-{ items, nextCursor }. A RabbitMQ queue keeps no flows: NOT_SUPPORTED. See jfast docs flows and
+{ items, nextCursor }. A RabbitMQ queue without the database plugin keeps no flows:
+NOT_SUPPORTED. See jfast docs flows and
 jfast docs cli#jfast-flows.`,
   flags: {
     state: { type: "string", placeholder: STATES.join("|"), description: "only flows in this state" },

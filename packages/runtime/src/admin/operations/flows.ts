@@ -6,6 +6,8 @@ import type { QueueProvider } from "../../queue/queue-provider.js";
 import { auditedCall, type OperatorContext } from "../audit-call.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 
+const FLOWS_HINT = "enable the database plugin for a RabbitMQ queue, or run flows on a PostgreSQL, PGlite or Redis queue (jfast docs flows#backends)";
+
 /** A flow with the named queue that holds it (every step of a flow runs on one named queue). */
 export interface FoundFlow {
   queue: string;
@@ -19,16 +21,15 @@ export function namedQueues(queue: QueueProvider): { name: string; backend: Queu
 }
 
 /**
- * The refusal when no queue of the service keeps flows (`capabilities.flows` off: RabbitMQ), read from the
- * capability before any backend is asked; null when one does (a queue without flows is skipped by the views).
+ * The refusal when no queue of the service keeps flows (`capabilities.flows` off: RabbitMQ without the database
+ * plugin), read from the capability before any backend is asked; null when one does (the views skip the others).
  */
 export function flowsRefusal(queue: QueueProvider): Error | null {
   const queues = namedQueues(queue);
   if (queues.some((q) => q.backend.capabilities.flows)) return null;
   const kind = queues[0]!.backend.kind;
-  return notSupported("flows", `a ${kind} queue keeps no flows: the broker cannot hold a step back until its parents finish`, {
-    hint: "run flows on a PostgreSQL, PGlite, Redis or memory queue (jfast docs flows#backends)",
-  });
+  const why = kind === "rabbitmq" ? " without the database plugin: the broker cannot hold a step back until its parents finish" : "";
+  return notSupported("flows", `a ${kind} queue keeps no flows${why}`, { hint: FLOWS_HINT });
 }
 
 /** A flow by id in whichever named queue holds it (one lookup per queue with flows), or null. */
