@@ -178,7 +178,7 @@ describe("rabbitmq: admin flows", () => {
     await app.close();
   });
 
-  it("says the views are not supported, and refuses the repairs with NOT_SUPPORTED", async () => {
+  it("without the database plugin, says the views are not supported, and refuses the repairs with NOT_SUPPORTED", async () => {
     const list = await call(app.jfast, "flows.list", { token: VIEWER });
     expect(list.status).toBe(200);
     expect(list.data).toMatchObject({ enabled: true, supported: false, items: [], nextCursor: null });
@@ -234,5 +234,41 @@ describe("redis: admin flows across named queues", () => {
     expect((await call(app.jfast, "flows.get", { token: VIEWER, input: { id: inMedia[0] } })).data.flow).toMatchObject({ id: inMedia[0], queue: "media" });
     const cancelled = await call(app.jfast, "flows.cancel", { token: OPERATOR, input: { id: inMedia[0] }, mutation: true });
     expect(cancelled.data).toMatchObject({ queue: "media", cancelled: [expect.any(String)] });
+  });
+});
+
+describe("rabbitmq with the database plugin: admin flows", () => {
+  let app: AdminApp;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it("lists, shows and cancels a flow kept in the service's database", async () => {
+    app = await startAdminApp({
+      tasks: [stepTask],
+      setup: async () => {
+        const queue = uniqueRabbitQueue("admin-flowsdb");
+        const schema = uniqueSchema("admin_flows_rmq");
+        return {
+          plugins: ["database", "queue"],
+          sections: `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 4\n\n[plugin.queue]\nbackend = "rabbitmq"\nurl = "${AMQP_URL}"\nname = "${queue}"\n${QUEUE_TUNING}`,
+          cleanup: async () => {
+            await dropRabbitQueue(queue);
+            await dropSchema(schema);
+          },
+        };
+      },
+    });
+    const { flowId, jobIds } = await app.jfast.require("queue").flow({
+      name: "order.fulfil",
+      steps: { later: new Job({ task: "flow.step", payload: { step: "later" }, delayMs: 60_000 }), after: { job: step("after"), after: ["later"] } },
+    });
+    const list = await call(app.jfast, "flows.list", { token: VIEWER });
+    expect(list.data).toMatchObject({ supported: true, items: [{ id: flowId, name: "order.fulfil", state: "running", total: 2 }] });
+    const shown = await call(app.jfast, "flows.get", { token: VIEWER, input: { id: flowId } });
+    expect(shown.data.flow.steps.after).toMatchObject({ jobId: jobIds.after, state: "waiting", after: ["later"] });
+    const cancelled = await call(app.jfast, "flows.cancel", { token: OPERATOR, input: { id: flowId }, mutation: true });
+    expect(cancelled.status).toBe(200);
+    expect((await call(app.jfast, "flows.get", { token: VIEWER, input: { id: flowId } })).data.flow.state).toBe("cancelled");
   });
 });
