@@ -4,6 +4,7 @@ import type { JobJSON } from "./job.js";
 import type { JobState } from "./job-state.js";
 import type { PruneSelection } from "./retention.js";
 import type { StoredResult } from "./result.js";
+import type { StoredParts, StoredRewriteResult } from "./stored-rewrite.js";
 
 /**
  * Where a queue whose broker cannot hold a step back until its parents finish (RabbitMQ) keeps its flows: the
@@ -45,6 +46,11 @@ export interface FlowStore {
    * A failed flow is kept.
    */
   prune(params: { select: PruneSelection; limit: number }): Promise<number>;
+  /**
+   * `jfast keys rotate`: the jobs of steps still in the database (waiting, or ready and not published) rewritten,
+   * each only if unchanged and still there when written; how many were, and those `rewrite` threw for.
+   */
+  rewriteWaiting(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<{ rewritten: number; skipped: StoredRewriteResult["skipped"] }>;
   /** A job cancelled by id: when it is an unfinished step, the step is cancelled (its flow is not). */
   cancelStep(params: { jobId: string }): Promise<void>;
   /** Every unfinished step cancelled and recorded as a cancelled job (CancelStore), in one transaction. */

@@ -4,6 +4,7 @@ import { flowState, type FlowPlanJSON, type JobFlow, type ParentOutcome } from "
 import type { FlowStore, StepOutcome, StepState } from "../core/flow-store.js";
 import type { JobJSON } from "../core/job.js";
 import type { SqlDatabase } from "../core/sql-port.js";
+import { rewriteParts, type StoredRewriteResult } from "../core/stored-rewrite.js";
 
 const sql = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8");
 const SQL = {
@@ -20,10 +21,14 @@ const SQL = {
   cancel: sql("./sql/cancel-broker-flow.sql"),
   cancelStep: sql("./sql/cancel-flow-step.sql"),
   prune: sql("./sql/prune-broker-flows.sql"),
+  unpublished: sql("./sql/unpublished-flow-steps.sql"),
+  rewrite: sql("./sql/rewrite-flow-steps.sql"),
   // The PostgreSQL queue's own statement: jfast_flows is the same table, read the same way.
   list: sql("../backends/postgres/sql/list-flows.sql"),
 } as const;
 
+/** Steps read and rewritten at a time by rewriteWaiting. */
+const REWRITE_PAGE = 500;
 /** Flows read at most per page of list, whatever its filters (list-flows.sql). */
 const LIST_FLOWS_WINDOW = 1000;
 /** A write that lost a deadlock (a cancel crossing a completion) wrote nothing: written again this many times at most. */
@@ -123,6 +128,20 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       const params = "before" in select ? [queue, select.before.toISOString(), null, limit] : [queue, null, select.keepNewest, limit];
       const [row] = await db.query<{ flows: string | number; steps: string | number }>(SQL.prune, params);
       return Number(row?.steps ?? 0);
+    },
+    async rewriteWaiting({ rewrite }) {
+      const skipped: StoredRewriteResult["skipped"] = [];
+      let rewritten = 0;
+      for (let after = ""; ; ) {
+        const rows = await db.query<{ job_id: string; job: JobJSON }>(SQL.unpublished, [queue, after, REWRITE_PAGE]);
+        const changed = rows.flatMap(({ job_id, job }) => {
+          const parts = rewriteParts(job_id, { payload: job.payload, errors: job.errors }, rewrite, skipped);
+          return parts ? [{ id: job_id, was: job, job: { ...job, payload: parts.payload, errors: parts.errors } }] : [];
+        });
+        if (changed.length > 0) rewritten += (await db.query(SQL.rewrite, [JSON.stringify(changed)])).length;
+        if (rows.length < REWRITE_PAGE) return { rewritten, skipped };
+        after = rows.at(-1)!.job_id;
+      }
     },
     async cancelStep({ jobId }) {
       await db.query(SQL.cancelStep, [jobId]);

@@ -163,6 +163,22 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     expect((await backend.getFlow({ id: failing.id }))?.state).toBe("failed");
   });
 
+  it("jfast keys rotate rewrites the steps still in the database, not those in the broker", async () => {
+    const backend = await open();
+    const flow = planFlow({ steps: { a: makeJob({ task: "step", payload: { step: "a" } }), b: { job: makeJob({ task: "step", payload: { step: "b" } }), after: ["a"] } } });
+    await backend.enqueueFlow({ flow });
+    const [a, b] = flow.steps.map((s) => s.job.id) as [string, string];
+    const result = await backend.rewriteStored({ rewrite: (parts) => ({ ...parts, payload: { ...(parts.payload as object), rotated: true } }) });
+    expect(result).toMatchObject({ waiting: 1, dead: 0, skipped: [] });
+    expect(result.waitingNotSupported).toMatch(/only flow steps not yet published/);
+    expect((await backend.getJob({ id: b }))?.job.payload).toEqual({ step: "b", rotated: true });
+    const [claimedA] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+    expect(claimedA).toMatchObject({ id: a, payload: { step: "a" } });
+    await backend.complete({ workerId: "w", job: claimedA! });
+    const [claimedB] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+    expect(claimedB).toMatchObject({ id: b, payload: { step: "b", rotated: true } });
+  });
+
   it("a ready step its maker never published is published by the sweep", async () => {
     const flow = planFlow({ steps: { root: makeJob({ task: "step", payload: { step: "root" } }), next: { job: makeJob({ task: "step", payload: { step: "next" } }), after: ["root"] } } });
     // The flow is committed and its process dies before it publishes the root: no lease left to wait out.

@@ -38,15 +38,18 @@ export async function retryDead(q: RabbitQueue, params: RetryDeadParams): Promis
 }
 
 /**
- * `jfast keys rotate`: dead letters only. A waiting message cannot be changed in the broker, nor taken out of the
- * middle of a queue and put back without racing the workers; it keeps its key until a worker takes it.
+ * `jfast keys rotate`: dead letters, and flow steps still in the service's database (`waiting` counts those). A
+ * waiting message cannot be changed in the broker, nor taken out of the middle of a queue and put back without
+ * racing the workers; it keeps its key until a worker takes it.
  */
 export async function rewriteStored(q: RabbitQueue, params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
   const { dead, skipped } = await q.dead.rewrite(params);
+  // Flow steps not yet published wait in the service's database, where they can be rewritten.
+  const steps = await q.options.flows?.rewriteWaiting(params);
+  if (steps) skipped.push(...steps.skipped);
   return {
-    waiting: null,
-    waitingNotSupported:
-      "RabbitMQ cannot rewrite a message waiting in the broker: waiting jobs keep the key they were encrypted with until a worker takes them, so keep that key in JFAST_ENCRYPTION_KEYS (after the new one) until the queue has drained",
+    waiting: steps ? steps.rewritten : null,
+    waitingNotSupported: `RabbitMQ cannot rewrite a message waiting in the broker${steps ? " (only flow steps not yet published, kept in the database, were rewritten)" : ""}: waiting jobs keep the key they were encrypted with until a worker takes them, so keep that key in JFAST_ENCRYPTION_KEYS (after the new one) until the queue has drained`,
     dead,
     skipped,
   };
