@@ -183,7 +183,7 @@ describe("apps/example under `npx jfast dev`", () => {
     // ship reading both results, then the tracking email reading ship's.
     const { flow_id: flowId } = (await paid.json()) as { flow_id: string };
     expect(flowId).toMatch(/^[0-9a-f-]{36}$/);
-    await eventually(async () => (dev.output.includes(`subject="Your order for invoice ${invoice.id} is on its way"`) ? true : undefined), {
+    await eventually(async () => (dev!.output.includes(`subject="Your order for invoice ${invoice.id} is on its way"`) ? true : undefined), {
       what: "the fulfilment flow's tracking email",
       timeoutMs: 60_000,
     });
