@@ -1,15 +1,13 @@
-import { createServer, type Server } from "node:http";
-import { getRequestListener } from "@hono/node-server";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { CliError } from "./errors.js";
-import type { FetchHandler } from "./service.js";
 
-/** Serves a Web fetch handler on node:http. Resolves once listening; listen errors become explained errors. */
+/** Serves a Node request listener on node:http. Resolves once listening; listen errors become explained errors. */
 export async function listen(params: {
-  fetch: FetchHandler;
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
   port: number;
   hostname?: string;
 }): Promise<{ server: Server; port: number; address: string; everyInterface: boolean; close(timeoutMs: number): Promise<void> }> {
-  const server = createServer(getRequestListener((request) => params.fetch(request)));
+  const server = createServer(params.listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE") {

@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
+import { getRequestListener } from "@hono/node-server";
 import type { AppWorker, Jfast } from "@jfast/runtime";
 import type { CommandIO } from "./command.js";
 import { listen } from "./http-server.js";
-import { openService, toFetchHandler, type FetchHandler } from "./service.js";
+import { openService } from "./service.js";
 import { watchShutdownSignals } from "./shutdown.js";
+import { requestIdOf, toWebApp, type NodeListener, type WebApp } from "./web-app.js";
 
 export interface RunServiceParams {
   root: string;
@@ -47,17 +50,19 @@ export async function runService(params: RunServiceParams): Promise<number> {
     }
 
     let http: Awaited<ReturnType<typeof listen>> | null = null;
+    let app: WebApp | null = null;
     if (params.http) {
-      const app = entry?.createApp ? toFetchHandler(await entry.createApp(jfast), entry.file!) : null;
+      app = entry?.createApp ? await toWebApp({ app: await entry.createApp(jfast), file: entry.file!, logger: jfast.logger }) : null;
       const host = params.host ?? jfast.config.host ?? undefined;
-      http = await listen({ fetch: composeFetch(jfast, app), port: jfast.config.port, ...(host ? { hostname: host } : {}) });
+      http = await listen({ listener: composeListener(jfast, app), port: jfast.config.port, ...(host ? { hostname: host } : {}) });
       jfast.logger.info("http listening", {
         // What the socket is bound to; a wildcard address is reachable from other machines, so it says so.
         url: `http://${http.everyInterface ? "localhost" : urlHost(http.address)}:${http.port}`,
         address: http.address,
         interfaces: http.everyInterface ? "every interface: reachable from other machines" : "this address only",
         app: app ? entry!.file : null,
-        routes: ["/ready", "/queue/stats"],
+        framework: app?.kind ?? null,
+        routes: ["/ready", "/queue/stats", "/jfast/admin"],
       });
       if (!app) jfast.logger.info("no server.ts exporting createApp(jfast): serving only jfast's routes", { docs: "jfast docs cli#the-service-entry-file" });
     }
@@ -87,6 +92,8 @@ export async function runService(params: RunServiceParams): Promise<number> {
       hint: worker ? "send the signal again to release running jobs at once" : undefined,
     });
     await Promise.all([http?.close(params.graceMs), worker?.stop({ graceMs: params.graceMs })]);
+    // The framework's own shutdown (Fastify's onClose hooks, Nest's lifecycle) runs once no request is in flight.
+    await app?.close().catch((error: unknown) => jfast?.logger.error("the web app failed to close", { error: String(error) }));
     await jfast.stop();
     jfast.logger.info("stopped", { processed: worker?.processedCount ?? 0 });
     return 0;
@@ -99,17 +106,39 @@ export async function runService(params: RunServiceParams): Promise<number> {
 }
 
 /**
- * jfast's own routes (/ready, /queue/stats, and whatever the runtime adds under /jfast/) answer first; any
- * path they do not know (404) goes to the service's app.
+ * jfast's own routes answer first: everything under /jfast/ (the admin API), and any GET or HEAD the runtime
+ * knows (/ready, /queue/stats, /metrics); a 404 from jfast passes the untouched request to the service's app.
+ * Every request gets an x-request-id (the client's, else a new one): the context middleware and the error lines
+ * use it, and the response carries it.
  */
-export function composeFetch(jfast: Jfast, app: FetchHandler | null): FetchHandler {
-  return async (request) => {
-    const own = await jfast.fetch(request);
-    if (own.status !== 404 || !app) return own;
-    return app(request);
+export function composeListener(jfast: Jfast, app: WebApp | null): NodeListener {
+  const own = getRequestListener((request) => jfast.fetch(request));
+  return (req, res) => {
+    let requestId = requestIdOf(req.headers);
+    if (!requestId) {
+      requestId = randomUUID();
+      req.headers["x-request-id"] = requestId;
+    }
+    res.setHeader("x-request-id", requestId);
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (!app || path === "/jfast" || path.startsWith("/jfast/")) return void own(req, res);
+    if (req.method !== "GET" && req.method !== "HEAD") return app.listener(req, res);
+    jfast.fetch(new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method })).then(
+      async (response) => {
+        if (response.status === 404) return app.listener(req, res);
+        const body = req.method === "HEAD" ? undefined : Buffer.from(await response.arrayBuffer());
+        res.statusCode = response.status;
+        response.headers.forEach((value, key) => res.setHeader(key, value));
+        res.end(body);
+      },
+      (error: unknown) => {
+        jfast.logger.error("request failed", { request_id: requestId, method: req.method, path, error: String(error) });
+        if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+        res.end("Internal Server Error");
+      },
+    );
   };
 }
-
 function urlHost(address: string): string {
   return address.includes(":") ? `[${address}]` : address;
 }

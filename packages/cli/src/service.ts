@@ -10,13 +10,12 @@ const DOCS = "jfast docs cli#the-service-entry-file";
 /** Files the CLI looks for, in order, as the service's entry (providers, start hook, HTTP app). */
 export const ENTRY_CANDIDATES = ["server.ts", "server.mts", "server.js", "server.mjs", "app.ts", "app.mts", "app.js", "app.mjs"] as const;
 
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
-
 /**
  * The optional named exports of `<root>/server.ts` (or `app.ts`):
  *   providers  an object, or a function returning one, passed to createJfast({ providers }) in every process
  *   onStart    called with the started app (create the service's own tables, warm caches)
- *   createApp  returns the HTTP app: a fetch handler or an object with `fetch` (a Hono app); used by `jfast dev`
+ *   createApp  returns the HTTP app (Hono or any fetch handler, Express, Koa, Fastify, Nest, a Node listener: see
+ *              web-app.ts); served by `jfast start` and `jfast dev`
  */
 export interface ServiceEntry {
   file: string | null;
@@ -122,16 +121,4 @@ export async function openService(params: {
     throw error;
   }
   return { jfast, entry };
-}
-
-/** Accepts what `createApp` may return: a fetch handler, or an object with `fetch` (Hono, itty, …). */
-export function toFetchHandler(app: unknown, file: string): FetchHandler {
-  if (typeof app === "function") return app as FetchHandler;
-  const fetch = (app as { fetch?: unknown } | null)?.fetch;
-  if (typeof fetch === "function") return (request) => fetch.call(app, request) as Response | Promise<Response>;
-  throw new CliError(`createApp() in ${path.basename(file)} returned ${app === null ? "null" : typeof app}, not an HTTP app`, {
-    code: "ENTRY_INVALID",
-    hint: "return a fetch handler (request) => Response, or an object with a fetch method such as a Hono app",
-    docs: DOCS,
-  });
 }

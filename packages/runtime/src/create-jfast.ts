@@ -6,7 +6,7 @@ import type { AppContext, JobMiddleware, TaskDefinition } from "./core/task.js";
 import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/load-config.js";
 import { withRequest, type RequestContext } from "./context/context.js";
 import { createFetchHandler } from "./http/fetch-handler.js";
-import { honoContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http/middleware.js";
+import { fastifyContextHook, honoContextMiddleware, koaContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http/middleware.js";
 import { discoverModules } from "./modules/discover.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, toLogger, type Logger, type PinoLogger } from "./observability/logger.js";
@@ -88,7 +88,17 @@ export interface Jfast {
   repairs(actor: string): Promise<AdminRepairs>;
   /** Stores tenant, request id and trace for everything `fn` does (jobs built inside inherit them). */
   withRequest<T>(context: RequestContext, fn: () => T): T;
-  middleware: { hono: typeof honoContextMiddleware; node: typeof nodeContextMiddleware };
+  /**
+   * Request context (tenant, request id, trace) from the request's headers, one per framework
+   * (docs/getting-started.md#your-web-framework). `node` is `express` under its older name.
+   */
+  middleware: {
+    hono: typeof honoContextMiddleware;
+    express: typeof nodeContextMiddleware;
+    koa: typeof koaContextMiddleware;
+    fastify: typeof fastifyContextHook;
+    node: typeof nodeContextMiddleware;
+  };
   /** Builds a worker for this app (what `jfast worker` runs). */
   createWorker(options?: AppWorkerOptions): AppWorker;
   /** The app context handlers receive as `ctx`. */
@@ -187,7 +197,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     routes: () => nodeRoutes((request) => fetchHandler(request)),
     repairs: async (actor) => (await adminService()).repairs(actor),
     withRequest,
-    middleware: { hono: honoContextMiddleware, node: nodeContextMiddleware },
+    middleware: { hono: honoContextMiddleware, express: nodeContextMiddleware, koa: koaContextMiddleware, fastify: fastifyContextHook, node: nodeContextMiddleware },
     on: (name, listener) => events.on(name, listener),
     off: (name, listener) => events.off(name, listener),
     createWorker(workerOptions = {}) {

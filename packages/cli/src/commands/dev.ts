@@ -12,8 +12,10 @@ Starts the service in <root> for development: its HTTP API and a worker in one p
 
 The API listens on PORT when set, else on [service] base_port, at 127.0.0.1 (this machine only) unless
 --host or HOST says otherwise; in production (JFAST_ENV=production) on every interface. It serves jfast's routes (GET /ready,
-GET /queue/stats) and, for every other path, the app returned by createApp(jfast) exported from
-<root>/server.ts (or app.ts). Shutdown on SIGTERM/SIGINT works as for \`jfast worker\`.
+GET /queue/stats, the admin API) and, for every other path, the app returned by createApp(jfast) exported
+from <root>/server.ts (or app.ts): Hono or any fetch handler, Express, Koa, Fastify, a Nest application, or a
+Node (req, res) listener (jfast docs getting-started#your-web-framework). Shutdown on SIGTERM/SIGINT works
+as for \`jfast worker\`.
 
 --watch starts it again whenever a file of the service changes (.ts, .js, .json, jfast.toml, .sql;
 node_modules, .jfast and dist are ignored). In production run \`jfast start\` and \`jfast worker\` instead.`,

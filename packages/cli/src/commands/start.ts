@@ -13,10 +13,12 @@ The API listens on PORT when set, else on [service] base_port: on every interfac
 (JFAST_ENV=production, as the generated manifests set it), else on 127.0.0.1, unless --host or HOST says
 otherwise. It serves jfast's routes (GET /ready,
 GET /queue/stats, the admin API) and, for every other path, the app returned by createApp(jfast) exported
-from <root>/server.ts (or app.ts). The service's TypeScript runs through tsx, or compile it and point
-server.ts/modules at the output (jfast docs getting-started#production).
+from <root>/server.ts (or app.ts): Hono or any fetch handler, Express, Koa, Fastify, a Nest application, or
+a Node (req, res) listener (jfast docs getting-started#your-web-framework). The service's TypeScript runs
+through tsx, or compile it and point server.ts/modules at the output (jfast docs getting-started#production).
 
-On SIGTERM or SIGINT it stops accepting connections, gives requests in flight --grace seconds and closes.
+On SIGTERM or SIGINT it stops accepting connections, gives requests in flight --grace seconds, closes the
+app (Fastify's and Nest's own close()) and then jfast.
 Run the binary itself (node_modules/.bin/jfast) under a supervisor, not \`npx jfast\`: npx does not pass
 SIGTERM on.`,
   flags: {

@@ -22,16 +22,34 @@ export function honoContextMiddleware() {
     withRequest(contextFromHeaders((name) => c.req.header(name)), next);
 }
 
-/** Express or node:http: `app.use(jfast.middleware.node())`. */
+/** Node's header record (IncomingMessage, Fastify's request): a repeated header counts by its first value. */
+function fromNodeHeaders(headers: Record<string, string | string[] | undefined>) {
+  return contextFromHeaders((name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  });
+}
+
+/**
+ * Express (and Nest on Express) or node:http: `app.use(jfast.middleware.express())`. Register it after the body
+ * parsers: a parser resumes the chain from the socket's events, outside the context this sets.
+ */
 export function nodeContextMiddleware() {
-  return (req: IncomingMessage, _res: ServerResponse, next: () => void) =>
-    withRequest(
-      contextFromHeaders((name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      }),
-      next,
-    );
+  return (req: IncomingMessage, _res: ServerResponse, next: () => void) => withRequest(fromNodeHeaders(req.headers), next);
+}
+
+/** Koa: `app.use(jfast.middleware.koa())`; everything awaited after it runs in the request's context. */
+export function koaContextMiddleware() {
+  return (ctx: { get(name: string): string }, next: () => Promise<unknown>) => withRequest(contextFromHeaders((name) => ctx.get(name)), next);
+}
+
+/**
+ * Fastify: `app.addHook("preHandler", jfast.middleware.fastify())`. A callback hook, not an async one: Fastify
+ * calls the handler from inside `done`, so the context reaches it. preHandler runs after the body is parsed.
+ */
+export function fastifyContextHook() {
+  return (request: { headers: Record<string, string | string[] | undefined> }, _reply: unknown, done: () => void): void =>
+    withRequest(fromNodeHeaders(request.headers), done);
 }
 
 /** Express / node:http middleware serving jfast's routes; passes everything else to `next`. */
