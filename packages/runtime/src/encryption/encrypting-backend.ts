@@ -88,6 +88,9 @@ export function withEncryption(backend: QueueBackend, encryption: JobEncryption,
 
   const overrides: Partial<QueueBackend> = {
     enqueue: (params) => sealedWhile(params.jobs, () => backend.enqueue(params)),
+    // A flow's steps, and the steps a running step spawns, are stored as jobs are: sealed for an encrypted task.
+    enqueueFlow: (params) => sealedWhile(params.flow.steps.map((s) => s.job), () => backend.enqueueFlow(params)),
+    complete: (params) => (params.spawn ? sealedWhile(params.spawn.map((s) => s.job), () => backend.complete(params)) : backend.complete(params)),
     async claim(params: ClaimParams) {
       const { readable, unreadable } = open(await backend.claim(params));
       if (unreadable.length > 0) await bury(params.workerId, unreadable);
@@ -98,6 +101,7 @@ export function withEncryption(backend: QueueBackend, encryption: JobEncryption,
   };
   if (backend.capabilities.transactionalEnqueue) {
     overrides.enqueueWithin = (params) => sealedWhile(params.jobs, () => backend.enqueueWithin(params));
+    overrides.enqueueFlowWithin = (params) => sealedWhile(params.flow.steps.map((s) => s.job), () => backend.enqueueFlowWithin(params));
   }
   if (backend.capabilities.handOff) {
     overrides.offerSlots = (offer: SlotOffer) =>

@@ -29,6 +29,10 @@ describe("encryption at rest in a service", () => {
 
   const seen: string[] = [];
   const charge = defineTask<{ card: string }>("billing.charge", { encrypt: true }, async (payload) => void seen.push(payload.card));
+  /** Spawns one charge step with its own card (docs/flows.md#adding-steps-while-it-runs). */
+  const split = defineTask<{ card: string }>("billing.split", { encrypt: true }, async (payload, tools) => {
+    tools.flow?.spawn({ one: charge.job({ card: payload.card }) });
+  });
 
   it("a task with encrypt: true and no key stops start-up, naming how to make a key and the docs page", async () => {
     const dir = await root(`[plugins]\nenabled = ["queue"]\n[plugin.queue]\nbackend = "memory"\n`);
@@ -56,7 +60,7 @@ describe("encryption at rest in a service", () => {
     const dir = await root(
       `[plugins]\nenabled = ["database", "queue", "outbox"]\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\npool_size = 2\n${queue}[plugin.outbox]\npoll_interval = 0.1\n`,
     );
-    const jfast = await createJfast({ root: dir, tasks: [charge], env: { JFAST_ENCRYPTION_KEYS: key("k1") }, logger: silentLogger });
+    const jfast = await createJfast({ root: dir, tasks: [charge, split], env: { JFAST_ENCRYPTION_KEYS: key("k1") }, logger: silentLogger });
     cleanups.push(() => jfast.stop());
     await jfast.start();
     return { jfast, schema, database: jfast.require<DatabaseProvider>("database"), outbox: jfast.require<Outbox>("outbox") };
@@ -73,6 +77,28 @@ describe("encryption at rest in a service", () => {
     expect(kidOf(JSON.parse(rows.rows[0].payload))).toBe("k1");
     jfast.createWorker({ concurrency: 1 }).start();
     await eventually("the handler", async () => seen.includes(secret));
+  });
+
+  it("a flow's steps of an encrypted task are stored sealed (queue.flow, outbox.flow, a spawned step) and reach their handlers in clear", async () => {
+    const { jfast, schema, database, outbox } = await service(`[plugin.queue]\nbackend = "postgres"\n`);
+    const secret = `pan-${randomUUID()}`;
+    const spawnedSecret = `spawned-${randomUUID()}`;
+    const first = await jfast.require("queue").flow({ steps: { a: charge.job({ card: `${secret}-a` }), b: { job: charge.job({ card: `${secret}-b` }), after: ["a"] } } });
+    const second = await database.transaction((tx) => outbox.flow(tx, { steps: { c: charge.job({ card: `${secret}-c` }) } }));
+    const rows = await withAdmin((c) => c.query(`SELECT id, payload::text AS payload FROM "${schema}".jfast_jobs`));
+    expect(rows.rows.map((r) => r.id).sort()).toEqual([first.jobIds.a, first.jobIds.b, second.jobIds.c].sort());
+    for (const row of rows.rows) {
+      expect(row.payload).not.toContain(secret);
+      expect(kidOf(JSON.parse(row.payload))).toBe("k1");
+    }
+    jfast.createWorker({ concurrency: 1 }).start();
+    await eventually("every step's handler", async () => ["a", "b", "c"].every((step) => seen.includes(`${secret}-${step}`)));
+    // A step that spawns a step of an encrypted task: written sealed with its completion.
+    const third = await jfast.require("queue").flow({ steps: { split: split.job({ card: spawnedSecret }) } });
+    await eventually("the spawned step's handler", async () => seen.includes(spawnedSecret));
+    const spawned = await withAdmin((c) => c.query(`SELECT payload::text AS payload FROM "${schema}".jfast_jobs WHERE flow_id = $1 AND id <> $2`, [third.flowId, third.jobIds.split]));
+    expect(spawned.rows).toHaveLength(1);
+    expect(spawned.rows[0].payload).not.toContain(spawnedSecret);
   });
 
   it("outbox.enqueue on another backend writes the jfast_outbox row sealed; the relayed job reaches the handler in clear", async () => {
