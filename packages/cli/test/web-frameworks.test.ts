@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { createServiceRoot, JFAST_BIN } from "./jfast-process.js";
+import { startDetached, listeningUrl, type DetachedJfast } from "./detached-jfast.js";
+import { createServiceRoot } from "./jfast-process.js";
 
 // `jfast start` (and `jfast dev`) serving the app that each web framework's createApp returns, as a user would
 // write it: the app's routes, jfast's /ready beside them, an error logged with its request id and answered by the
@@ -128,50 +128,21 @@ const ERROR_RESPONSES: Record<string, (body: string, type: string) => void> = {
 
 const CLOSE_LINES: Record<string, string | null> = { hono: null, express: null, koa: null, fastify: "fastify onClose ran", nest: "nest shutdown hook ran" };
 
-interface Started {
-  pid: number;
-  base: string;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
-const groups: number[] = [];
+const running: DetachedJfast[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
-  for (const pid of groups.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const p of running.splice(0)) p.killGroup();
   for (const remove of cleanups.splice(0)) await remove();
 });
 
 /** `jfast <command>` in its own process group (killed whole after the test), on a free port. */
-async function start(command: "start" | "dev", server: string): Promise<Started> {
+async function start(command: "start" | "dev", server: string): Promise<DetachedJfast & { base: string }> {
   const service = await createServiceRoot({ "jfast.toml": TOML, "modules/demo/tasks.ts": TASKS, "enqueue.ts": ENQUEUE, "server.ts": server });
   cleanups.push(service.remove);
-  const child = spawn(process.execPath, [JFAST_BIN, command, "--root", service.root, "--grace", "2"], {
-    cwd: service.root,
-    env: { ...process.env, PORT: "0", HOST: "", JFAST_ENV: "development", JFAST_DEBUG: "" },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  groups.push(child.pid!);
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  let closed = false;
-  void exited.then(() => (closed = true));
-  for (let i = 0; i < 600 && !output.includes('"msg":"http listening"'); i++) {
-    if (closed) throw new Error(`jfast ${command} exited before listening:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const line = output.split("\n").find((l) => l.includes('"msg":"http listening"'));
-  if (!line) throw new Error(`jfast ${command} did not listen:\n${output}`);
-  return { pid: child.pid!, base: String(JSON.parse(line).url), output: () => output, exited };
+  const p = startDetached([command, "--root", service.root, "--grace", "2"], { cwd: service.root, env: { PORT: "0", HOST: "", JFAST_ENV: "development" } });
+  running.push(p);
+  await p.waitFor('"msg":"http listening"');
+  return Object.assign(p, { base: listeningUrl(p.output()) });
 }
 
 describe.each(Object.keys(SERVERS))("jfast start serving a %s app", (framework) => {
@@ -265,16 +236,10 @@ export function createApp() {
   it("refuses an app it does not recognise, naming the shapes it accepts", async () => {
     const service = await createServiceRoot({ "jfast.toml": TOML, "server.ts": `export function createApp() { return { listen() {} }; }` });
     cleanups.push(service.remove);
-    const child = spawn(process.execPath, [JFAST_BIN, "start", "--root", service.root], {
-      env: { ...process.env, PORT: "0", HOST: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    groups.push(child.pid!);
-    let output = "";
-    child.stderr!.on("data", (chunk) => (output += chunk));
-    child.stdout!.on("data", (chunk) => (output += chunk));
-    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    const p = startDetached(["start", "--root", service.root], { cwd: service.root, env: { PORT: "0", HOST: "" } });
+    running.push(p);
+    const code = await p.exited;
+    const output = p.output();
     expect(code).toBe(1);
     expect(output).toContain("createApp() in server.ts returned object, not an HTTP app jfast can serve");
     expect(output).toMatch(/Express.*Koa.*Fastify.*Nest/s);
