@@ -302,6 +302,25 @@ export function describeFlows(factory: BackendFactory): void {
       expect(ran).toBe(1001);
     });
 
+    it("keeps a running flow's completed steps from retention, and prunes a finished flow with its steps", async () => {
+      if (!factory.capabilities.keepsFinished) return;
+      const running = plan({ a: stepJob("a"), b: { job: stepJob("b"), after: ["a"], }, c: { job: stepJob("c"), after: ["b"] } });
+      const finished = plan({ x: stepJob("x") });
+      await backend.enqueueFlow({ flow: running });
+      await backend.enqueueFlow({ flow: finished });
+      const ids = Object.fromEntries([...running.steps, ...finished.steps].map((s) => [s.name, s.job.id]));
+      // a and x complete; b is claimed and held, so the running flow cannot finish while retention runs.
+      const claimed = await claimUntil(backend, (jobs) => [ids.a, ids.x].every((id) => jobs.some((j) => j.id === id)));
+      for (const job of claimed) await backend.complete({ workerId: WORKER, job, result: { value: job.id } });
+      await claimUntil(backend, (jobs) => jobs.some((j) => j.id === ids.b));
+      await eventually("the finished flow completed", async () => (await backend.getFlow({ id: finished.id }))?.state === "completed");
+      await backend.prune({ state: "completed", select: { keepNewest: 0 }, limit: 1000 });
+      expect((await backend.getJob({ id: ids.a! }))?.state).toBe(JobState.completed);
+      expect((await backend.getFlow({ id: running.id }))?.state).toBe("running");
+      expect(await backend.getJob({ id: ids.x! })).toBeNull();
+      expect(await backend.getFlow({ id: finished.id })).toBeNull();
+    });
+
     it("lists flows newest first, by state and name", async () => {
       const first = plan({ a: stepJob("a") }, "first");
       const second = plan({ a: stepJob("a"), b: { job: stepJob("b"), after: ["a"] } }, "second");

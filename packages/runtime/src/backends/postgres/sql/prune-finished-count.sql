@@ -7,6 +7,8 @@
 WITH doomed AS (
   SELECT id FROM jfast_jobs
   WHERE queue = $1 AND phase = $2::text AND phase IN ('completed', 'cancelled')
+    -- A step of a flow still running is kept: the steps after it read its result (docs/flows.md#states).
+    AND (flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM jfast_flows AS rf WHERE rf.id = jfast_jobs.flow_id AND rf.finished_at IS NULL))
   ORDER BY finished_at DESC
   OFFSET $3
   LIMIT $4
