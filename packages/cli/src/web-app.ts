@@ -51,8 +51,10 @@ function has<K extends string>(value: unknown, ...keys: K[]): value is Record<K,
  */
 export async function toWebApp(params: { app: unknown; file: string; logger: Logger }): Promise<WebApp> {
   const { app, logger } = params;
-  const logFailure = (error: unknown, headers: Record<string, unknown>, where: { method?: string | undefined; url?: string | undefined }) =>
+  const logFailure = (error: unknown, headers: Record<string, unknown>, where: { method?: string | undefined; url?: string | undefined }) => {
+    if (clientError(error)) return;
     logger.error("request failed", { request_id: requestIdOf(headers), method: where.method, path: where.url?.split("?")[0], error: errorText(error) });
+  };
 
   if (has(app, "getHttpAdapter", "init", "close", "useGlobalInterceptors")) {
     const nest = app as unknown as Shapes["nest"];
@@ -173,6 +175,17 @@ function unknownShape(file: string, got: string): CliError {
       "a Koa app; a Fastify instance; a Nest application from NestFactory.create (not yet listening)",
     docs: WEB_FRAMEWORK_DOCS,
   });
+}
+
+/**
+ * An error that carries a 4xx status (a body parser's 400, `ctx.throw(404)`, Fastify's validation error, Nest's
+ * NotFoundException) is the framework's answer to the client, not a failure of the service: not logged.
+ */
+function clientError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { status, statusCode, getStatus } = error as { status?: unknown; statusCode?: unknown; getStatus?: unknown };
+  const code = typeof getStatus === "function" ? (getStatus as () => unknown).call(error) : (statusCode ?? status);
+  return typeof code === "number" && code >= 400 && code < 500;
 }
 
 function errorText(error: unknown): string {

@@ -24,6 +24,7 @@ export async function enqueue(jfast: Jfast) {
 const SERVERS: Record<string, string> = {
   hono: `
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { Jfast } from "@jfast/runtime";
 import { enqueue } from "./enqueue.ts";
 export function createApp(jfast: Jfast) {
@@ -31,6 +32,7 @@ export function createApp(jfast: Jfast) {
   app.use(jfast.middleware.hono());
   app.get("/hello", (c) => c.json({ hello: "hono" }));
   app.get("/boom", async () => { throw new Error("boom from hono"); });
+  app.get("/teapot", () => { throw new HTTPException(418, { message: "client error from hono" }); });
   app.post("/enqueue", async (c) => c.json({ ...(await enqueue(jfast)), body: await c.req.json() }, 202));
   return app;
 }
@@ -44,6 +46,7 @@ export function createApp(jfast: Jfast) {
   app.use(express.json(), jfast.middleware.express());
   app.get("/hello", (_req, res) => { res.json({ hello: "express" }); });
   app.get("/boom", async () => { throw new Error("boom from express"); });
+  app.get("/teapot", () => { throw Object.assign(new Error("client error from express"), { status: 418 }); });
   app.post("/enqueue", async (req, res) => { res.status(202).json({ ...(await enqueue(jfast)), body: req.body }); });
   return app;
 }
@@ -58,6 +61,7 @@ export function createApp(jfast: Jfast) {
   app.use(async (ctx) => {
     if (ctx.path === "/hello") ctx.body = { hello: "koa" };
     else if (ctx.path === "/boom") throw new Error("boom from koa");
+    else if (ctx.path === "/teapot") ctx.throw(418, "client error from koa");
     else if (ctx.path === "/enqueue" && ctx.method === "POST") {
       ctx.status = 202;
       ctx.body = await enqueue(jfast);
@@ -77,12 +81,13 @@ export function createApp(jfast: Jfast) {
   app.addHook("onClose", async () => { jfast.logger.info("fastify onClose ran"); });
   app.get("/hello", async () => ({ hello: "fastify" }));
   app.get("/boom", async () => { throw new Error("boom from fastify"); });
+  app.get("/teapot", async () => { throw Object.assign(new Error("client error from fastify"), { statusCode: 418 }); });
   app.post("/enqueue", async (req, reply) => reply.code(202).send({ ...(await enqueue(jfast)), body: req.body }));
   return app;
 }
 `,
   nest: `
-import { Controller, Get, HttpCode, Module, Post, Req, type OnApplicationShutdown } from "@nestjs/common";
+import { Controller, Get, HttpCode, HttpException, Module, Post, Req, type OnApplicationShutdown } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
 import express from "express";
 import type { Jfast } from "@jfast/runtime";
@@ -93,12 +98,14 @@ export async function createApp(jfast: Jfast) {
   class WebController {
     hello() { return { hello: "nest" }; }
     boom(): never { throw new Error("boom from nest"); }
+    teapot(): never { throw new HttpException("client error from nest", 418); }
     async enqueue(req: { body: unknown }) { return { ...(await enqueue(jfast)), body: req.body }; }
   }
   const proto = WebController.prototype;
   const method = (name: keyof WebController) => Object.getOwnPropertyDescriptor(proto, name)!;
   Get("hello")(proto, "hello", method("hello"));
   Get("boom")(proto, "boom", method("boom"));
+  Get("teapot")(proto, "teapot", method("teapot"));
   Post("enqueue")(proto, "enqueue", method("enqueue"));
   HttpCode(202)(proto, "enqueue", method("enqueue"));
   Req()(proto, "enqueue", 0);
@@ -163,6 +170,7 @@ describe.each(Object.keys(SERVERS))("jfast start serving a %s app", (framework) 
     const boom = await fetch(`${app.base}/boom`, { headers: { "x-request-id": requestId } });
     expect(boom.status).toBe(500);
     ERROR_RESPONSES[framework]!(await boom.text(), boom.headers.get("content-type") ?? "");
+    await app.waitFor(new RegExp(`"request_id":"${requestId}".*"msg":"request failed"`), 5_000);
     const failure = app
       .output()
       .split("\n")
@@ -170,6 +178,10 @@ describe.each(Object.keys(SERVERS))("jfast start serving a %s app", (framework) 
     expect(failure, app.output()).toBeDefined();
     expect(JSON.parse(failure!)).toMatchObject({ level: "error", request_id: requestId, path: "/boom" });
     expect(failure).toContain(`boom from ${framework}`);
+
+    // A 4xx the app raised on purpose is the framework's answer, not a failure: no error line.
+    expect((await fetch(`${app.base}/teapot`)).status).toBe(418);
+    expect(app.output()).not.toContain(`client error from ${framework}`);
 
     const enqueued = await fetch(`${app.base}/enqueue`, {
       method: "POST",
@@ -210,7 +222,7 @@ export function createApp() {
     const boom = await fetch(`${app.base}/boom`, { headers: { "x-request-id": "plain-boom" } });
     expect(boom.status).toBe(500);
     expect(await boom.text()).toBe("Internal Server Error");
-    expect(app.output()).toMatch(/"request_id":"plain-boom".*"msg":"request failed"/);
+    await app.waitFor(/"request_id":"plain-boom".*"msg":"request failed"/, 5_000);
     process.kill(app.pid, "SIGTERM");
     expect(await app.exited).toBe(0);
   });
