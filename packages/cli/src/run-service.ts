@@ -62,7 +62,7 @@ export async function runService(params: RunServiceParams): Promise<number> {
         interfaces: http.everyInterface ? "every interface: reachable from other machines" : "this address only",
         app: app ? entry!.file : null,
         framework: app?.kind ?? null,
-        routes: ["/ready", "/queue/stats", "/jfast/admin"],
+        routes: ["/ready", "/queue/stats"],
       });
       if (!app) jfast.logger.info("no server.ts exporting createApp(jfast): serving only jfast's routes", { docs: "jfast docs cli#the-service-entry-file" });
     }
@@ -122,8 +122,15 @@ export function composeListener(jfast: Jfast, app: WebApp | null): NodeListener 
     res.setHeader("x-request-id", requestId);
     const path = (req.url ?? "/").split("?")[0]!;
     if (!app || path === "/jfast" || path.startsWith("/jfast/")) return void own(req, res);
-    if (req.method !== "GET" && req.method !== "HEAD") return app.listener(req, res);
-    jfast.fetch(new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method })).then(
+    // jfast's GET routes read only the path; a request-target that is not a path ("*", absolute-form) is the app's.
+    if ((req.method !== "GET" && req.method !== "HEAD") || !path.startsWith("/") || path.startsWith("//")) return app.listener(req, res);
+    let request: Request;
+    try {
+      request = new Request(`http://localhost${path}`, { method: req.method });
+    } catch {
+      return app.listener(req, res);
+    }
+    jfast.fetch(request).then(
       async (response) => {
         if (response.status === 404) return app.listener(req, res);
         const body = req.method === "HEAD" ? undefined : Buffer.from(await response.arrayBuffer());
