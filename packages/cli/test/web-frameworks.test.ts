@@ -119,6 +119,39 @@ export async function createApp(jfast: Jfast) {
   return app;
 }
 `,
+  "nest-fastify": `
+import { Controller, Get, HttpCode, HttpException, Module, Post, Req, type OnApplicationShutdown } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
+import type { Jfast } from "@jfast/runtime";
+import { enqueue } from "./enqueue.ts";
+
+// Decorators applied as calls, so the test does not depend on the TypeScript loader's decorator settings.
+export async function createApp(jfast: Jfast) {
+  class WebController {
+    hello() { return { hello: "nest-fastify" }; }
+    boom(): never { throw new Error("boom from nest-fastify"); }
+    teapot(): never { throw new HttpException("client error from nest-fastify", 418); }
+    async enqueue(req: { body: unknown }) { return { ...(await enqueue(jfast)), body: req.body }; }
+  }
+  const proto = WebController.prototype;
+  const method = (name: keyof WebController) => Object.getOwnPropertyDescriptor(proto, name)!;
+  Get("hello")(proto, "hello", method("hello"));
+  Get("boom")(proto, "boom", method("boom"));
+  Get("teapot")(proto, "teapot", method("teapot"));
+  Post("enqueue")(proto, "enqueue", method("enqueue"));
+  HttpCode(202)(proto, "enqueue", method("enqueue"));
+  Req()(proto, "enqueue", 0);
+  Controller()(WebController);
+  class AppModule implements OnApplicationShutdown {
+    onApplicationShutdown() { jfast.logger.info("nest shutdown hook ran"); }
+  }
+  Module({ controllers: [WebController] })(AppModule);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), { logger: ["error"] });
+  app.getHttpAdapter().getInstance().addHook("preHandler", jfast.middleware.fastify());
+  return app;
+}
+`,
 };
 
 const ERROR_RESPONSES: Record<string, (body: string, type: string) => void> = {
@@ -131,9 +164,10 @@ const ERROR_RESPONSES: Record<string, (body: string, type: string) => void> = {
   koa: (body) => expect(body).toBe("Internal Server Error"),
   fastify: (body) => expect(JSON.parse(body)).toMatchObject({ statusCode: 500, error: "Internal Server Error", message: "boom from fastify" }),
   nest: (body) => expect(JSON.parse(body)).toEqual({ statusCode: 500, message: "Internal server error" }),
+  "nest-fastify": (body) => expect(JSON.parse(body)).toEqual({ statusCode: 500, message: "Internal server error" }),
 };
 
-const CLOSE_LINES: Record<string, string | null> = { hono: null, express: null, koa: null, fastify: "fastify onClose ran", nest: "nest shutdown hook ran" };
+const CLOSE_LINES: Record<string, string | null> = { hono: null, express: null, koa: null, fastify: "fastify onClose ran", nest: "nest shutdown hook ran", "nest-fastify": "nest shutdown hook ran" };
 
 const running: DetachedJfast[] = [];
 const cleanups: Array<() => Promise<void>> = [];
@@ -155,7 +189,7 @@ async function start(command: "start" | "dev", server: string): Promise<Detached
 describe.each(Object.keys(SERVERS))("jfast start serving a %s app", (framework) => {
   it("serves the app's routes and /ready, logs a failure with its request id, carries the tenant into jobs, stops on SIGTERM", async () => {
     const app = await start("start", SERVERS[framework]!);
-    expect(app.output()).toContain(`"framework":"${framework}"`);
+    expect(app.output()).toContain(`"framework":"${framework.replace("-fastify", "")}"`);
 
     const hello = await fetch(`${app.base}/hello`);
     expect(hello.status).toBe(200);
