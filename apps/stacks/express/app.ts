@@ -5,8 +5,8 @@ import { charge } from "./modules/orders/tasks.js";
 /** Served by `jfast dev` / `jfast start`: no listen() here. */
 export function createApp(jfast: Jfast) {
   const app = express();
-  // After the body parser: the context must be set where the route runs (docs: getting-started#your-web-framework).
-  app.use(express.json(), jfast.middleware.express());
+  app.use(jfast.middleware.express());
+  app.use(express.json());
   app.get("/hello", (_req, res) => {
     res.json({ hello: "express" });
   });

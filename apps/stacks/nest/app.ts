@@ -1,6 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Module, Param, Post } from "@nestjs/common";
 import { NestFactory } from "@nestjs/core";
-import express from "express";
 import type { Jfast } from "@jfast/runtime";
 import { charge } from "./modules/orders/tasks.js";
 
@@ -29,8 +28,7 @@ class OrdersController {
 export async function createApp(jfast: Jfast) {
   @Module({ controllers: [OrdersController], providers: [{ provide: JFAST, useValue: jfast }] })
   class AppModule {}
-  // Nest adds its body parsers at init(), after app.use(): add them here, before the context middleware.
-  const app = await NestFactory.create(AppModule, { bodyParser: false });
-  app.use(express.json(), jfast.middleware.express());
+  const app = await NestFactory.create(AppModule);
+  app.use(jfast.middleware.express());
   return app;
 }

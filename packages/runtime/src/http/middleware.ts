@@ -30,10 +30,7 @@ function fromNodeHeaders(headers: Record<string, string | string[] | undefined>)
   });
 }
 
-/**
- * Express (and Nest on Express) or node:http: `app.use(jfast.middleware.express())`. Register it after the body
- * parsers: a parser resumes the chain from the socket's events, outside the context this sets.
- */
+/** Express (and Nest on Express) or node:http: `app.use(jfast.middleware.express())`. */
 export function nodeContextMiddleware() {
   return (req: IncomingMessage, _res: ServerResponse, next: () => void) => withRequest(fromNodeHeaders(req.headers), next);
 }
