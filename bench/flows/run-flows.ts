@@ -15,10 +15,10 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { promisify } from "node:util";
 import { median, withSpread } from "../lib/stats.js";
-import { now, probe, sleep } from "../lib/subject.js";
+import { now, probe, sleep, waitDone } from "../lib/subject.js";
 import { bullmqFlowSubject } from "./bullmq.js";
 import { jfastFlowSubject } from "./jfast.js";
-import { joins, waitSteps, type FlowSubject } from "./subject.js";
+import { joins, type FlowSubject } from "./subject.js";
 
 const SUBJECTS: Record<string, (namespace: string) => FlowSubject> = {
   "jfast-postgres": (ns) => jfastFlowSubject("postgres", ns),
@@ -50,7 +50,7 @@ async function measure(subject: FlowSubject, enqueue: () => Promise<void>, steps
   const target = probe.done + steps;
   t0 = performance.now();
   const stop = await subject.startWorker(CONCURRENCY);
-  await waitSteps(target);
+  await waitDone(target);
   const drained = steps / ((performance.now() - t0) / 1000);
   await stop();
   return { enqueue: enqueued, drain: drained };
@@ -70,7 +70,7 @@ async function runOne(name: string): Promise<FlowRun> {
     const t0 = now();
     await subject.enqueueFanIns(1, FANIN);
     const enqueueMs = now() - t0;
-    await waitSteps(target);
+    await waitDone(target);
     const wide = { enqueueMs, joinMs: joins.last - t0 };
     await stop();
     const label = `${subject.label} (Node ${process.versions.node.split(".")[0]})`;

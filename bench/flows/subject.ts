@@ -2,7 +2,7 @@
  * One engine's flows under test (run-flows.ts): the same shapes of work for every subject, written with each
  * library's own API at its documented best, on one queue worked by one worker at a given concurrency.
  */
-import { now, probe, sleep } from "../lib/subject.js";
+import { now } from "../lib/subject.js";
 
 /** The shapes every subject enqueues; `count` flows of each, every step a no-op. */
 export interface FlowSubject {
@@ -25,15 +25,6 @@ export const joins = { last: 0, count: 0 };
 export function joinStarted(): void {
   joins.last = now();
   joins.count++;
-}
-
-/** Waits until `count` more handlers have run (the probe counts every step and plain job). */
-export async function waitSteps(target: number, timeoutMs = 900_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (probe.done < target) {
-    if (Date.now() > deadline) throw new Error(`only ${probe.done}/${target} steps ran within ${timeoutMs} ms`);
-    await sleep(2);
-  }
 }
 
 /** Runs `calls` one-flow-at-a-time calls `parallel` at once (a library without a bulk call for flows). */
