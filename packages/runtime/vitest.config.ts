@@ -1,29 +1,37 @@
 import { configDefaults, defineConfig } from "vitest/config";
 
-const INCLUDE = ["src/**/*.test.ts", "test/**/*.test.ts"];
+/** Pure logic beside its source (STYLE.md 9): no service, no process-wide state. */
+const UNIT = ["src/**/*.test.ts"];
+/** Anything touching a service. */
+const SERVICE = ["test/**/*.test.ts"];
 /**
  * The files that kill a node of the shared loopback clusters (test/rabbitmq/rabbitmq-cluster-env.ts,
- * test/redis/redis-cluster-env.ts): run one at a time once every other file is done, so no conformance suite on the
- * same cluster sees a node they killed.
+ * test/redis/redis-cluster-env.ts): they run once every other file that uses a cluster is done, so no conformance
+ * suite on the same cluster sees a node they killed. Each kills a node of a different cluster, so they may run
+ * side by side.
  */
 const CLUSTER_NODE_FAULTS = ["test/rabbitmq/cluster-kill.test.ts", "test/redis/cluster-failover.test.ts"];
 
 export default defineConfig({
   test: {
-    // The loopback clusters a run starts for itself are stopped when it ends (test/stop-started-clusters.ts).
+    // The loopback clusters the tests start for themselves are stopped when the last run using them ends
+    // (test/stop-started-clusters.ts).
     globalSetup: ["test/stop-started-clusters.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Two workers in every group (files run in parallel on 2 cores; each service-backed test has its own namespace).
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
         test: {
           name: "runtime",
-          include: INCLUDE,
+          include: SERVICE,
           exclude: [...configDefaults.exclude, ...CLUSTER_NODE_FAULTS],
-          // Service-backed suites isolate themselves by namespace; files run in parallel on 2 cores.
-          fileParallelism: true,
-          maxWorkers: 2,
+          // One worker process runs many files (no fresh process and module graph per file): each file has its own
+          // namespace on the services, and the runtime keeps what a process shares per app (several apps in one
+          // process is how the CLI and these tests use it).
+          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
@@ -32,7 +40,16 @@ export default defineConfig({
         test: {
           name: "cluster-node-faults",
           include: CLUSTER_NODE_FAULTS,
-          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Beside the node faults, which leave a worker free for most of their minute.
+          name: "unit",
+          include: UNIT,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
