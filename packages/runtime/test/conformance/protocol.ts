@@ -221,10 +221,12 @@ export function describeProtocol(factory: BackendFactory): void {
     it("keeps a job whose lease is extended by heartbeats", async () => {
       const job = makeJob();
       await backend.enqueue({ jobs: [job] });
-      await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 400 });
-      for (let i = 0; i < 4; i++) {
-        await sleep(200);
-        await backend.extendLeases({ workerId: WORKER, jobIds: [job.id], leaseMs: 400 + slack });
+      // Held past its first lease (3 × 500 ms > 1 000 ms) only by the extensions; each extension leaves 500 ms of margin
+      // for a loaded machine's late timers.
+      await backend.claim({ workerId: WORKER, limit: 1, leaseMs: 1000 });
+      for (let i = 0; i < 3; i++) {
+        await sleep(500);
+        await backend.extendLeases({ workerId: WORKER, jobIds: [job.id], leaseMs: 1000 + slack });
         expect(await backend.claim({ workerId: "other", limit: 1, leaseMs: 30_000 })).toEqual([]);
       }
     });
