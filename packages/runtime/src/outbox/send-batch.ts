@@ -64,21 +64,26 @@ export function prepareBatch(rows: readonly ClaimedRow[], destinations: RelayDes
   return { sends, undeliverable };
 }
 
-/** A flow row's plan (outbox.flow with a queue outside the caller's database); undeliverable as a job row is. */
-function decodeFlow(row: ClaimedRow, destinations: RelayDestinations): FlowPlan {
+/** A job or flow row can reach this process's queue; else OutboxUndeliverable saying what to change. */
+function checkQueue(row: ClaimedRow, destinations: RelayDestinations, what: "job" | "flow"): void {
   const queue = destinations.queue();
   if (!queue) {
     throw new OutboxUndeliverable(
-      `flow ${row.id} cannot be delivered: this service has no queue (the "queue" plugin is off in this process)`,
+      `${what} ${row.id} cannot be delivered: this service has no queue (the "queue" plugin is off in this process)`,
       `enable "queue" in [plugins] of every process that runs the outbox, or discard the row (jfast outbox discard ${row.id})`,
     );
   }
   if (row.destination !== queue.name) {
     throw new OutboxUndeliverable(
-      `flow ${row.id} is for queue "${row.destination}", but this service's queue is "${queue.name}"`,
+      `${what} ${row.id} is for queue "${row.destination}", but this service's queue is "${queue.name}"`,
       `a row is delivered to the queue named when it was written: set [plugin.queue] name = "${row.destination}" again, or discard the row`,
     );
   }
+}
+
+/** A flow row's plan (outbox.flow with a queue outside the caller's database); undeliverable as a job row is. */
+function decodeFlow(row: ClaimedRow, destinations: RelayDestinations): FlowPlan {
+  checkQueue(row, destinations, "flow");
   const json = parse(row) as FlowPlanJSON;
   if (typeof json?.id !== "string" || !Array.isArray(json.steps) || json.steps.length === 0) throw unreadable(row, "a flow");
   try {
@@ -91,19 +96,7 @@ function decodeFlow(row: ClaimedRow, destinations: RelayDestinations): FlowPlan 
 /** The row's body as the destination takes it; throws OutboxUndeliverable when no retry could send it. */
 function decode(row: ClaimedRow, destinations: RelayDestinations): Job | Event {
   if (row.kind === OutboxKind.job) {
-    const queue = destinations.queue();
-    if (!queue) {
-      throw new OutboxUndeliverable(
-        `job ${row.id} cannot be delivered: this service has no queue (the "queue" plugin is off in this process)`,
-        `enable "queue" in [plugins] of every process that runs the outbox, or discard the row (jfast outbox discard ${row.id})`,
-      );
-    }
-    if (row.destination !== queue.name) {
-      throw new OutboxUndeliverable(
-        `job ${row.id} is for queue "${row.destination}", but this service's queue is "${queue.name}"`,
-        `a row is delivered to the queue named when it was written: set [plugin.queue] name = "${row.destination}" again, or discard the row`,
-      );
-    }
+    checkQueue(row, destinations, "job");
     const json = parse(row) as JobJSON;
     if (typeof json?.id !== "string" || typeof json.task !== "string") throw unreadable(row, "a job");
     try {

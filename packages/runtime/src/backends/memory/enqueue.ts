@@ -2,7 +2,7 @@ import type { Job } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import type { EnqueueResult } from "../../core/queue-backend.js";
 import { holdsKey, scopedUniqueKey } from "../../core/unique.js";
-import { storedJSON, type MemoryStore } from "./store.js";
+import { newEntry, type MemoryStore } from "./store.js";
 
 export function enqueue(store: MemoryStore, { jobs }: { jobs: Job[] }): EnqueueResult {
   const inserted: string[] = [];
@@ -16,16 +16,7 @@ export function enqueue(store: MemoryStore, { jobs }: { jobs: Job[] }): EnqueueR
         continue;
       }
     }
-    store.entries.set(job.id, {
-      json: storedJSON(job),
-      state: JobState.ready,
-      lockedBy: null,
-      lockedUntil: null,
-      diedAt: null,
-      seq: store.seq++,
-      snoozes: 0,
-      finishedAt: null,
-    });
+    store.entries.set(job.id, newEntry(store, job, JobState.ready));
     inserted.push(job.id);
   }
   if (inserted.length > 0) store.wake();

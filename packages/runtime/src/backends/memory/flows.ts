@@ -1,7 +1,7 @@
 import { flowState, type FlowPlan, type FlowPlanStep, type ParentOutcome } from "../../core/flow.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { JobState } from "../../core/job-state.js";
-import { storedJSON, type Entry, type MemoryStore } from "./store.js";
+import { newEntry, type Entry, type MemoryStore } from "./store.js";
 
 /**
  * Flows in the memory queue (docs/flows.md): each step is an entry of the store with its flow bookkeeping beside
@@ -39,17 +39,8 @@ export function enqueueFlow(store: MemoryStore, { flow }: { flow: FlowPlan }): {
     cancelled: false,
   });
   for (const step of flow.steps) {
-    store.entries.set(step.job.id, {
-      json: storedJSON(step.job),
-      state: step.pending === 0 ? JobState.ready : JobState.waiting,
-      lockedBy: null,
-      lockedUntil: null,
-      diedAt: null,
-      seq: store.seq++,
-      snoozes: 0,
-      finishedAt: null,
-      flow: { children: step.children, pending: step.pending, counted: false },
-    });
+    const state = step.pending === 0 ? JobState.ready : JobState.waiting;
+    store.entries.set(step.job.id, newEntry(store, step.job, state, { children: step.children, pending: step.pending, counted: false }));
   }
   store.wake();
   return { created: true };
@@ -68,17 +59,7 @@ export function addSpawned(store: MemoryStore, parent: Entry, steps: FlowPlanSte
     const direct = step.job.flow!.after[parent.json.flow!.step] === parent.json.id;
     if (direct) parent.flow.children.push(step.job.id);
     flow.steps.push(step.job.id);
-    store.entries.set(step.job.id, {
-      json: storedJSON(step.job),
-      state: JobState.waiting,
-      lockedBy: null,
-      lockedUntil: null,
-      diedAt: null,
-      seq: store.seq++,
-      snoozes: 0,
-      finishedAt: null,
-      flow: { children: step.children, pending: step.pending + (direct ? 1 : 0), counted: false },
-    });
+    store.entries.set(step.job.id, newEntry(store, step.job, JobState.waiting, { children: step.children, pending: step.pending + (direct ? 1 : 0), counted: false }));
   }
 }
 

@@ -92,6 +92,21 @@ export class MemoryStore {
   }
 }
 
+/** A new entry of the store for `job` (enqueue, a flow's steps). */
+export function newEntry(store: MemoryStore, job: Job, state: JobState, flow?: Entry["flow"]): Entry {
+  return {
+    json: storedJSON(job),
+    state,
+    lockedBy: null,
+    lockedUntil: null,
+    diedAt: null,
+    seq: store.seq++,
+    snoozes: 0,
+    finishedAt: null,
+    ...(flow ? { flow } : {}),
+  };
+}
+
 /** A stored copy, through JSON as every other backend stores it. */
 export function storedJSON(job: Job): JobJSON {
   // A Date becomes its string, -0 becomes 0, a property that is undefined or a function is left out
