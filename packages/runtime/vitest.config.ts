@@ -28,10 +28,9 @@ export default defineConfig({
           name: "runtime",
           include: SERVICE,
           exclude: [...configDefaults.exclude, ...CLUSTER_NODE_FAULTS],
-          // One worker process runs many files (no fresh process and module graph per file): each file has its own
-          // namespace on the services, and the runtime keeps what a process shares per app (several apps in one
-          // process is how the CLI and these tests use it).
-          isolate: false,
+          // Each file in a fresh module graph: service-backed files start apps, servers and replicas of their own, and
+          // one left a module-level state that made another file's admin call fail when they shared a process (seen
+          // once in CI on Node 24, test/postgres/read-replica.test.ts). The pure unit files below share one.
           sequence: { groupOrder: 0 },
         },
       },
