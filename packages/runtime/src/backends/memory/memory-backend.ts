@@ -24,7 +24,7 @@ import type { PruneParams } from "../../core/retention.js";
 import type { StoredResult } from "../../core/result.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { ThroughputStore } from "../../core/throughput.js";
-import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import { flowWithinRefused, type FlowDetail, type FlowSummary, type ListFlowsParams } from "../../core/backend/flows.js";
 import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import * as admin from "./admin.js";
 import * as flows from "./flows.js";
@@ -111,9 +111,7 @@ export class MemoryBackend implements QueueBackend {
   }
 
   async enqueueFlowWithin(): Promise<{ created: boolean }> {
-    throw notSupported("transactionalEnqueue", "the memory queue cannot write a flow in a SQL transaction", {
-      hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
-    });
+    throw flowWithinRefused("the memory queue");
   }
 
   async parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {

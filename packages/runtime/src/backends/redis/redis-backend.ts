@@ -30,7 +30,7 @@ import type { PauseStore } from "../../core/pause.js";
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { ThroughputStore } from "../../core/throughput.js";
-import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import { flowWithinRefused, type FlowDetail, type FlowSummary, type ListFlowsParams } from "../../core/backend/flows.js";
 import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import * as admin from "./admin.js";
@@ -236,9 +236,7 @@ export class RedisBackend implements QueueBackend {
   }
 
   async enqueueFlowWithin(): Promise<{ created: boolean }> {
-    throw notSupported("transactionalEnqueue", "the Redis queue cannot write a flow in a SQL transaction", {
-      hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
-    });
+    throw flowWithinRefused("the Redis queue");
   }
 
   parentOutcomes(params: { jobIds: readonly string[] }): Promise<Map<string, ParentOutcome>> {

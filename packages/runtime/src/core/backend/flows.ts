@@ -85,3 +85,10 @@ export function flowsNotSupported(reason: string, hint?: string): FlowProtocol {
     cancelFlow: refuse,
   };
 }
+
+/** `enqueueFlowWithin` of a queue that cannot write in the caller's SQL transaction: `outbox.flow` goes through the relay. */
+export function flowWithinRefused(queue: string): Error {
+  return notSupported("transactionalEnqueue", `${queue} cannot write a flow in a SQL transaction`, {
+    hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
+  });
+}
