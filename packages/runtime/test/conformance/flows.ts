@@ -170,7 +170,8 @@ export function describeFlows(factory: BackendFactory): void {
 
       failing = false;
       expect(await backend.retryDead({ ids: [ids.a!] })).toEqual({ retried: [ids.a], missing: [] });
-      expect((await backend.getFlow({ id: flow.id }))?.state).toBe("running");
+      // No longer failed: running again (or, on a fast backend, already through the steps after it).
+      expect(["running", "completed"]).toContain((await backend.getFlow({ id: flow.id }))?.state);
       await eventually("the flow completed", async () => (await backend.getFlow({ id: flow.id }))?.state === "completed");
       expect(seen.map((s) => s.step)).toEqual(["a", "a", "b", "c"]);
     });
