@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { FlowDetail, FlowStepInfo, FlowSummary } from "../core/backend/flows.js";
-import { flowState, type FlowPlanJSON, type JobFlow, type ParentOutcome } from "../core/flow.js";
+import { flowSummaryOfRow, stepError, type FlowDetail, type FlowStepInfo, type FlowSummary, type FlowTableRow } from "../core/backend/flows.js";
+import type { FlowPlanJSON, JobFlow, ParentOutcome } from "../core/flow.js";
 import type { FlowStore, StepOutcome, StepState } from "../core/flow-store.js";
 import type { JobJSON } from "../core/job.js";
 import type { SqlDatabase } from "../core/sql-port.js";
@@ -85,24 +85,24 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       type Row = { id: string; state: string; result: unknown; has_result: boolean; last_error: { class?: string; message?: string } | null };
       for (const row of await db.query<Row>(SQL.parents, [[...jobIds]])) {
         if (row.state === "completed") outcomes.set(row.id, { state: "completed", result: row.has_result ? row.result : undefined });
-        else outcomes.set(row.id, { state: "dead", error: lastError(row.last_error) });
+        else outcomes.set(row.id, { state: "dead", error: stepError(row.last_error) });
       }
       return outcomes;
     },
     async list(params) {
       const after = params.after === undefined ? null : Number(params.after);
       if (after !== null && !Number.isSafeInteger(after)) return { rows: [], next: null };
-      type Row = FlowRow & { id: string | null; seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
+      type Row = FlowTableRow & { id: string | null; seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
       const rows = await db.query<Row>(SQL.list, [queue, params.state ?? null, params.name ?? null, params.tenantId ?? null, params.limit + 1, after, LIST_FLOWS_WINDOW]);
       const page = rows.filter((row) => row.id !== null);
       const summary = rows[0];
       let next: string | null = null;
       if (page.length > params.limit) next = String(page[params.limit - 1]!.seq);
       else if (summary && Number(summary.scanned) >= LIST_FLOWS_WINDOW && summary.edge_seq !== null) next = String(summary.edge_seq);
-      return { rows: page.slice(0, params.limit).map(toSummary), next };
+      return { rows: page.slice(0, params.limit).map(flowSummaryOfRow), next };
     },
     async get({ id }) {
-      type Row = FlowRow & { job_id: string | null; state: StepState; job: JobJSON; result: unknown; has_result: boolean; step_finished_at: Timestamp | null };
+      type Row = FlowTableRow & { job_id: string | null; state: StepState; job: JobJSON; result: unknown; has_result: boolean; step_finished_at: Timestamp | null };
       const rows = await db.query<Row>(SQL.get, [queue, id]);
       if (rows.length === 0) return null;
       const steps: Record<string, FlowStepInfo> = {};
@@ -117,11 +117,11 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
           after: Object.keys(flow.after),
           attempts: row.job.attempts,
           ...(row.state === "completed" && row.has_result ? { result: row.result } : {}),
-          ...(last && row.state !== "completed" ? { error: lastError(last) } : {}),
+          ...(last && row.state !== "completed" ? { error: stepError(last) } : {}),
           finishedAt: isoOrNull(row.step_finished_at),
         };
       }
-      const detail: FlowDetail = { ...toSummary(rows[0]!), steps };
+      const detail: FlowDetail = { ...flowSummaryOfRow(rows[0]!), steps };
       return detail;
     },
     async prune({ select, limit }) {
@@ -173,40 +173,6 @@ async function retryingDeadlocks<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-interface FlowRow {
-  id: string;
-  name: string | null;
-  kind: FlowSummary["kind"];
-  tenant_id: string | null;
-  created_at: Timestamp;
-  finished_at: Timestamp | null;
-  total: number | string;
-  completed: number | string;
-  dead: number | string;
-  cancelled: boolean;
-}
-
-function toSummary(row: FlowRow): FlowSummary {
-  const counts = { cancelled: row.cancelled, total: Number(row.total), completed: Number(row.completed), dead: Number(row.dead) };
-  return {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    state: flowState(counts),
-    tenantId: row.tenant_id,
-    createdAt: new Date(row.created_at).toISOString(),
-    finishedAt: isoOrNull(row.finished_at),
-    total: counts.total,
-    completed: counts.completed,
-    dead: counts.dead,
-  };
-}
-
 function isoOrNull(value: Timestamp | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
-
-function lastError(error: { class?: string; message?: string } | null): { class: string; message: string } {
-  return { class: error?.class ?? "Error", message: error?.message ?? "" };
-}
-

@@ -1,5 +1,5 @@
-import { flowState, type FlowPlan, type FlowPlanStep, type JobFlow, type ParentOutcome } from "../../core/flow.js";
-import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
+import type { FlowPlan, FlowPlanStep, JobFlow, ParentOutcome } from "../../core/flow.js";
+import { flowSummaryOfRow, stepError, type FlowDetail, type FlowStepInfo, type FlowSummary, type FlowTableRow, type ListFlowsParams } from "../../core/backend/flows.js";
 import { JobState } from "../../core/job-state.js";
 import type { CompleteParams, EnqueueResult } from "../../core/queue-backend.js";
 import type { StoredResult } from "../../core/result.js";
@@ -104,28 +104,16 @@ export async function parentOutcomes(q: PgQueue, { jobIds }: { jobIds: readonly 
   const rows = await q.run("parentOutcomes", () => q.db.query<Row>(SQL.flowParents, [q.queue, textArray(jobIds)]));
   for (const row of rows) {
     if (row.state === JobState.completed) outcomes.set(row.id, { state: "completed", result: row.has_result ? row.result : undefined });
-    else outcomes.set(row.id, { state: "dead", error: lastError(row.last_error) });
+    else outcomes.set(row.id, { state: "dead", error: stepError(row.last_error) });
   }
   return outcomes;
 }
 
-interface FlowRow {
-  id: string;
-  name: string | null;
-  kind: FlowSummary["kind"];
-  tenant_id: string | null;
-  created_at: Date | string;
-  finished_at: Date | string | null;
-  total: number | string;
-  completed: number | string;
-  dead: number | string;
-  cancelled: boolean;
-}
 
 export async function listFlows(q: PgQueue, params: ListFlowsParams): Promise<{ rows: FlowSummary[]; next: string | null }> {
   const after = params.after === undefined ? null : Number(params.after);
   if (after !== null && !Number.isSafeInteger(after)) return { rows: [], next: null };
-  type Row = FlowRow & { seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
+  type Row = FlowTableRow & { seq: string | number | null; edge_seq: string | number | null; scanned: string | number };
   const rows = await q.run("listFlows", () =>
     q.reader.query<Row>(SQL.listFlows, [q.queue, params.state ?? null, params.name ?? null, params.tenantId ?? null, params.limit + 1, after, LIST_FLOWS_WINDOW]),
   );
@@ -134,11 +122,11 @@ export async function listFlows(q: PgQueue, params: ListFlowsParams): Promise<{ 
   let next: string | null = null;
   if (page.length > params.limit) next = String(page[params.limit - 1]!.seq);
   else if (summary && Number(summary.scanned) >= LIST_FLOWS_WINDOW && summary.edge_seq !== null) next = String(summary.edge_seq);
-  return { rows: page.slice(0, params.limit).map(toSummary), next };
+  return { rows: page.slice(0, params.limit).map(flowSummaryOfRow), next };
 }
 
 export async function getFlow(q: PgQueue, { id }: { id: string }): Promise<FlowDetail | null> {
-  type Row = FlowRow & {
+  type Row = FlowTableRow & {
     job_id: string | null;
     task: string;
     state: JobState;
@@ -162,11 +150,11 @@ export async function getFlow(q: PgQueue, { id }: { id: string }): Promise<FlowD
       after: Object.keys(row.flow.after),
       attempts: Number(row.attempts),
       ...(row.state === JobState.completed && row.has_result ? { result: row.result } : {}),
-      ...(row.last_error && row.state !== JobState.completed ? { error: lastError(row.last_error) } : {}),
+      ...(row.last_error && row.state !== JobState.completed ? { error: stepError(row.last_error) } : {}),
       finishedAt: toIsoOrNull(row.step_finished_at ?? row.died_at),
     };
   }
-  return { ...toSummary(rows[0]!), steps };
+  return { ...flowSummaryOfRow(rows[0]!), steps };
 }
 
 export async function cancelFlow(q: PgQueue, { id }: { id: string }): Promise<{ cancelled: string[] } | null> {
@@ -174,22 +162,4 @@ export async function cancelFlow(q: PgQueue, { id }: { id: string }): Promise<{ 
   return row?.found ? { cancelled: row.cancelled ?? [] } : null;
 }
 
-function toSummary(row: FlowRow): FlowSummary {
-  const counts = { cancelled: row.cancelled, total: Number(row.total), completed: Number(row.completed), dead: Number(row.dead) };
-  return {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    state: flowState(counts),
-    tenantId: row.tenant_id,
-    createdAt: toIso(row.created_at),
-    finishedAt: toIsoOrNull(row.finished_at),
-    total: counts.total,
-    completed: counts.completed,
-    dead: counts.dead,
-  };
-}
 
-function lastError(error: { class?: string; message?: string } | null): { class: string; message: string } {
-  return { class: error?.class ?? "Error", message: error?.message ?? "" };
-}

@@ -1,5 +1,5 @@
 import { notSupported } from "./capabilities.js";
-import type { FlowKind, FlowPlan, FlowState, ParentOutcome } from "../flow.js";
+import { flowState, type FlowKind, type FlowPlan, type FlowState, type ParentOutcome } from "../flow.js";
 import type { JobState } from "../job-state.js";
 import type { SqlExecutor } from "../sql-port.js";
 
@@ -91,4 +91,39 @@ export function flowWithinRefused(queue: string): Error {
   return notSupported("transactionalEnqueue", `${queue} cannot write a flow in a SQL transaction`, {
     hint: "outbox.flow writes the flow into the jfast_outbox table in the transaction instead, moved by the relay after commit",
   });
+}
+
+/** A row of jfast_flows as the SQL flow stores read it (PostgreSQL's queue, RabbitMQ's store in the database). */
+export interface FlowTableRow {
+  id: string;
+  name: string | null;
+  kind: FlowSummary["kind"];
+  tenant_id: string | null;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+  total: number | string;
+  completed: number | string;
+  dead: number | string;
+  cancelled: boolean;
+}
+
+export function flowSummaryOfRow(row: FlowTableRow): FlowSummary {
+  const counts = { cancelled: row.cancelled, total: Number(row.total), completed: Number(row.completed), dead: Number(row.dead) };
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    state: flowState(counts),
+    tenantId: row.tenant_id,
+    createdAt: new Date(row.created_at).toISOString(),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
+    total: counts.total,
+    completed: counts.completed,
+    dead: counts.dead,
+  };
+}
+
+/** A step's last recorded error as flows.get shows it. */
+export function stepError(error: { class?: string; message?: string } | null): { class: string; message: string } {
+  return { class: error?.class ?? "Error", message: error?.message ?? "" };
 }
