@@ -2,7 +2,9 @@
  * CPU time per job of one subject: steadier than jobs/s on a shared or noisy machine, and it splits the cost
  * between the Node process (this one: enqueuer and worker) and everything else on the machine (the database or
  * broker, the kernel). Each round enqueues BENCH_JOBS no-op jobs, then drains them at the given concurrency;
- * the figures cover the drain only, then the enqueue only.
+ * the figures cover the drain only, then the enqueue only. In brackets, the server's own share of "rest": every
+ * process named as the server (beam.smp, redis-server, postgres), so other clients of the same server count too.
+ * Then the socket writes (system calls) and bytes this process sent per job.
  *
  *   npx tsx cpu-per-job.ts <subject> [concurrency=10] [rounds=5]
  *
@@ -14,8 +16,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus } from "node:os";
+import { Socket } from "node:net";
 import { SUBJECTS } from "./subjects/index.js";
 import { singleProcess } from "./lib/subject.js";
+import { serverCpuMs } from "./lib/server-cpu.js";
 
 const name = process.argv[2] ?? "";
 const concurrency = Number(process.argv[3] ?? 10);
@@ -35,7 +39,28 @@ function machineBusyUs(): number {
   return ((user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 1e6) / hz;
 }
 
-async function measure(work: () => Promise<void>): Promise<{ wallMs: number; nodeUs: number; restUs: number }> {
+/**
+ * Writes this process hands its sockets (each a write or writev system call, corked chunks counting once) and
+ * their bytes, counted at net.Socket's own writer: what a job costs in messages to the server.
+ */
+const written = { writes: 0, bytes: 0 };
+{
+  const proto = Socket.prototype as unknown as { _writeGeneric: (writev: boolean, data: unknown, ...rest: unknown[]) => unknown };
+  const original = proto._writeGeneric;
+  proto._writeGeneric = function (this: unknown, writev: boolean, data: unknown, ...rest: unknown[]) {
+    written.writes++;
+    const size = (chunk: unknown) => (typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength);
+    written.bytes += writev ? (data as Array<{ chunk: unknown }>).reduce((sum, c) => sum + size(c.chunk), 0) : size(data);
+    return original.call(this, writev, data, ...rest);
+  };
+}
+
+/** The server's processes by name (every PostgreSQL backend is added): its share of "rest of machine". */
+const serverComm = name.includes("rabbitmq") || name.startsWith("amqplib") ? "beam.smp" : name.includes("redis") || name.startsWith("bullmq") ? "redis-server" : "postgres";
+
+async function measure(work: () => Promise<void>): Promise<{ wallMs: number; nodeUs: number; restUs: number; serverUs: number; writes: number; bytes: number }> {
+  const s0 = await serverCpuMs(serverComm);
+  const w0 = { ...written };
   const m0 = machineBusyUs();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -43,7 +68,10 @@ async function measure(work: () => Promise<void>): Promise<{ wallMs: number; nod
   const wallMs = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const nodeUs = c.user + c.system;
-  return { wallMs, nodeUs, restUs: Math.max(0, machineBusyUs() - m0 - nodeUs) };
+  const restUs = Math.max(0, machineBusyUs() - m0 - nodeUs);
+  const writes = written.writes - w0.writes;
+  const bytes = written.bytes - w0.bytes;
+  return { wallMs, nodeUs, restUs, serverUs: ((await serverCpuMs(serverComm)) - s0) * 1000, writes, bytes };
 }
 
 const profileTo = process.env.BENCH_PROFILE;
@@ -73,8 +101,8 @@ try {
     const enq = await profiled("enqueue", r, () => measure(() => subject.enqueue(JOBS)));
     const drain = await profiled("drain", r, () => measure(() => subject.drain(JOBS, concurrency)));
     rows.push(
-      `round ${r}: drain ${Math.round(JOBS / (drain.wallMs / 1000))} jobs/s, CPU/job node ${fmt(drain.nodeUs / JOBS)} µs, rest ${fmt(drain.restUs / JOBS)} µs` +
-        ` | enqueue ${Math.round(JOBS / (enq.wallMs / 1000))} jobs/s, node ${fmt(enq.nodeUs / JOBS)} µs, rest ${fmt(enq.restUs / JOBS)} µs`,
+      `round ${r}: drain ${Math.round(JOBS / (drain.wallMs / 1000))} jobs/s, CPU/job node ${fmt(drain.nodeUs / JOBS)} µs, rest ${fmt(drain.restUs / JOBS)} µs (${serverComm} ${fmt(drain.serverUs / JOBS)}), writes/job ${(drain.writes / JOBS).toFixed(3)}, bytes/job ${(drain.bytes / JOBS).toFixed(0)}` +
+        ` | enqueue ${Math.round(JOBS / (enq.wallMs / 1000))} jobs/s, node ${fmt(enq.nodeUs / JOBS)} µs, rest ${fmt(enq.restUs / JOBS)} µs (${serverComm} ${fmt(enq.serverUs / JOBS)}), writes/job ${(enq.writes / JOBS).toFixed(3)}, bytes/job ${(enq.bytes / JOBS).toFixed(0)}`,
     );
     console.log(rows.at(-1));
   }

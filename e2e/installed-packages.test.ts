@@ -20,7 +20,7 @@ const SCHEMA = `e2e_pkg_${id}`;
 const QUEUE = `e2e-pkg-${id}`;
 
 /** The versions the workspace builds and tests with. */
-const VERSIONS = { pg: "8.23.1", "drizzle-orm": "0.45.4", hono: "4.13.19", ioredis: "5.9.2", typescript: "5.9.3" };
+const VERSIONS = { pg: "8.23.1", "drizzle-orm": "0.45.4", hono: "4.13.19", ioredis: "5.9.2", typescript: "5.9.3", tsx: "4.23.15" };
 
 let work: string;
 let service: string;
@@ -223,6 +223,8 @@ beforeAll(async () => {
           "drizzle-orm": VERSIONS["drizzle-orm"],
           hono: VERSIONS.hono,
           pg: VERSIONS.pg,
+          // This service runs its .ts files in production: tsx, an optional peer of the CLI, is its dependency.
+          tsx: VERSIONS.tsx,
         },
         devDependencies: { "@types/node": "^20.11.0", typescript: VERSIONS.typescript },
       },

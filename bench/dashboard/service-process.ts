@@ -7,6 +7,8 @@ import { TASKS } from "./seed.js";
 
 export interface ServiceProcess {
   url: string;
+  /** The service's process id (its memory is read from /proc/<pid>/status). */
+  pid: number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export async function startServiceProcess(params: { root: string; port: number; 
   }
   return {
     url,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {

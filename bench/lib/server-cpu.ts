@@ -21,3 +21,23 @@ export async function serverCpuMs(comm: string): Promise<number> {
   }
   return total;
 }
+
+/** CPU ms used so far by one process (0 once it has ended). */
+export async function processCpuMs(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms the whole machine has spent busy (every core, /proc/stat: all but idle and iowait) and in all. */
+export async function machineCpuMs(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile("/proc/stat", "utf8")).split("\n")[0]!;
+  const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return { busy: (total - idle) * TICK_MS, total: total * TICK_MS };
+}

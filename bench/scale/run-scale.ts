@@ -4,7 +4,9 @@
  * Per step: throughput from "go" to an empty queue, how many handlers ran (duplicates show as more than the
  * backlog), and what the server shows while it drains — on PostgreSQL the jfast connections waiting on a lock
  * (pg_stat_activity) and the ungranted locks (pg_locks), sampled every 100 ms; on Redis the server's CPU
- * seconds. Writes bench/results/scale.json and the generated part of SCALING.md.
+ * seconds. On both, the CPU the server's processes (every `postgres` or `redis-server` process), the worker
+ * processes and the whole machine spent during the drain, read from /proc: in % of one core, so the machine's
+ * ceiling is 100 % × its cores. Writes bench/results/scale.json and the generated part of SCALING.md.
  *
  *   SCALE_NOOP (200000), SCALE_SLOW (20000), SCALE_STEPS (1,2,4,8), SCALE_BACKENDS (postgres,redis,rabbitmq),
  *   SCALE_CONCURRENCY (10, per process)
@@ -20,6 +22,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { createJfast, Job, task, type QueueProvider } from "@jfast/runtime";
 import { dropJfastAmqpQueue, dropRedisKeys } from "../lib/cleanup.js";
+import { machineCpuMs, processCpuMs, serverCpuMs } from "../lib/server-cpu.js";
 import { services } from "../lib/subject.js";
 
 type Backend = "postgres" | "redis" | "rabbitmq";
@@ -51,6 +54,10 @@ export interface StepResult {
   waitEvents?: Record<string, number>;
   /** Redis: the server's CPU seconds during the drain. */
   serverCpuSeconds?: number;
+  /** The server's processes (every `postgres` or `redis-server`), the worker processes and the machine, % of one core. */
+  serverCpuPct?: number;
+  workersCpuPct?: number;
+  machineBusyPct?: number;
   loadBefore: number;
 }
 
@@ -183,6 +190,13 @@ async function step(backend: Backend, workload: Workload, workers: number): Prom
     for (let i = 0; i < workers; i++) children.push(await startWorker(root));
     const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
     const watch = sampler(backend, schema);
+    const comm = backend === "postgres" ? "postgres" : backend === "redis" ? "redis-server" : "beam.smp";
+    const cpu = async () => ({
+      server: await serverCpuMs(comm),
+      workers: (await Promise.all(children.map((c) => processCpuMs(c.process.pid!)))).reduce((a, b) => a + b, 0),
+      machine: await machineCpuMs(),
+    });
+    const cpu0 = await cpu();
     const t0 = performance.now();
     for (const child of children) child.process.stdin!.write("go\n");
     // Done: every job's handler ran (the workers' own counts; a broker does not see other consumers' unacked
@@ -196,6 +210,8 @@ async function step(backend: Backend, workload: Workload, workers: number): Prom
     }
     let ranSoFar = 0;
     const seconds = (performance.now() - t0) / 1000;
+    const cpu1 = await cpu();
+    const pct = (ms: number) => Math.round(ms / 10 / seconds);
     const observed = await watch.stop();
     for (const child of children.splice(0)) ranSoFar += await stopWorker(child);
     const result: StepResult = {
@@ -207,6 +223,10 @@ async function step(backend: Backend, workload: Workload, workers: number): Prom
       seconds: Math.round(seconds * 100) / 100,
       jobsPerSecond: Math.round(jobs / seconds),
       ...observed,
+      serverCpuPct: pct(cpu1.server - cpu0.server),
+      workersCpuPct: pct(cpu1.workers - cpu0.workers),
+      // Busy share of all cores, as % of one core (a 2-core machine tops out at 200 %).
+      machineBusyPct: Math.round(((cpu1.machine.busy - cpu0.machine.busy) / (cpu1.machine.total - cpu0.machine.total)) * cpus().length * 100),
       loadBefore,
     };
     return result;
@@ -237,7 +257,7 @@ function table(results: StepResult[], backend: Backend, workload: Workload): str
   const head = ["workers", "jobs/s", "vs 1 worker", "seconds", "handlers ran"];
   if (pgCols) head.push("lock waits max / mean", "ungranted locks max", "top wait events");
   if (backend === "redis") head.push("Redis CPU s");
-  head.push("load before");
+  head.push(`${backend === "postgres" ? "PostgreSQL" : backend === "redis" ? "Redis" : "RabbitMQ"} CPU`, "workers' CPU", "machine busy", "load before");
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---:").join("|")}|`];
   for (const r of rows) {
     const cells = [String(r.workers), r.jobsPerSecond.toLocaleString("en-US"), `${(r.jobsPerSecond / base).toFixed(2)}×`, r.seconds.toFixed(1), `${r.ran.toLocaleString("en-US")} of ${r.jobs.toLocaleString("en-US")}`];
@@ -246,7 +266,7 @@ function table(results: StepResult[], backend: Backend, workload: Workload): str
       cells.push(`${r.lockWaitsMax ?? 0} / ${r.lockWaitsMean ?? 0}`, String(r.ungrantedMax ?? 0), top || "none");
     }
     if (backend === "redis") cells.push(String(r.serverCpuSeconds ?? 0));
-    cells.push(String(r.loadBefore));
+    cells.push(`${r.serverCpuPct ?? "—"} %`, `${r.workersCpuPct ?? "—"} %`, `${r.machineBusyPct ?? "—"} %`, String(r.loadBefore));
     lines.push(`| ${cells.join(" | ")} |`);
   }
   return lines.join("\n");
@@ -267,7 +287,9 @@ export function markdown(results: StepResult[], when: string): string {
     `Generated on ${when} on this machine (${cpus().length} cores): ${NOOP.toLocaleString("en-US")} no-op jobs and ${SLOW.toLocaleString("en-US")} jobs of 5 ms per step, enqueued before the`,
     `workers start; each worker process runs concurrency ${CONCURRENCY}; throughput from the workers' start to an empty queue.`,
     "*Handlers ran* above the backlog would be duplicates. *Load before* is the machine's 1-minute load average when",
-    "the step started: on a shared machine it says how much of the figure is someone else's.",
+    "the step started: on a shared machine it says how much of the figure is someone else's. The CPU columns are the",
+    "server's processes, the worker processes and the whole machine during the drain, in % of one core (from /proc;",
+    `the machine's ceiling is ${cpus().length * 100} %); the server's figure counts every process of that name, other users' included.`,
     "",
   ];
   for (const backend of BACKENDS) {

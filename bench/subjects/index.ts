@@ -30,10 +30,12 @@ export const SUBJECTS: Record<string, (context: SubjectContext) => Subject> = {
   amqplib: (c) => amqplibSubject({}, c),
   "amqplib-prefetch": (c) => amqplibSubject({ prefetch: 1000 }, c),
   "amqplib-priority": (c) => amqplibSubject({ priority: true }, c),
+  /** Not in the bench's run: the broker's cost of a priority queue at jfast's push-ahead (cpu-per-job.ts, run-subject.ts …/split). */
+  "amqplib-priority-prefetch": (c) => amqplibSubject({ priority: true, prefetch: 1000 }, c),
 };
 
 /**
  * The subjects that also run with their producer and their worker in separate processes. The AOF rows do not:
  * their private redis-server lives in one process.
  */
-export const SPLIT = new Set(["jfast-postgres", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib"]);
+export const SPLIT = new Set(["jfast-postgres", "graphile-worker", "pg-boss", "jfast-redis", "bullmq", "jfast-rabbitmq", "amqplib", "amqplib-prefetch", "amqplib-priority-prefetch"]);

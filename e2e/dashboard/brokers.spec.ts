@@ -119,7 +119,7 @@ test.describe("dashboard over Redis and RabbitMQ", () => {
       const drawer = page.getByRole("dialog");
       await drawer.getByText("Attempts (2 failed)").waitFor();
       expect(await drawer.locator(".attempt").count()).toBe(2);
-      expect(await drawer.getByLabel("payload").textContent()).toContain('"card_number": "[redacted]"');
+      expect(await drawer.getByLabel("payload", { exact: true }).textContent()).toContain('"card_number": "[redacted]"');
       await expectAccessible(page);
       await page.keyboard.press("Escape");
     }

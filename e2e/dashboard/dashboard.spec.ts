@@ -1,7 +1,7 @@
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Locator, type Page } from "@playwright/test";
 import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test, waitForHydration } from "./fixtures.js";
+import { expectAccessible } from "./page-checks.js";
 
 /**
  * The dashboard in a real browser (Debian's Chromium) against two real services: billing on PostgreSQL and
@@ -24,14 +24,6 @@ test.describe("dashboard in a browser", () => {
   }
 
   /** axe finds no serious or critical violation, with the system set to light and then to dark. */
-  async function expectAccessible(page: Page) {
-    for (const colorScheme of ["dark", "light"] as const) {
-      await page.emulateMedia({ colorScheme });
-      const results = await new AxeBuilder({ page }).analyze();
-      const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
-    }
-  }
 
   function liveMode(page: Page) {
     return page.getByRole("status", { name: "Live updates" }).getAttribute("data-live-mode");
@@ -62,6 +54,8 @@ test.describe("dashboard in a browser", () => {
   });
 
   test("logs in and shows both services with their depths", async ({ session: context, stack: { billing } }) => {
+    // The worker's session may have been signed in by a spec that ran before this one: sign in from scratch.
+    await context.clearCookies();
     const page = await context.newPage();
     await page.goto("/login");
     await page.getByLabel("Password").fill(PASSWORD);
@@ -180,7 +174,7 @@ test.describe("dashboard in a browser", () => {
     await rows.first().getByRole("button", { name: /^Details / }).click();
     const drawer = page.getByRole("dialog");
     await drawer.getByText("Attempts (2 failed)").waitFor();
-    expect(await drawer.getByLabel("payload").textContent()).toContain('"card_number": "[redacted]"');
+    expect(await drawer.getByLabel("payload", { exact: true }).textContent()).toContain('"card_number": "[redacted]"');
     expect(await drawer.locator(".attempt").count()).toBe(2);
     // The trace id, linked to the tracing UI named by JFAST_DASHBOARD_TRACE_URL.
     const id = (await rows.first().getAttribute("data-row"))!.split("/")[1]!;
@@ -293,7 +287,8 @@ test.describe("dashboard in a browser", () => {
     // The replay is recorded when it starts (retryMatching) and when it ends (replay).
     await poll(() => table.getByText("deadLetters.replay", { exact: true }).count()).toBe(1);
     expect(await table.getByText("deadLetters.retry", { exact: true }).count()).toBe(1);
-    expect(await table.getByText("ops").count()).toBe(3);
+    // Each of those three by the person who did it (other specs sharing this stack audit actions of their own).
+    expect(await table.getByRole("row").filter({ hasText: /deadLetters\.(retryMatching|replay|retry)/ }).filter({ hasText: "ops" }).count()).toBe(3);
     await expectAccessible(page);
     await shot(page, "audit");
     await page.close();
@@ -345,7 +340,7 @@ test.describe("dashboard in a browser", () => {
     await page.getByRole("region", { name: "results of billing" }).getByText("No matching job").waitFor();
     expect(await page.locator('[data-scope="shipping"]').textContent()).toMatch(/^searched: .+/);
     await found.first().getByRole("button", { name: `Details of ${ids[0]}` }).click();
-    expect(await page.getByRole("dialog").getByLabel("payload").textContent()).toContain(needle);
+    expect(await page.getByRole("dialog").getByLabel("payload", { exact: true }).textContent()).toContain(needle);
     await page.keyboard.press("Escape");
     await expectAccessible(page);
     await shot(page, "jobs-search");

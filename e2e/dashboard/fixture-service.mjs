@@ -2,10 +2,13 @@
 // FIXTURE_ROOT holds its jfast.toml, contracts.toml and modules/ (written by the test); PORT is where it listens.
 //   POST /fail?count=N&task=billing.charge   enqueues N jobs that fail until POST /fix (&invoice=X sets the
 //                                             invoice of a single job, &tenant=T its tenant, &delay=S schedules it
-//                                             S seconds from now; every job carries a traceparent)
+//                                             S seconds from now, &request=R its request id; every job carries a
+//                                             traceparent)
 //   POST /flow?name=N&hold=1                  starts a flow: charge (<service>.ping) → ship (<service>.charge, failing
 //                                             until POST /fix) → notify (<service>.ping); &hold=1 makes charge due in
 //                                             10 minutes, so the flow stays running; answers { flowId, jobIds }
+//   POST /nap?ms=N                            enqueues a <service>.ping job that runs N ms, reporting 40 % progress;
+//                                             answers { id }
 //   POST /fix                                 makes them succeed from now on (what a deploy of the fix does)
 //   POST /break                               makes them fail again (a regression)
 //   POST /publish?type=parcel.sent&key=K      publishes an event to the "parcels" Kafka topic (with Kafka on)
@@ -45,11 +48,20 @@ const server = http.createServer(async (req, res) => {
           ...(url.searchParams.get("delay") ? { delayMs: Number(url.searchParams.get("delay")) * 1000 } : {}),
           // As if enqueued inside a traced request: the dashboard shows (and links) this trace id.
           trace: { traceparent: `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01` },
+          // &request=R: the request it was made in (the Timeline page finds it, and the request's other jobs, by it).
+          ...(url.searchParams.get("request") ? { requestId: url.searchParams.get("request") } : {}),
         }),
     );
     await jfast.require("queue").enqueue(jobs);
     res.setHeader("content-type", "application/json");
     res.end(JSON.stringify({ ids: jobs.map((j) => j.id) }));
+    return;
+  }
+  if (req.method === "POST" && url.pathname === "/nap") {
+    const job = new Job({ task: `${jfast.config.service.name}.ping`, payload: { napMs: Number(url.searchParams.get("ms") ?? "60000") } });
+    await jfast.require("queue").enqueue(job);
+    res.setHeader("content-type", "application/json");
+    res.end(JSON.stringify({ id: job.id }));
     return;
   }
   if (req.method === "POST" && url.pathname === "/flow") {

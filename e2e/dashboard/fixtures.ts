@@ -206,7 +206,7 @@ export async function startService(params: {
   );
   await writeFile(
     path.join(root, "modules", params.name, "tasks.mjs"),
-    `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload) => {\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async () => {});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}${params.schedules ?? ""}`,
+    `import { Event, on, schedule, task } from "@jfast/runtime";\n\nclass CardDeclined extends Error {\n  name = "CardDeclined";\n}\n\nexport const charge = task("${params.name}.charge", async (payload, tools) => {\n  // Kept with the attempt (docs/jobs.md#logs): the job drawer's timeline shows it.\n  tools.log?.info("charging", { invoice: payload.invoice });\n  if (globalThis.__fixtureBroken) throw new CardDeclined(\`card declined for invoice \${payload.invoice}\`);\n  void new Event({ type: "receipt.registered", data: payload });\n});\n\nexport const ping = task("${params.name}.ping", async (payload, tools) => {\n  // POST /nap: a job that runs a while, 40 % done, for the Workers page.\n  if (!payload?.napMs) return;\n  tools.progress?.(40);\n  await new Promise((resolve) => setTimeout(resolve, payload.napMs));\n});\n${params.kafka ? KAFKA_HANDLER : ""}${scheduler ? `\nexport const nightly = schedule("${params.name}.ping", { cron: "30 3 * * *", timezone: "America/Mexico_City", name: "nightly-ping", catchUp: false });\n` : ""}${params.schedules ?? ""}`,
   );
   if (params.publishesParcels) await writeFile(path.join(root, "modules", params.name, "dispatch.mjs"), PARCEL_PUBLISHER);
   await writeFile(
@@ -425,3 +425,18 @@ export const test = base.extend<{}, { stack: Stack; session: BrowserContext }>({
   ],
   baseURL: async ({ stack }, use) => use(stack.dashboard.url),
 });
+
+/** `jfast-dashboard hash-password`, the password on stdin, as a script would run it. */
+export function hashPassword(installed: Installed, password: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(installed.bin, ["hash-password"], { cwd: installed.dir, stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`hash-password failed (${code}): ${err}`))));
+    // A child that exits before reading its stdin fails the write with EPIPE; its exit code and stderr above say why.
+    child.stdin.on("error", () => undefined);
+    child.stdin.end(`${password}\n`);
+  });
+}

@@ -1,7 +1,7 @@
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, type Page } from "@playwright/test";
-import { PASSWORD, SCREENSHOTS, TOKENS, adminCall, eventually, test } from "./fixtures.js";
+import { expect } from "@playwright/test";
+import { SCREENSHOTS, TOKENS, adminCall, eventually, test } from "./fixtures.js";
+import { expectAccessible, signedIn } from "./page-checks.js";
 
 /**
  * The Flows page (docs/dashboard.md#flows) in a real browser against billing on PostgreSQL, whose operator token
@@ -18,24 +18,6 @@ interface Created {
 }
 
 test.describe("flows in a browser", () => {
-  async function signedIn(page: Page, to: string) {
-    await page.goto(to);
-    if (new URL(page.url()).pathname === "/login") {
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
-      await page.goto(to);
-    }
-  }
-
-  async function expectAccessible(page: Page) {
-    for (const colorScheme of ["dark", "light"] as const) {
-      await page.emulateMedia({ colorScheme });
-      const results = await new AxeBuilder({ page }).analyze();
-      const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
-    }
-  }
 
   async function startFlow(service: string, query: string): Promise<Created> {
     return (await (await fetch(`${service}/flow?${query}`, { method: "POST" })).json()) as Created;

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Browser, type Page } from "@playwright/test";
-import { TOKENS, adminCall, eventually, queueStats, startDashboard, test, type Installed, type Running, waitForHydration } from "./fixtures.js";
+import { TOKENS, adminCall, eventually, hashPassword, queueStats, startDashboard, test, type Installed, type Running, waitForHydration } from "./fixtures.js";
 
 /**
  * The installed @jfast/dashboard (packed, installed in a temporary folder, run as its `jfast-dashboard` binary)
@@ -24,19 +24,6 @@ const PAGES = [
   { path: "/contracts", heading: "Contracts" },
   { path: "/audit", heading: "Audit trail" },
 ];
-
-/** `jfast-dashboard hash-password`, the password on stdin, as a script would run it. */
-function hashPassword(installed: Installed, password: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(installed.bin, ["hash-password"], { cwd: installed.dir, stdio: ["pipe", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d) => (out += d));
-    child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`hash-password failed (${code}): ${err}`))));
-    child.stdin.end(`${password}\n`);
-  });
-}
 
 function runBin(installed: Installed, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {

@@ -16,7 +16,7 @@ const { version } = JSON.parse(readFileSync(path.join(PACKAGE, "package.json"), 
 const HELP = `jfast-dashboard ${version}: the jfast dashboard, watching the admin APIs of jfast services
 
 Usage:
-  jfast-dashboard [--config <file>] [--port <port>] [--host <address>]
+  jfast-dashboard [--config <file>] [--port <port>] [--host <address>] [--base-path <path>]
   jfast-dashboard hash-password        reads a password (prompted, or from stdin) and prints its scrypt hash
 
 Options:
@@ -24,6 +24,8 @@ Options:
                         (or JFAST_DASHBOARD_CONFIG)
   -p, --port <port>     listen on this port (or PORT; default 3000)
   -H, --host <address>  listen on this address (or HOST; default 0.0.0.0)
+  --base-path <path>    serve under this path, e.g. /ops behind a proxy that forwards /ops/* unchanged
+                        (or JFAST_DASHBOARD_BASE_PATH; default: the root)
   -h, --help            this text
   -v, --version         the version
 
@@ -42,7 +44,7 @@ Docs: ${path.join(DIST, "dashboard.md")}
 
 function parseFlags(argv) {
   const flags = {};
-  const names = { "-c": "config", "--config": "config", "-p": "port", "--port": "port", "-H": "host", "--host": "host" };
+  const names = { "-c": "config", "--config": "config", "-p": "port", "--port": "port", "-H": "host", "--host": "host", "--base-path": "basePath" };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -124,7 +126,7 @@ async function serve(flags) {
     const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
     const who = config.users.map((u) => `${u.name} (${u.role})`).join(", ") || "nobody";
     process.stdout.write(
-      `jfast-dashboard ${version} on http://${shown}:${port} in ${Math.round(performance.now() - started)} ms: ${config.services.length} service${config.services.length === 1 ? "" : "s"} (${config.services.map((s) => s.name).join(", ")}), users: ${who}${config.proxyAuth ? ", single sign-on from a proxy" : ""}\n`,
+      `jfast-dashboard ${version} on http://${shown}:${port}${config.basePath}/ in ${Math.round(performance.now() - started)} ms: ${config.services.length} service${config.services.length === 1 ? "" : "s"} (${config.services.map((s) => s.name).join(", ")}), users: ${who}${config.proxyAuth ? ", single sign-on from a proxy" : ""}\n`,
     );
   });
   server.on("error", (error) => fail(`cannot listen on ${host}:${port}: ${error.message}`, "choose another --port (or PORT)"));

@@ -30,6 +30,8 @@ export interface ResolvedDashboardConfig {
   secret: string;
   secretGenerated: boolean;
   listen: { host: string; port: number };
+  /** Where the dashboard is served: "" for the root, "/ops" under a path (docs/dashboard.md#under-a-path). */
+  basePath: string;
   sessionHours: number;
   traceUrl: string | null;
   notices: string[];
@@ -47,6 +49,8 @@ export interface DashboardFileConfig {
   secret?: string;
   proxyAuth?: Record<string, unknown>;
   listen?: { host?: string; port?: number };
+  /** Serve under this path ("/ops"): every page, asset, API route and cookie; "/" or absent for the root. */
+  basePath?: string;
   sessionHours?: number;
   traceUrl?: string;
 }

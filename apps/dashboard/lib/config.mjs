@@ -3,6 +3,7 @@
 // configuration stops it with a message naming the fix) and by the server itself (`next dev`). docs/dashboard.md
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { normaliseBasePath } from "./base-path.mjs";
 import { isPasswordHash } from "./passwords.mjs";
 
 export const ROLES = /** @type {const} */ (["viewer", "operator", "admin"]);
@@ -78,7 +79,11 @@ export function resolveConfig(params = {}) {
   const host = flags.host ?? env.HOST ?? file.listen?.host ?? "0.0.0.0";
   const sessionHours = Number(env.JFAST_DASHBOARD_SESSION_HOURS ?? file.sessionHours ?? 12);
   if (!(sessionHours > 0 && sessionHours <= 24 * 30)) throw new DashboardConfigError(`sessionHours must be between 0 and 720`, `${DOCS}#sessions`);
+  const rawBasePath = flags.basePath ?? env.JFAST_DASHBOARD_BASE_PATH ?? file.basePath;
+  const basePath = normaliseBasePath(rawBasePath);
+  if (basePath === null) throw new DashboardConfigError(`the base path ${JSON.stringify(rawBasePath)} is not a path the dashboard can be served under`, `a path of one or more segments of letters, digits, "-", "_" or "~", such as "/ops" or "/admin/jobs" (or "/" for the root); ${DOCS}#under-a-path`);
   return {
+    basePath,
     services,
     users,
     sharedPassword,

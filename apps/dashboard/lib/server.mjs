@@ -1,11 +1,13 @@
 // Starts the production build (Next.js standalone output, in dist/) inside this process and answers its request
 // handler: the jfast-dashboard binary listens with it, and createDashboardHandler (lib/handler.mjs) hands it to
 // a service's own server. One dashboard per process: the server code finds its configuration on globalThis.
-import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUILD_BASE_PATH } from "./base-path.mjs";
 import { securityHeaders } from "./security-headers.mjs";
 
 export const DIST = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), "dist");
@@ -25,7 +27,9 @@ export class MissingBuildError extends Error {
 export async function startDashboardServer({ config }) {
   const manifest = path.join(DIST, "manifest.json");
   if (!existsSync(manifest)) throw new MissingBuildError();
-  const appDir = path.join(DIST, JSON.parse(readFileSync(manifest, "utf8")).appDir);
+  const builtAppDir = path.join(DIST, JSON.parse(readFileSync(manifest, "utf8")).appDir);
+  const basePath = config.basePath ?? "";
+  const appDir = buildUnder(builtAppDir, basePath);
   process.env.NODE_ENV ||= "production";
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   // The server code reads the configuration resolved here (src/server/config.ts), and trusts the peer address
@@ -43,7 +47,7 @@ export async function startDashboardServer({ config }) {
   const handleNext = app.getRequestHandler();
   // Pages get a nonce-bearing policy from src/proxy.ts; these cover assets, the API and errors.
   const headers = Object.entries(securityHeaders());
-  const routes = ownedRoutes(appDir);
+  const routes = basePath ? null : ownedRoutes(appDir);
   return {
     handle(req, res) {
       req.headers["x-jfast-peer"] = `${peerKey} ${req.socket.remoteAddress ?? "unknown"}`;
@@ -54,8 +58,59 @@ export async function startDashboardServer({ config }) {
         res.end();
       });
     },
-    owns: (pathname) => routes.exact.has(pathname) || routes.prefixes.some((p) => pathname.startsWith(p)),
+    owns: (pathname) =>
+      routes ? routes.exact.has(pathname) || routes.prefixes.some((p) => pathname.startsWith(p)) : pathname === basePath || pathname.startsWith(`${basePath}/`),
   };
+}
+
+/**
+ * The build is made under a placeholder base path (lib/base-path.mjs): Next.js writes it into the page scripts,
+ * the route manifests and the server code. Here a copy of the app folder gets the real one ("" for the root), made
+ * once per build and base path in JFAST_DASHBOARD_CACHE_DIR (default: the system's temporary folder) and kept for
+ * the next start; its node_modules is a link to the package's own.
+ */
+function buildUnder(builtAppDir, basePath) {
+  const buildId = readFileSync(path.join(builtAppDir, ".next", "BUILD_ID"), "utf8").trim();
+  const key = createHash("sha256").update(`${builtAppDir}\0${buildId}\0${basePath}`).digest("hex").slice(0, 16);
+  const root = path.join(process.env.JFAST_DASHBOARD_CACHE_DIR || path.join(tmpdir(), "jfast-dashboard"), `${buildId}-${key}`);
+  const appDir = path.join(root, "app");
+  if (existsSync(path.join(root, "ready"))) return appDir;
+  mkdirSync(path.dirname(root), { recursive: true });
+  const staging = `${root}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  // The standalone server's node_modules sits two folders above the app folder (standalone/apps/dashboard).
+  symlinkSync(path.resolve(builtAppDir, "..", "..", "node_modules"), path.join(staging, "node_modules"), "dir");
+  copyRewriting(builtAppDir, path.join(staging, "app"), basePath);
+  writeFileSync(path.join(staging, "ready"), `${basePath || "/"}\n`);
+  try {
+    renameSync(staging, root);
+  } catch (error) {
+    // Another process made the same copy first: use theirs.
+    rmSync(staging, { recursive: true, force: true });
+    if (!existsSync(path.join(root, "ready"))) throw error;
+  }
+  return appDir;
+}
+
+const PLACEHOLDER = new RegExp(`(\\\\*/)${BUILD_BASE_PATH.slice(1)}`, "g");
+const TEXT = /\.(js|cjs|mjs|json|html|rsc|meta|body|txt|map|css|segment)$/;
+
+/** Copies a folder, writing the base path over the placeholder in text files (a "/" escaped in a regex stays escaped). */
+function copyRewriting(from, to, basePath) {
+  mkdirSync(to, { recursive: true });
+  for (const entry of readdirSync(from)) {
+    const source = path.join(from, entry);
+    const target = path.join(to, entry);
+    const stat = lstatSync(source);
+    if (stat.isSymbolicLink()) symlinkSync(readlinkSync(source), target);
+    else if (stat.isDirectory()) copyRewriting(source, target, basePath);
+    else if (TEXT.test(entry) || !entry.includes(".")) {
+      const text = readFileSync(source, "utf8");
+      if (!text.includes(BUILD_BASE_PATH.slice(1))) copyFileSync(source, target);
+      else writeFileSync(target, text.replace(PLACEHOLDER, (_, slash) => basePath.replaceAll("/", slash)));
+    } else copyFileSync(source, target);
+  }
 }
 
 /** The paths the build serves: its pages (from Next's route manifest), the API, the assets and the icon. */

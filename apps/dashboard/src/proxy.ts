@@ -21,7 +21,7 @@ export function proxy(request: NextRequest): NextResponse {
   if (!OPEN.has(path) && !personFrom(request.headers, request.cookies.get(SESSION_COOKIE)?.value)) {
     const refusal = api
       ? NextResponse.json({ error: { message: "log in to the dashboard first", code: -32001, data: { code: "UNAUTHORIZED", httpStatus: 401 } } }, { status: 401 })
-      : NextResponse.redirect(new URL("/login", request.url), 307);
+      : NextResponse.redirect(loginUrl(request), 307);
     for (const [name, value] of Object.entries(securityHeaders({ development }))) refusal.headers.set(name, value);
     refusal.headers.set("cache-control", "no-store");
     return refusal;
@@ -35,7 +35,16 @@ export function proxy(request: NextRequest): NextResponse {
   return response;
 }
 
+/** The sign-in page under the dashboard's base path (nextUrl carries it; request.url's path alone would lose it). */
+function loginUrl(request: NextRequest): URL {
+  const url = request.nextUrl.clone();
+  url.pathname = "/login";
+  url.search = "";
+  return url;
+}
+
 export const config = {
   // Not the assets, and not /api/login: its body is read (and bounded) by the route alone.
-  matcher: [{ source: "/((?!_next/static|_next/image|favicon\\.ico|api/login$).*)" }],
+  // "/" as well: under a base path the first pattern needs the slash after it ("/ops/"), and "/ops" is the Overview.
+  matcher: [{ source: "/" }, { source: "/((?!_next/static|_next/image|favicon\\.ico|api/login$).*)" }],
 };

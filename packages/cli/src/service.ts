@@ -3,7 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createJfast, createLogger, loadConfig, type Jfast } from "@jfast/runtime";
 import { CliError } from "./errors.js";
-import { ensureTypeScriptLoader } from "./typescript-loader.js";
+import { ensureTypeScriptLoader, typeScriptLoaderMissing, typeScriptLoaderSkipped } from "./typescript-loader.js";
 
 const DOCS = "jfast docs cli#the-service-entry-file";
 
@@ -43,7 +43,7 @@ export async function loadServiceEntry(root: string): Promise<ServiceEntry> {
   const file = ENTRY_CANDIDATES.map((name) => path.join(root, name)).find((candidate) => existsSync(candidate)) ?? null;
   if (!file) return { file: null, providers: async () => ({}), onStart: null, createApp: null };
   const relative = path.relative(root, file);
-  await ensureTypeScriptLoader();
+  await ensureTypeScriptLoader(root);
   let namespace: Record<string, unknown>;
   try {
     namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
@@ -52,7 +52,11 @@ export async function loadServiceEntry(root: string): Promise<ServiceEntry> {
       code: "ENTRY_IMPORT_FAILED",
       hint: /require\(\)|ES Module/.test(String((cause as Error)?.message))
         ? `add "type": "module" to the service's package.json: jfast loads services as ES modules`
-        : `fix the error in ${relative} (run with --verbose for the stack)`,
+        : (cause as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && typeScriptLoaderMissing()
+          ? "install tsx (npm install --save-dev tsx) for jfast to run TypeScript, or run what jfast build compiles (jfast start --root dist)"
+          : (cause as NodeJS.ErrnoException)?.code === "ERR_UNKNOWN_FILE_EXTENSION" && typeScriptLoaderSkipped()
+            ? `${relative} imports TypeScript from outside the service root, which holds none, so jfast did not load tsx: compile that code too, or register tsx yourself (node --import tsx node_modules/.bin/jfast …)`
+            : `fix the error in ${relative} (run with --verbose for the stack)`,
       docs: DOCS,
       cause,
     });
@@ -104,7 +108,7 @@ export async function openService(params: {
   /** false for inspection commands: no Kafka consumers, scheduler or outbox relay (see CreateJfastOptions). */
   background?: boolean;
 }): Promise<{ jfast: Jfast; entry: ServiceEntry | null }> {
-  await ensureTypeScriptLoader();
+  await ensureTypeScriptLoader(params.root);
   const entry = params.entry ? await loadServiceEntry(params.root) : null;
   const providers = entry ? await entry.providers({ root: params.root }) : {};
   let logger;

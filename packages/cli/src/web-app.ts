@@ -7,7 +7,8 @@ import { CliError } from "./errors.js";
 export const WEB_FRAMEWORK_DOCS = "jfast docs getting-started#your-web-framework";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+/** `env` holds the Node request and response (`incoming`, `outgoing`), as @hono/node-server passes them. */
+export type FetchHandler = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /** What `createApp` returned, made servable on node:http: its listener, what it is, and how it shuts down. */
 export interface WebApp {
@@ -99,11 +100,11 @@ export async function toWebApp(params: { app: unknown; file: string; logger: Log
       return answer.call(app, error, c);
     };
   }
-  const fetch = typeof app === "function" && app.length < 2 ? (app as FetchHandler) : has(app, "fetch") ? (request: Request) => (app as { fetch: FetchHandler }).fetch(request) : null;
+  const fetch = typeof app === "function" && app.length < 2 ? (app as FetchHandler) : has(app, "fetch") ? (request: Request, env?: unknown) => (app as { fetch: FetchHandler }).fetch(request, env) : null;
   if (fetch) {
-    const listener = getRequestListener(async (request) => {
+    const listener = getRequestListener(async (request, env) => {
       try {
-        return await fetch(request);
+        return await fetch(request, env);
       } catch (error) {
         logFailure(error, { "x-request-id": request.headers.get("x-request-id") }, { method: request.method, url: new URL(request.url).pathname });
         return new Response("Internal Server Error", { status: 500, headers: { "content-type": "text/plain; charset=utf-8" } });

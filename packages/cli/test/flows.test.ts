@@ -98,7 +98,7 @@ describe("jfast flows on a Redis queue", () => {
     expect(flow.steps.notify).toMatchObject({ state: "waiting", after: ["ship"], result: null, error: null });
     const text = await runJfast(["flows", "show", flowId, ...root]);
     expect(text.stdout).toContain("failed (1 of 3 steps completed, 1 dead)");
-    expect(text.stdout).toMatch(new RegExp(`ship\\s+dead\\s+charge\\s+${jobIds.ship}\\s+1\\s+PermanentError: carrier is down`));
+    expect(text.stdout).toMatch(new RegExp(`ship\\s+dead\\s+charge\\s+${jobIds.ship}\\s+1\\s+[\\d.]+ (?:ms|s)\\s+PermanentError: carrier is down`));
     const unknown = await runJfast(["flows", "show", "no-such-flow", ...root]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no flow with id no-such-flow");

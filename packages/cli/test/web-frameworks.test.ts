@@ -279,6 +279,30 @@ export function createApp() {
     expect(await app.exited).toBe(0);
   });
 
+  it("hands a Hono app the Node request and response in c.env, as @hono/node-server does (a Node handler such as the dashboard mounts there)", async () => {
+    const app = await start(
+      "start",
+      `
+import { Hono } from "hono";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+export function createApp() {
+  const app = new Hono();
+  app.get("/node/*", (c) => {
+    c.env.outgoing.setHeader("content-type", "text/plain");
+    c.env.outgoing.end("answered by a Node handler: " + c.env.incoming.url);
+    return RESPONSE_ALREADY_SENT;
+  });
+  return app;
+}
+`,
+    );
+    const answer = await fetch(`${app.base}/node/x?y=1`);
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe("answered by a Node handler: /node/x?y=1");
+    process.kill(app.pid, "SIGTERM");
+    expect(await app.exited).toBe(0);
+  });
+
   it("refuses an app it does not recognise, naming the shapes it accepts", async () => {
     const service = await createServiceRoot({ "jfast.toml": TOML, "server.ts": `export function createApp() { return { listen() {} }; }` });
     cleanups.push(service.remove);
@@ -290,5 +314,51 @@ export function createApp() {
     expect(output).toContain("createApp() in server.ts returned object, not an HTTP app jfast can serve");
     expect(output).toMatch(/Express.*Koa.*Fastify.*Nest/s);
     expect(output).toContain("jfast docs getting-started#your-web-framework");
+  });
+});
+
+/** A Nest app whose request context comes from jfast.middleware.nest() (a module), on Express or on Fastify. */
+const NEST_MODULE = (platform: "express" | "fastify") => `
+import { Controller, Module, Post, Req } from "@nestjs/common";
+import { NestFactory } from "@nestjs/core";
+${platform === "fastify" ? 'import { FastifyAdapter } from "@nestjs/platform-fastify";' : ""}
+import type { Jfast } from "@jfast/runtime";
+import { enqueue } from "./enqueue.ts";
+
+export async function createApp(jfast: Jfast) {
+  class WebController {
+    async enqueue(req: { body: unknown }) { return { ...(await enqueue(jfast)), body: req.body }; }
+    async later(req: { body: unknown }) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { ...(await enqueue(jfast)), body: req.body };
+    }
+  }
+  const proto = WebController.prototype;
+  Post("enqueue")(proto, "enqueue", Object.getOwnPropertyDescriptor(proto, "enqueue")!);
+  Req()(proto, "enqueue", 0);
+  Post("later")(proto, "later", Object.getOwnPropertyDescriptor(proto, "later")!);
+  Req()(proto, "later", 0);
+  Controller()(WebController);
+  class AppModule {}
+  Module({ imports: [jfast.middleware.nest()], controllers: [WebController] })(AppModule);
+  return NestFactory.create(AppModule, ${platform === "fastify" ? "new FastifyAdapter(), " : ""}{ logger: ["error"] });
+}
+`;
+
+describe.each(["express", "fastify"] as const)("jfast.middleware.nest(): the request context in a Nest app on %s", (platform) => {
+  it("runs each route handler in its request's context: the tenant and request id reach the jobs it enqueues, after a JSON body and an await", async () => {
+    const app = await start("start", NEST_MODULE(platform));
+    for (const path of ["/enqueue", "/later"]) {
+      const tenant = `acme-${platform}${path.replace("/", "-")}`;
+      const answer = await fetch(`${app.base}${path}`, { method: "POST", headers: { "x-tenant-id": tenant, "content-type": "application/json" }, body: JSON.stringify({ order: 7 }) });
+      expect(answer.status, app.output()).toBe(201);
+      const job = (await answer.json()) as { tenant_id: string; request_id: string; body: unknown };
+      expect(job).toEqual({ tenant_id: tenant, request_id: answer.headers.get("x-request-id"), body: { order: 7 } });
+    }
+    // Without the header, no tenant: one request's context does not leak into the next.
+    const plain = await fetch(`${app.base}/enqueue`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(((await plain.json()) as { tenant_id: string | null }).tenant_id).toBeNull();
+    process.kill(app.pid, "SIGTERM");
+    expect(await app.exited).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 // @jfast/runtime/admin: what a dashboard needs to talk to the admin API: types, and one pure function that
 // joins the contracts graphs of several services (no driver, nothing of the server side).
 export { mergeServiceGraphs } from "./contracts/workspace-graph.js";
+export { mergeTraces, traceRequestId, type MergedTrace } from "./admin/trace-merge.js";
+export type { TraceEntry, TraceKind, TraceOutcome, TraceView } from "./admin/trace.js";
 export type { WorkspaceEdge, WorkspaceGraph, WorkspaceNode } from "./contracts/workspace-graph.js";
 export type { AdminRouter } from "./admin/root.js";
 export type { AdminRole, AdminPrincipal, ActorRole, AdminTokenKind } from "./admin/tokens.js";
@@ -16,9 +18,13 @@ export type { EventsView } from "./admin/routers/events.js";
 export type { ContractsGraph, ContractNode, ContractEdge, ContractViolation, ScheduleView, ScheduleSource, ContractsSource } from "./admin/sources.js";
 export type { ReadinessReport, CheckStatus } from "./http/readiness.js";
 export type { AttemptError } from "./core/job.js";
+export type { AttemptInfo, AttemptOutcome, JobLogLine, JobLogLevel, JobProgress } from "./core/job-life.js";
 export type { Depths, ListState, ListOrder, JobActionResult } from "./core/queue-backend.js";
 export type { JobListView, JobAction } from "./admin/routers/job-listing.js";
 export type { JobUnique } from "./core/unique.js";
 export type { FlowListView, FlowView, FlowStepView, FlowGetView } from "./admin/flow-views.js";
+export type { WorkersView, WorkerView, RunningJobView } from "./admin/worker-views.js";
+export type { AlertsView, AlertRuleView, AlertEventView } from "./admin/alert-views.js";
+export type { WorkerState } from "./core/backend/workers.js";
 export type { FlowSummary, FlowStepInfo } from "./core/backend/flows.js";
 export type { FlowState } from "./core/flow.js";

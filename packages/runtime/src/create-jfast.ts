@@ -7,6 +7,7 @@ import { loadConfig, type ConfigOverrides, type JfastConfig } from "./config/loa
 import { withRequest, type RequestContext } from "./context/context.js";
 import { createFetchHandler } from "./http/fetch-handler.js";
 import { fastifyContextHook, honoContextMiddleware, koaContextMiddleware, nodeContextMiddleware, nodeRoutes } from "./http/middleware.js";
+import { nestContextModule } from "./http/nest.js";
 import { discoverModules } from "./modules/discover.js";
 import { eventHandlersOf, type EventHandlerDefinition } from "./kafka/on.js";
 import { createLogger, toLogger, type Logger, type PinoLogger } from "./observability/logger.js";
@@ -97,6 +98,8 @@ export interface Jfast {
     express: typeof nodeContextMiddleware;
     koa: typeof koaContextMiddleware;
     fastify: typeof fastifyContextHook;
+    /** A Nest module (Express or Fastify underneath): `@Module({ imports: [jfast.middleware.nest()] })`. */
+    nest: typeof nestContextModule;
     node: typeof nodeContextMiddleware;
   };
   /** Builds a worker for this app (what `jfast worker` runs). */
@@ -197,7 +200,7 @@ export async function createJfast(options: CreateJfastOptions): Promise<Jfast> {
     routes: () => nodeRoutes((request) => fetchHandler(request)),
     repairs: async (actor) => (await adminService()).repairs(actor),
     withRequest,
-    middleware: { hono: honoContextMiddleware, express: nodeContextMiddleware, koa: koaContextMiddleware, fastify: fastifyContextHook, node: nodeContextMiddleware },
+    middleware: { hono: honoContextMiddleware, express: nodeContextMiddleware, koa: koaContextMiddleware, fastify: fastifyContextHook, nest: nestContextModule, node: nodeContextMiddleware },
     on: (name, listener) => events.on(name, listener),
     off: (name, listener) => events.off(name, listener),
     createWorker(workerOptions = {}) {

@@ -1,19 +1,30 @@
 "use client";
 import type { AttemptError, RetryMark } from "@jfast/runtime/admin";
-import type { ReactNode } from "react";
+import Link from "next/link";
+import { useState, type ReactNode } from "react";
+import { useMayAct } from "~/trpc/hooks";
+import { Button } from "./button";
+import { EditJob } from "./edit-job";
 import { useQuery } from "@tanstack/react-query";
 import { useServiceTRPC, useTraceUrl } from "~/trpc/provider";
 import { Badge } from "./badge";
 import { EmptyState, ErrorState, Loading } from "./empty-state";
 import { RelativeTime } from "./time";
+import { AttemptTimeline, formatDuration, ProgressView, RUNNING_REFRESH_MS } from "./job-life";
 
 /** `waiting`: a flow step whose parents have not all completed (docs/flows.md#states). */
-const STATE_TONE = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
+const STATE_TONE = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral", expired: "neutral" } as const;
 
 /** One job: where it stands, its payload (redacted by the service), its result, and every attempt's error with its stack. */
 export function JobDetail({ service, id }: { service: string; id: string }) {
   const trpc = useServiceTRPC(service);
-  const query = useQuery(trpc.jobs.get.queryOptions({ id }));
+  const may = useMayAct();
+  const [editing, setEditing] = useState(false);
+  const [edited, setEdited] = useState<string | null>(null);
+  // A running job is read every second for its progress, which no job event announces (docs/jobs.md#progress).
+  const query = useQuery(
+    trpc.jobs.get.queryOptions({ id }, { refetchInterval: (q) => (q.state.data?.job?.state === "running" ? RUNNING_REFRESH_MS : false) }),
+  );
   if (query.isPending) return <Loading what="the job" />;
   if (query.isError) return <ErrorState title="Could not load the job." error={query.error} />;
   const job = query.data.job;
@@ -44,11 +55,27 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
         <dt>Tenant</dt>
         <dd>{job.tenantId ?? <span className="muted">none</span>}</dd>
         <dt>Request</dt>
-        <dd>{job.requestId ?? <span className="muted">none</span>}</dd>
+        <dd>
+          {job.requestId ?? <span className="muted">none</span>} · <Link href={`/timeline?id=${encodeURIComponent(job.id)}`} data-timeline-link>Timeline</Link>
+        </dd>
         <dt>Trace</dt>
         <dd><TraceLink traceId={job.traceId} /></dd>
         <dt>Created</dt>
         <dd><RelativeTime iso={job.createdAt} /></dd>
+        {job.waitMs !== null ? (
+          <>
+            <dt>Waited</dt>
+            <dd data-wait-ms={job.waitMs}>{formatDuration(job.waitMs)} <span className="muted">from available to its first start</span></dd>
+          </>
+        ) : null}
+        {job.finishedAt !== null && job.state !== "running" ? (
+          <>
+            <dt>Finished</dt>
+            <dd data-duration-ms={job.durationMs ?? ""}>
+              <RelativeTime iso={job.finishedAt} /> <span className="muted">after {formatDuration(job.durationMs)}</span>
+            </dd>
+          </>
+        ) : null}
         {job.unique ? (
           <>
             <dt>Unique key</dt>
@@ -83,6 +110,12 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
           </>
         ) : null}
       </dl>
+      {job.progress !== null ? (
+        <div data-job-progress>
+          <h2>Progress</h2>
+          <ProgressView progress={job.progress} running={job.state === "running"} />
+        </div>
+      ) : null}
       <div>
         <h2>Payload</h2>
         {isEncrypted(job.payload) ? (
@@ -94,6 +127,24 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
           <pre className="code-block" aria-label="payload">{JSON.stringify(job.payload, null, 2)}</pre>
         )}
       </div>
+      {job.state === "ready" && may.act ? (
+        <div data-job-edit>
+          {edited ? <p className="alert alert-info" role="status">{edited}</p> : null}
+          {editing ? (
+            <EditJob
+              service={service}
+              job={job}
+              payloadReadable={!isEncrypted(job.payload)}
+              onDone={(text) => {
+                setEdited(text);
+                setEditing(false);
+              }}
+            />
+          ) : (
+            <Button onClick={() => { setEdited(null); setEditing(true); }}>Edit</Button>
+          )}
+        </div>
+      ) : null}
       {"result" in job || job.resultOmitted !== undefined ? (
         <div>
           <h2>Result</h2>
@@ -104,6 +155,10 @@ export function JobDetail({ service, id }: { service: string; id: string }) {
           )}
         </div>
       ) : null}
+      <div data-job-timeline>
+        <h2>Attempt timeline</h2>
+        <AttemptTimeline attempts={job.attemptDetails} />
+      </div>
       <div>
         <h2>Attempts ({job.errors.length} failed)</h2>
         {job.errors.length === 0 ? <p className="muted">No failed attempts.</p> : null}

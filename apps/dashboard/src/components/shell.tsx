@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
+import { withBase } from "~/base-path";
 import { usePerson } from "~/trpc/provider";
 import { LiveIndicator } from "./live-indicator";
 import type { Theme } from "./theme";
@@ -10,9 +11,13 @@ import { ThemeToggle } from "./theme-toggle";
 const PAGES = [
   { href: "/", label: "Overview" },
   { href: "/queues", label: "Queues" },
+  { href: "/stats", label: "Stats" },
+  { href: "/workers", label: "Workers" },
+  { href: "/alerts", label: "Alerts" },
   { href: "/dead-letters", label: "Dead letters" },
   { href: "/jobs", label: "Jobs" },
   { href: "/flows", label: "Flows" },
+  { href: "/timeline", label: "Timeline" },
   { href: "/schedules", label: "Schedules" },
   { href: "/outbox", label: "Outbox" },
   { href: "/events", label: "Events (Kafka)" },
@@ -42,7 +47,7 @@ export function Shell({ theme, children }: { theme: Theme; children: ReactNode }
           {person.name} <span className="muted">({person.role})</span>
         </p>
         {person.via === "session" ? (
-          <form action="/api/logout" method="post">
+          <form action={withBase("/api/logout")} method="post">
             <button className="button button-small" type="submit">
               Log out
             </button>

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useState } from "react";
+import { COOKIE_PATH } from "~/base-path";
 import { THEME_COOKIE, THEMES, parseTheme, type Theme } from "./theme";
 
 const LABEL: Record<Theme, string> = { system: "System", light: "Light", dark: "Dark" };
@@ -16,7 +17,7 @@ export function ThemeToggle({ initial }: { initial: Theme }) {
     setTheme(next);
     if (next === "system") delete document.documentElement.dataset.theme;
     else document.documentElement.dataset.theme = next;
-    document.cookie = `${THEME_COOKIE}=${next}; Path=/; Max-Age=${365 * 86400}; SameSite=Lax`;
+    document.cookie = `${THEME_COOKIE}=${next}; Path=${COOKIE_PATH}; Max-Age=${365 * 86400}; SameSite=Lax`;
   };
   return (
     <div className="theme-toggle">

@@ -59,6 +59,8 @@ const STALE_ON: [prefix: string, parts: readonly LivePart[], minIntervalMs?: num
   ["overview.whoami", []],
   ["overview.tasks", ["setup"]],
   ["overview.throughput", ["depths", "deadLetters"]],
+  // The history moves as jobs end (depths); a few queries of rows per service, read at most every 5 s.
+  ["stats", ["depths", "deadLetters"], 5_000],
   ["outbox.status", []],
   ["events.status", []],
   ["contracts", []],

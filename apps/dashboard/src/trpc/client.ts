@@ -3,6 +3,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { createTRPCOptionsProxy, type TRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import type { AdminRouter } from "@jfast/runtime/admin";
+import { withBase } from "~/base-path";
 
 /**
  * One service's admin API as typed query and mutation options. Its keys start with the service's name
@@ -14,7 +15,7 @@ export type AdminTRPC = TRPCOptionsProxy<AdminRouter, { keyPrefix: true }>;
 /** Through the dashboard's server, which adds the service's token. httpLink: the admin API refuses batches. */
 function adminClient(service: string) {
   return createTRPCClient<AdminRouter>({
-    links: [httpLink({ url: `/api/admin/${encodeURIComponent(service)}` })],
+    links: [httpLink({ url: withBase(`/api/admin/${encodeURIComponent(service)}`) })],
   });
 }
 

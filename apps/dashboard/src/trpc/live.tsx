@@ -1,6 +1,7 @@
 "use client";
 import { useQueryClient, type Query } from "@tanstack/react-query";
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from "react";
+import { withBase } from "~/base-path";
 import { changedParts, isStale, partPrints, rereadDelay, type LiveMessage, type LivePart, type PartPrints } from "~/server/live-change";
 import { useServices, useTRPC } from "./provider";
 import { REFRESH_MS, setLiveMode, type LiveMode } from "./query-client";
@@ -102,12 +103,12 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       setState((s) => ({ ...s, updates: s.updates + 1 }));
     };
     const connect = () => {
-      source = new EventSource("/api/stream");
+      source = new EventSource(withBase("/api/stream"));
       source.addEventListener("open", () => switchTo("sse"));
       source.addEventListener("service", (event) => apply(JSON.parse((event as MessageEvent<string>).data) as LiveMessage));
       // The server drops a stream whose tab stopped answering (one that vanished without closing it).
       source.addEventListener("ping", (event) => {
-        void fetch(`${PONG_PATH}?id=${encodeURIComponent((event as MessageEvent<string>).data)}`, { method: "POST" }).catch(() => {});
+        void fetch(`${withBase(PONG_PATH)}?id=${encodeURIComponent((event as MessageEvent<string>).data)}`, { method: "POST" }).catch(() => {});
       });
       source.addEventListener("error", () => {
         switchTo("polling");

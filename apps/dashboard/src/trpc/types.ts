@@ -27,3 +27,6 @@ export type FlowListItem = FlowListPage["items"][number];
 export type FlowStateName = FlowListItem["state"];
 export type FlowDetailView = NonNullable<AdminOutputs["flows"]["get"]["flow"]>;
 export type FlowStepItem = FlowDetailView["steps"][string];
+export type WorkersList = AdminOutputs["workers"]["list"];
+export type WorkerItem = WorkersList["workers"][number];
+export type RunningJobItem = WorkerItem["jobs"][number];

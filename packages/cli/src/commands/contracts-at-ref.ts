@@ -1,6 +1,10 @@
 import { spawn } from "node:child_process";
-import { inspectContractsSources, selectModuleFiles, type ContractsInspection } from "@jfast/runtime";
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { inspectContractsSources, readPayloadSchemas, selectModuleFiles, type ContractsInspection, type PayloadSchemaEntry } from "@jfast/runtime";
 import { CliError } from "../errors.js";
+import { ensureTypeScriptLoader } from "../typescript-loader.js";
 
 const DOCS = "jfast docs contracts#jfast-contracts-diff";
 
@@ -81,6 +85,70 @@ async function readBlobs(objects: readonly string[], cwd: string): Promise<Map<s
     offset = start + Number(size) + 1;
   }
   return texts;
+}
+
+/**
+ * The payload schemas the service's tasks declared at `ref`: the service's folder at that commit is written to
+ * `<root>/.jfast/contracts-base-*` (inside the service, so its imports find the service's node_modules), its
+ * tasks files are imported there, and the folder is removed. Code is loaded, not run: no task, no connection.
+ */
+export async function payloadSchemasAtRef(params: { root: string; ref: string }): Promise<PayloadSchemaEntry[]> {
+  const { root, ref } = params;
+  const commit = await resolveCommit(ref, root);
+  const prefix = (await git(["rev-parse", "--show-prefix"], root)).toString("utf8").trim().replace(/\/$/, "");
+  const toplevel = (await git(["rev-parse", "--show-toplevel"], root)).toString("utf8").trim();
+  const exists = await git(["cat-file", "-e", prefix ? `${commit}:${prefix}` : commit], toplevel).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return [];
+  const dir = path.join(root, ".jfast", `contracts-base-${randomBytes(4).toString("hex")}`);
+  await mkdir(dir, { recursive: true });
+  try {
+    const tar = await git(["archive", "--format=tar", prefix ? `${commit}:${prefix}` : commit], toplevel);
+    await run("tar", ["-x", "-f", "-", "-C", dir], tar);
+    return await payloadSchemasNow(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The payload schemas the tasks under `root` declare. A service whose module files never mention a schema has
+ * none: its tasks files are not imported (nothing to load, nothing that could fail to).
+ */
+export async function payloadSchemasNow(root: string): Promise<PayloadSchemaEntry[]> {
+  if (!(await mentionsSchema(path.join(root, "modules")))) return [];
+  await ensureTypeScriptLoader();
+  return readPayloadSchemas(root);
+}
+
+async function mentionsSchema(dir: string): Promise<boolean> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory() ? await mentionsSchema(full) : /\.[cm]?[jt]sx?$/.test(entry.name) && /\bschema\b/.test(await readFile(full, "utf8"))) return true;
+  }
+  return false;
+}
+
+function run(command: string, args: readonly string[], input: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["pipe", "ignore", "pipe"] });
+    let err = "";
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => (err += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}: ${err.trim()}`))));
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(input);
+  });
 }
 
 function git(args: readonly string[], cwd: string, input?: string): Promise<Buffer> {

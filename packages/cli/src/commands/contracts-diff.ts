@@ -1,6 +1,7 @@
 import {
   ContractsFileError,
   diffContracts,
+  diffPayloadSchemas,
   formatContractsDiff,
   inspectContracts,
   renderContractsDiffMarkdown,
@@ -11,7 +12,7 @@ import { defineCommand, ROOT_FLAG, type CommandIO } from "../command.js";
 import { BROKEN_CONTRACTS } from "../contracts-access.js";
 import { CliError, UsageError } from "../errors.js";
 import { resolveRoot } from "../service.js";
-import { inspectContractsAtRef } from "./contracts-at-ref.js";
+import { inspectContractsAtRef, payloadSchemasAtRef, payloadSchemasNow } from "./contracts-at-ref.js";
 
 /** The flags `contracts diff` and `workspace contracts diff` share. */
 export const DIFF_FLAGS = {
@@ -27,9 +28,11 @@ export default defineCommand({
 Compares the contracts of the service at a git ref (contracts.toml and the sources under modules/, read
 from git without checking anything out) with the working tree: publishes (module → event), subscribes
 (event → module) and depends_on (module → module) edges added and removed, and the checker's findings that
-are new or fixed. --json prints { added, removed, newViolations, fixedViolations }, each finding shaped as
-in jfast contracts check --json; --md prints a pull-request comment with a Mermaid diagram of the part of
-the graph the change touches. Exit code 0 without new violations, 1 with new violations, 2 when either
+are new or fixed, and each task's payload schema change, classed breaking (a field removed or newly required,
+a type narrowed) or compatible: the tasks files of both sides are imported for their schemas (nothing runs).
+--json prints { added, removed, newViolations, fixedViolations, payloads }, each finding shaped as in jfast
+contracts check --json; --md prints a pull-request comment with a Mermaid diagram of the part of the graph the
+change touches. Exit code 0 without new violations or breaking payload changes, 1 with either, 2 when either
 side's contracts.toml is broken or git cannot read the ref.`,
   flags: { ...DIFF_FLAGS, root: ROOT_FLAG },
   examples: [
@@ -64,16 +67,25 @@ export async function diffServiceContracts(params: { root: string; ref: string; 
   const sides = await Promise.all([readSide(() => inspectContractsAtRef({ root, ref }), io), readSide(() => inspectContracts(root), io)]);
   const [base, head] = sides;
   if (!base || !head) return null;
-  return { name, base, head, diff: diffContracts(base, head) };
+  const diff = diffContracts(base, head);
+  try {
+    const [before, after] = [await payloadSchemasAtRef({ root, ref }), await payloadSchemasNow(root)];
+    const payloads = diffPayloadSchemas(before, after);
+    if (payloads.length > 0) diff.payloads = payloads;
+  } catch (error) {
+    // The contracts still compare: say why the schemas did not (a tasks file that fails to import on one side).
+    diff.payloadsNotCompared = (error as Error).message.split("\n")[0]!;
+  }
+  return { name, base, head, diff };
 }
 
 export function renderDiff(params: { ref: string; services: ServiceContractsDiff[]; md: boolean }): string {
   return params.md ? renderContractsDiffMarkdown(params) : `${formatContractsDiff(params)}\n`;
 }
 
-/** 1 when the change adds a violation anywhere; additions, removals and fixes alone are fine. */
+/** 1 when the change adds a violation or breaks a payload schema anywhere; additions, removals and fixes alone are fine. */
 export function diffExitCode(services: readonly ServiceContractsDiff[]): number {
-  return services.some((s) => s.diff.newViolations.length > 0) ? 1 : 0;
+  return services.some((s) => s.diff.newViolations.length > 0 || (s.diff.payloads ?? []).some((p) => p.class === "breaking")) ? 1 : 0;
 }
 
 async function readSide(read: () => Promise<ContractsInspection>, io: CommandIO): Promise<ContractsInspection | null> {

@@ -13,7 +13,7 @@ export default defineCommand({
   description: `
 Prints one flow as the admin API's flows.get shows it: its state (running, completed, failed, cancelled), then
 each step: its state, the steps it runs after, its job id (jfast jobs show <job id> prints the job), attempts,
-and its result or last error. Results are redacted as the admin API redacts payloads. --json prints
+how long its last attempt ran, and its result or last error. Results are redacted as the admin API redacts payloads. --json prints
 { id, name, state, steps: { <step>: { state, jobId, after, result, error, … } }, … }. Exit code 1 when no flow
 has that id. See jfast docs flows and jfast docs cli#jfast-flows.`,
   flags: {
@@ -54,7 +54,13 @@ function formatFlow(flow: FlowView): string {
     step.after.join(", ") || "-",
     step.jobId,
     String(step.attempts),
+    step.durationMs === undefined ? "" : formatMs(step.durationMs),
     step.error ? oneLine(`${step.error.class}: ${step.error.message}`, 100) : "result" in step ? oneLine(JSON.stringify(step.result) ?? "", 100) : "",
   ]);
-  return `${head.join("\n")}\n\n${formatTable(["STEP", "STATE", "AFTER", "JOB", "ATTEMPTS", "RESULT OR ERROR"], rows)}`;
+  return `${head.join("\n")}\n\n${formatTable(["STEP", "STATE", "AFTER", "JOB", "ATTEMPTS", "DURATION", "RESULT OR ERROR"], rows)}`;
+}
+
+/** A step's duration (docs/jobs.md#timing): `850 ms`, `12.3 s`. */
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms * 10) / 10} ms` : `${(ms / 1000).toFixed(1)} s`;
 }

@@ -11,13 +11,13 @@ const ORDERS = Object.values(ListOrder);
 
 export default defineCommand({
   name: "jobs list",
-  summary: "list the jobs in one state (ready, scheduled, running, completed, dead, cancelled), a page at a time",
+  summary: "list the jobs in one state (ready, scheduled, running, completed, dead, cancelled, expired), a page at a time",
   description: `
 Lists one page of the jobs in a state, newest or oldest first, filtered by task, tenant or exact id. Each page
 reads at most a bounded window of the state's index, so a page can be shorter than --limit while more follow:
 the next page is printed as a cursor to pass back with --after. --json prints { rows, next, exact }.
 RabbitMQ lists dead letters only (a waiting message cannot be read without taking it out of its queue); Redis
-lists every state but cancelled. See jfast docs cli#jfast-jobs-list for each backend's order and bounds.`,
+lists every state but cancelled and expired. See jfast docs cli#jfast-jobs-list for each backend's order and bounds.`,
   flags: {
     state: { type: "string", placeholder: STATES.join("|"), description: "the state to list (required)" },
     task: { type: "string", placeholder: "TASK", description: "only jobs of this task" },
@@ -51,20 +51,27 @@ lists every state but cancelled. See jfast docs cli#jfast-jobs-list for each bac
 function formatListing(state: ListState, page: JobListing, now: number = Date.now()): string {
   const more = page.next === null ? "" : `next page: --after ${page.next}\n`;
   if (page.rows.length === 0) return `no ${state} jobs in this page\n${more}`;
-  const rows = page.rows.map((info) => [info.job.id, info.job.task, info.job.tenantId ?? "", `${info.job.attempts}/${info.job.maxAttempts ?? "?"}`, when(state, info, now), detail(info)]);
-  return `${formatTable(["ID", "TASK", "TENANT", "ATTEMPTS", timeLabel(state), "DETAIL"], rows)}${more}`;
+  const rows = page.rows.map((info) => [info.job.id, info.job.task, info.job.tenantId ?? "", `${info.job.attempts}/${info.job.maxAttempts ?? "?"}`, when(state, info, now), duration(info), detail(info)]);
+  return `${formatTable(["ID", "TASK", "TENANT", "ATTEMPTS", timeLabel(state), "DURATION", "DETAIL"], rows)}${more}`;
+}
+
+/** How long its last attempt ran (docs/jobs.md#timing); empty before one ended. */
+function duration(info: JobInfo): string {
+  const ms = info.durationMs;
+  if (ms === undefined) return "";
+  return ms < 1000 ? `${Math.round(ms * 10) / 10} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function timeLabel(state: ListState): string {
   if (state === ListState.dead) return "DIED";
   if (state === ListState.scheduled) return "DUE";
   if (state === ListState.running) return "LOCKED UNTIL";
-  if (state === ListState.completed || state === ListState.cancelled) return "CREATED";
+  if (state === ListState.completed || state === ListState.cancelled || state === ListState.expired) return "FINISHED";
   return "DUE SINCE";
 }
 
 function when(state: ListState, info: JobInfo, now: number): string {
-  const at = state === ListState.dead ? info.diedAt : state === ListState.running ? info.lockedUntil : state === ListState.completed || state === ListState.cancelled ? info.job.createdAt : info.job.availableAt;
+  const at = state === ListState.dead ? info.diedAt : state === ListState.running ? info.lockedUntil : state === ListState.completed || state === ListState.cancelled || state === ListState.expired ? (info.finishedAt ?? null) : info.job.availableAt;
   if (!at) return "";
   return `${at.replace(/\.\d{3}Z$/, "Z")} (${Date.parse(at) > now ? "in the future" : ago(at, now)})`;
 }

@@ -7,11 +7,13 @@ import { resolveRoot } from "../service.js";
 
 export default defineCommand({
   name: "jobs show",
-  summary: "print one job: state, priority, attempts, lease, every recorded error and its result",
+  summary: "print one job: state, priority, attempts with their timing and logs, lease, errors, progress and result",
   description: `
 Prints one job as the queue holds it: state, priority, attempts, tenant, lease, time of death, the error of every
-failed attempt (with --verbose, their stacks) and a completed job's result, or why none was stored. Exit code 1
-when no job has that id.`,
+failed attempt (with --verbose, their stacks), a completed job's result (or why none was stored), its progress,
+when it was enqueued and how long it waited, and each attempt's start, duration, worker, outcome and the lines its
+handler logged (tools.log). --json prints the record: \`progress\`, \`logs\` (the last attempt's), \`attempts\` (each
+with its \`logs\`), \`enqueuedAt\`, \`waitMs\`. Exit code 1 when no job has that id.`,
   flags: {
     json: { type: "boolean", description: "print the record as JSON" },
     queue: { ...QUEUE_FLAG, description: "look in this named queue only (default: every queue of the service)" },
@@ -85,6 +87,9 @@ function formatJob(info: JobInfo, verbose: boolean, limit: string | null): strin
     ["payload", JSON.stringify(job.payload)],
     // A completed job's result (docs/tasks.md#results), or why none was stored.
     ["result", "result" in info ? JSON.stringify(info.result) : info.resultOmitted !== undefined ? `not stored: ${info.resultOmitted}` : null],
+    // A job's life (docs/jobs.md): its progress, and its wait from available to first start.
+    ["progress", info.progress === undefined ? null : typeof info.progress === "number" ? `${info.progress}%` : JSON.stringify(info.progress)],
+    ["waited", info.waitMs === undefined || info.waitMs === null ? null : formatMs(info.waitMs)],
   ];
   const lines = fields.filter(([, value]) => value !== null).map(([label, value]) => `${label.padEnd(10)}${value}`);
   if (job.errors.length > 0) {
@@ -94,5 +99,24 @@ function formatJob(info: JobInfo, verbose: boolean, limit: string | null): strin
       if (verbose && error.stack) lines.push(...error.stack.split("\n").map((l) => `      ${l}`));
     }
   }
+  if (info.attempts && info.attempts.length > 0) {
+    lines.push("runs");
+    for (const attempt of info.attempts) {
+      const dropped = attempt.logsDropped ? `, ${attempt.logsDropped} more lines not kept` : "";
+      lines.push(`  #${attempt.attempt} ${attempt.startedAt}  ${attempt.outcome} after ${formatMs(attempt.durationMs)} on ${attempt.workerId}${dropped}`);
+      for (const line of attempt.logs) {
+        const fields = line.fields === undefined ? "" : ` ${JSON.stringify(line.fields)}`;
+        lines.push(`      ${line.at} ${line.level.padEnd(5)} ${line.message}${fields}`);
+      }
+    }
+  }
   return `${lines.join("\n")}\n`;
+}
+
+/** `850 ms`, `12.3 s`, `4 min 05 s`. */
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms * 10) / 10} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
 }

@@ -46,12 +46,23 @@ export function createAdmin(params: {
     plugins: [...config.plugins],
     registry: params.registry,
     queue,
+    alerts: () => running.get("queue")?.alerter ?? null,
     outbox: () => running.get("outbox"),
     readiness: () => readiness.check(),
     scheduler: () => {
       const scheduler = running.get("scheduler");
       return scheduler ? scheduleSourceFrom(scheduler) : null;
     },
+    scheduleControl: async () => {
+      const control = running.get("scheduler")?.control;
+      if (control) return { control, close: async () => undefined };
+      const service = queue();
+      // The memory queue's store lives in the process that runs its scheduler: nobody else would read a change.
+      if (!service || !config.queue || service.backend.kind === "memory") return null;
+      const { openScheduleControl } = await import("../scheduler/start-scheduler.js");
+      return openScheduleControl({ config, registry: params.registry, queue: service, database: running.get("database") ?? null });
+    },
+    database: () => running.get("database")?.sql ?? null,
     contracts: () => contracts,
     events: () => running.get("kafka"),
     disabledPlugins: [...config.disabledPlugins],

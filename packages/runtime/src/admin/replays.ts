@@ -51,6 +51,11 @@ export interface ReplayLog {
     onFinish?: (view: ReplayView, ids: string[]) => Promise<void>;
   }): ReplayView;
   recent(): ReplayView[];
+  /**
+   * Stops a running replay after the slice in flight (deadLetters.stopReplay): what it requeued stays requeued, the
+   * rest stays dead. Null when no replay of this process has the id; its view as it was when not running.
+   */
+  stop(params: { replayId: string; by: string }): ReplayView | null;
   /** Replays running now; `start` refuses another when there are MAX_RUNNING_REPLAYS. */
   running(): number;
 }
@@ -65,6 +70,8 @@ export interface ReplayLog {
  */
 export function createReplayLog(params: { logger: Logger }): ReplayLog {
   const replays: ReplayView[] = [];
+  /** Replays asked to stop, by id, with who asked. */
+  const stopping = new Map<string, string>();
   return {
     start(options) {
       // Checked here, synchronously, as well as before counting: two calls may both have counted meanwhile.
@@ -85,11 +92,19 @@ export function createReplayLog(params: { logger: Logger }): ReplayLog {
       };
       replays.unshift(view);
       trim(replays);
-      void run(view, options).catch((error: unknown) => params.logger.error("a dead-letter replay failed", { error, replay_id: view.replayId }));
+      void run(view, options, () => stopping.get(view.replayId) ?? null)
+        .finally(() => stopping.delete(view.replayId))
+        .catch((error: unknown) => params.logger.error("a dead-letter replay failed", { error, replay_id: view.replayId }));
       return { ...view };
     },
     recent() {
       return replays.slice(0, KEEP).map((r) => ({ ...r }));
+    },
+    stop({ replayId, by }) {
+      const view = replays.find((r) => r.replayId === replayId);
+      if (!view) return null;
+      if (view.state === "running") stopping.set(replayId, by);
+      return { ...view };
     },
     running,
   };
@@ -114,7 +129,7 @@ function trim(replays: ReplayView[]): void {
   }
 }
 
-async function run(view: ReplayView, options: Parameters<ReplayLog["start"]>[0]): Promise<void> {
+async function run(view: ReplayView, options: Parameters<ReplayLog["start"]>[0], stopRequested: () => string | null): Promise<void> {
   const original = options.queue();
   const slice = Math.max(1, Math.min(MAX_SLICE, Math.ceil(options.ratePerSecond / 10)));
   const filter: DeadFilter = { ...options.filter, diedBefore: view.startedAt };
@@ -123,6 +138,8 @@ async function run(view: ReplayView, options: Parameters<ReplayLog["start"]>[0])
   let end: Pick<ReplayView, "state" | "error">;
   try {
     for (;;) {
+      const stoppedBy = stopRequested();
+      if (stoppedBy !== null) throw new Error(`stopped by ${stoppedBy}`);
       const queue = options.queue();
       if (!queue || queue !== original) throw new Error("the queue closed (the service stopped); start the replay again");
       const began = Date.now();

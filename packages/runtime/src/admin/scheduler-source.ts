@@ -1,6 +1,7 @@
 import type { SchedulerStatus } from "../scheduler/scheduler.js";
 import type { ScheduleStore } from "../scheduler/stores/schedule-store.js";
 import { createTrigger, nextTick, upcomingTicks, type Trigger } from "../scheduler/trigger.js";
+import type { ScheduleControl } from "../scheduler/schedule-control.js";
 import type { ScheduleSource, ScheduleView } from "./sources.js";
 
 /** A tick more than this overdue means the scheduler is behind (stopped, or failing to claim). */
@@ -14,8 +15,9 @@ const MAX_TICKS_COUNTED = 200_000;
  * Adapts the running scheduler's status to the admin view, with the next ticks worked out by the same rules,
  * and the ticks of the last 24 hours nobody claimed counted against the claim store.
  */
-export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus; store?: Pick<ScheduleStore, "tickClaims"> }): ScheduleSource {
+export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus; store?: Pick<ScheduleStore, "tickClaims">; control?: ScheduleControl | null }): ScheduleSource {
   return {
+    control: scheduler.control ?? null,
     async describeSchedules({ count }) {
       const now = Date.now();
       const views = scheduler.status().schedules.map((s): ScheduleView & { trigger: Trigger | null } => {
@@ -35,6 +37,13 @@ export function scheduleSourceFrom(scheduler: { status(): SchedulerStatus; store
           lastError: s.lastError ? `${s.lastError.message} (${s.lastError.at})` : null,
           late: s.nextTick !== null && Date.parse(s.nextTick) < now - LATE_AFTER_MS,
           missedTicks: 0,
+          origin: s.origin,
+          paused: s.paused,
+          payload: s.payload,
+          catchUp: s.catchUp,
+          ...(s.everyMs ? { everyMs: s.everyMs } : {}),
+          updatedBy: s.updatedBy,
+          updatedAt: s.updatedAt,
           trigger,
         };
       });

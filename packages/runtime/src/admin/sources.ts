@@ -1,3 +1,4 @@
+import type { Alerter } from "../alerts/alerter.js";
 import type { QueueConfig } from "../queue/config.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { ReadinessReport } from "../http/readiness.js";
@@ -5,6 +6,8 @@ import type { EventsStatus } from "../kafka/events-bus.js";
 import type { Logger } from "../observability/logger.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
+import type { SqlDatabase } from "../core/sql-port.js";
+import type { ScheduleControl } from "../scheduler/schedule-control.js";
 import type { AuditLog } from "./audit.js";
 import type { ReplayLog } from "./replays.js";
 import type { Redaction } from "./redact.js";
@@ -22,11 +25,20 @@ export interface AdminSources {
   plugins: readonly string[];
   registry: TaskRegistry;
   queue(): QueueProvider | null;
+  /** The alerts evaluator and its store (docs/alerts.md); null where the service keeps no alerts. */
+  alerts?: () => Alerter | null;
   /** `[plugin.queue]` with its named queues (null without the queue plugin). */
   queueConfig?: QueueConfig | null;
   outbox(): Outbox | null;
   readiness(): Promise<ReadinessReport>;
   scheduler(): ScheduleSource | null;
+  /** The service's database once started (the inbox a replay preview reads); null without the database plugin. */
+  database?(): SqlDatabase | null;
+  /**
+   * The control of schedules at run time: the running scheduler's, or one opened on the scheduler's store for the
+   * call (closed by `close`). Null where there is no shared store (no queue, or the memory queue without a scheduler).
+   */
+  scheduleControl?(): Promise<{ control: ScheduleControl; close(): Promise<void> } | null>;
   contracts(): ContractsSource | null;
   /** The kafka plugin once started in this process; null when it is off or not started. */
   events(): { status(): Promise<EventsStatus> } | null;
@@ -45,6 +57,8 @@ export interface AdminSources {
 /** What a scheduler offers the admin API. A scheduler that does not implement it is shown as running, without detail. */
 export interface ScheduleSource {
   describeSchedules(params: { count: number }): Promise<ScheduleView[]>;
+  /** Changes at run time (schedules.create|update|pause|resume|delete|trigger); absent: this scheduler cannot. */
+  control?: ScheduleControl | null;
 }
 
 export interface ScheduleView {
@@ -62,6 +76,15 @@ export interface ScheduleView {
   late: boolean;
   /** Ticks due in the last 24 hours (over a minute ago) that were never claimed. */
   missedTicks: number;
+  /** "code": declared in a tasks file (pause, resume, trigger only); "runtime": made through the admin API or CLI. */
+  origin?: "code" | "runtime";
+  paused?: boolean;
+  payload?: Record<string, unknown>;
+  catchUp?: boolean;
+  /** The interval in milliseconds of an `every` schedule (the form edits it). */
+  everyMs?: number;
+  updatedBy?: string | null;
+  updatedAt?: string | null;
 }
 
 /** What the contracts checker offers: the same structure as `jfast contracts show --json`, violations on their edges. */

@@ -1,4 +1,5 @@
 import type { AttemptError } from "../core/job.js";
+import type { AttemptInfo, JobLogLine, JobProgress } from "../core/job-life.js";
 import type { DeadJob, JobInfo } from "../core/queue-backend.js";
 import type { JobState } from "../core/job-state.js";
 import type { JobUnique } from "../core/unique.js";
@@ -59,6 +60,14 @@ export interface JobView {
   limit: JobLimitView | null;
   errors: AttemptError[];
   payload: unknown;
+  /** `tools.progress` (docs/jobs.md#progress): the running job's last written value, or a finished one's last; null: none. */
+  progress: JobProgress | null;
+  /** When it was enqueued, and how long it waited from available to its first start (null before it started). */
+  enqueuedAt: string;
+  waitMs: number | null;
+  /** A finished job's last attempt: when it ended and how long it ran; null while it has not finished one. */
+  finishedAt: string | null;
+  durationMs: number | null;
 }
 
 /** One job as `jobs.get` shows it: with where operators retried it among its attempts. */
@@ -69,6 +78,13 @@ export interface JobDetailView extends JobView {
   result?: unknown;
   /** Why a completed job's result was not stored (too large, not JSON). */
   resultOmitted?: string;
+  /**
+   * Every attempt, oldest first: timing, worker, outcome, error, progress and log lines (docs/jobs.md#timing). The
+   * backend's `JobInfo.attempts`; named so here because `attempts` counts them.
+   */
+  attemptDetails: AttemptInfo[];
+  /** The last attempt's log lines (`tools.log`); each attempt's are in `attempts[].logs`. */
+  logs: JobLogLine[];
 }
 
 export interface JobLimitView {
@@ -121,7 +137,32 @@ export function jobView(info: JobInfo, redaction: Redaction): JobView {
     limit: null,
     errors: job.errors,
     payload: job.payload,
+    progress: info.progress === undefined ? null : (redaction.payload(info.progress) as JobProgress),
+    enqueuedAt: info.enqueuedAt ?? job.createdAt,
+    waitMs: info.waitMs ?? null,
+    finishedAt: info.finishedAt ?? null,
+    durationMs: info.durationMs ?? null,
   };
+}
+
+/**
+ * jobs.get's attempts and log lines, redacted as the payload is: a line's fields by name, its message and an
+ * attempt's error for the payload's hidden values.
+ */
+export function attemptsView(info: JobInfo, redaction: Redaction): Pick<JobDetailView, "attemptDetails" | "logs"> {
+  const values = redaction.values(info.job.payload);
+  const line = (l: JobLogLine): JobLogLine => {
+    const shown: JobLogLine = { at: l.at, level: l.level, message: redaction.text(l.message, values) };
+    if (l.fields !== undefined) shown.fields = redaction.payload(l.fields) as Record<string, unknown>;
+    return shown;
+  };
+  const attempts = (info.attempts ?? []).map((a): AttemptInfo => {
+    const shown: AttemptInfo = { ...a, logs: a.logs.map(line) };
+    if (a.error) shown.error = redaction.error(a.error, info.job) ?? undefined;
+    if (a.progress !== undefined) shown.progress = redaction.payload(a.progress) as JobProgress;
+    return shown;
+  });
+  return { attemptDetails: attempts, logs: attempts.at(-1)?.logs ?? (info.logs ?? []).map(line) };
 }
 
 /** jobs.get's result fields: the stored result with the payload's redaction applied, or why none was stored. */

@@ -2,6 +2,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { resolveAdmin, type AdminConfig } from "../admin/config.js";
+import { resolveAlerting, type AlertingConfig } from "../alerts/config.js";
+import { refuseKafkaLagWithoutKafka } from "../alerts/kafka-lag.js";
 import { parseEncryptionKeys, type EncryptionKey } from "../core/crypto/keyring.js";
 import { resolveDatabase, type DatabaseConfig } from "../database/config.js";
 import { ConfigError } from "../errors/jfast-error.js";
@@ -45,6 +47,8 @@ export interface JfastConfig {
   admin: AdminConfig;
   /** `JFAST_ENCRYPTION_KEYS`: the first key encrypts, every one decrypts (docs/security.md#encryption-at-rest). */
   encryption: { keys: readonly EncryptionKey[] };
+  /** `[[alerts]]` and `[alerting]` (docs/alerts.md); absent in a config made by hand: no rule from jfast.toml. */
+  alerts?: AlertingConfig;
 }
 
 const DOCS = "jfast docs configuration";
@@ -103,6 +107,7 @@ export function resolveConfig(params: {
   const { enabled, disabled } = enabledPlugins(raw, env);
   refusePluginConflicts({ raw, enabled, disabled, file });
 
+  refuseKafkaLagWithoutKafka(raw.alerts, { file, kafka: enabled.has("kafka") ? "configured" : raw.plugins.enabled.includes("kafka") ? "turned-off" : "absent" });
   const at = { file, env };
   const database = enabled.has("database") ? resolveDatabase(raw.plugin.database, at) : null;
   const queue = enabled.has("queue") ? resolveQueue(raw.plugin.queue, { ...at, queues: raw.queues }) : null;
@@ -126,6 +131,7 @@ export function resolveConfig(params: {
     telemetry: enabled.has("telemetry") ? resolveTelemetry(raw.plugin.telemetry, { service }) : null,
     http: resolveHttp(raw.http, { production }),
     admin: resolveAdmin(raw.admin, at),
+    alerts: resolveAlerting(raw.alerts, raw.alerting, at),
   };
 }
 

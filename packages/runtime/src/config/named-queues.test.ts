@@ -28,7 +28,7 @@ function refusal(extra: Record<string, unknown>): ConfigError {
 describe("[queues.<name>]", () => {
   it("has the default queue alone, under [plugin.queue] name, when none is declared", () => {
     expect(resolve({}).queue!.queues).toEqual([
-      { name: "default", backendName: "jfast.jobs", concurrency: 6, maxAttempts: 4, visibilityTimeoutMs: 30_000, paused: false, ...kept },
+      { name: "default", backendName: "jfast.jobs", concurrency: 6, maxAttempts: 4, visibilityTimeoutMs: 30_000, paused: false, fairness: null, ...kept },
     ]);
   });
 
@@ -36,8 +36,8 @@ describe("[queues.<name>]", () => {
     const queues = resolve({ queues: { media: { concurrency: 2, visibility_timeout: 300 }, email: { paused: true, max_attempts: 9 } } }, { JFAST_QUEUE_NAME: "ns.jobs" }).queue!.queues;
     expect(queues.map((q) => q.name)).toEqual(["default", "media", "email"]);
     expect(queues[0]!.backendName).toBe("ns.jobs");
-    expect(queues[1]).toEqual({ name: "media", backendName: "ns.jobs:media", concurrency: 2, maxAttempts: 4, visibilityTimeoutMs: 300_000, paused: false, ...kept });
-    expect(queues[2]).toEqual({ name: "email", backendName: "ns.jobs:email", concurrency: 6, maxAttempts: 9, visibilityTimeoutMs: 30_000, paused: true, ...kept });
+    expect(queues[1]).toEqual({ name: "media", backendName: "ns.jobs:media", concurrency: 2, maxAttempts: 4, visibilityTimeoutMs: 300_000, paused: false, fairness: null, ...kept });
+    expect(queues[2]).toEqual({ name: "email", backendName: "ns.jobs:email", concurrency: 6, maxAttempts: 9, visibilityTimeoutMs: 30_000, paused: true, fairness: null, ...kept });
   });
 
   it("lets [queues.default] set the default queue's own values", () => {

@@ -25,6 +25,8 @@ describe("[plugin.queue] keep_completed, keep_dead, keep_cancelled", () => {
       completed: { kind: "age", ms: 86_400_000 },
       dead: { kind: "age", ms: 30 * 86_400_000 },
       cancelled: { kind: "age", ms: 7 * 86_400_000 },
+      // Expired jobs (docs/flow-control.md#deadlines) are kept as cancelled ones.
+      expired: { kind: "age", ms: 7 * 86_400_000 },
     });
     expect(queue.keepCompleted).toBe(true);
     expect(queue.pruneIntervalMs).toBe(60_000);
@@ -32,11 +34,11 @@ describe("[plugin.queue] keep_completed, keep_dead, keep_cancelled", () => {
 
   it("take true (the default), false (none), a duration, a count or \"forever\"", () => {
     const queue = resolve({ keep_completed: 10_000, keep_dead: "forever", keep_cancelled: "90s", prune_interval: "15m" });
-    expect(queue.retention).toEqual({ completed: { kind: "count", count: 10_000 }, dead: { kind: "forever" }, cancelled: { kind: "age", ms: 90_000 } });
+    expect(queue.retention).toEqual({ completed: { kind: "count", count: 10_000 }, dead: { kind: "forever" }, cancelled: { kind: "age", ms: 90_000 }, expired: { kind: "age", ms: 90_000 } });
     expect(queue.pruneIntervalMs).toBe(900_000);
     const none = resolve({ keep_completed: false, keep_dead: false, keep_cancelled: true });
     expect(none.keepCompleted).toBe(false);
-    expect(none.retention).toEqual({ completed: { kind: "age", ms: 0 }, dead: { kind: "age", ms: 0 }, cancelled: DEFAULT_RETENTION.cancelled });
+    expect(none.retention).toEqual({ completed: { kind: "age", ms: 0 }, dead: { kind: "age", ms: 0 }, cancelled: DEFAULT_RETENTION.cancelled, expired: DEFAULT_RETENTION.cancelled });
     expect(resolve({ keep_completed: 0 }).keepCompleted).toBe(false);
   });
 
@@ -60,7 +62,7 @@ describe("[plugin.queue] keep_completed, keep_dead, keep_cancelled", () => {
     const [base, media] = queue.queues;
     expect(base!.retention.dead).toEqual({ kind: "age", ms: 60 * 86_400_000 });
     expect(base!.keepCompleted).toBe(true);
-    expect(media!.retention).toEqual({ completed: { kind: "age", ms: 0 }, dead: { kind: "count", count: 500 }, cancelled: DEFAULT_RETENTION.cancelled });
+    expect(media!.retention).toEqual({ completed: { kind: "age", ms: 0 }, dead: { kind: "count", count: 500 }, cancelled: DEFAULT_RETENTION.cancelled, expired: DEFAULT_RETENTION.cancelled });
     expect(media!.keepCompleted).toBe(false);
     expect(refusal({}, { queues: { media: { keep_cancelled: "soon" } } }).message).toContain("[queues.media] keep_cancelled");
   });

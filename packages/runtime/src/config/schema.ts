@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { adminSchema } from "../admin/config.js";
+import { alertingSchema, alertsSchema } from "../alerts/config.js";
 import { databaseSchema } from "../database/config.js";
 import { httpSchema } from "../http/config.js";
 import { kafkaSchema } from "../kafka/config.js";
@@ -37,6 +38,9 @@ export const configSchema = z.strictObject({
   queues: queuesSchema.optional(),
   http: httpSchema.optional(),
   admin: adminSchema.optional(),
+  /** `[[alerts]]` rules and `[alerting]` (docs/alerts.md). */
+  alerts: alertsSchema.optional(),
+  alerting: alertingSchema.optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

@@ -1,3 +1,4 @@
+import type { PayloadSchemaChange } from "./payload-diff.js";
 import type { ContractFinding, ContractsGraph, GraphEdge } from "./types.js";
 
 /**
@@ -17,6 +18,12 @@ export interface ContractsDiff {
   removed: ContractEdge[];
   newViolations: ContractFinding[];
   fixedViolations: ContractFinding[];
+  /**
+   * Each task's payload schema change, breaking first (`jfast contracts diff` fills it in; docs/contracts.md#payload-schemas).
+   * Absent when the schemas were not compared; `payloadsNotCompared` then says why.
+   */
+  payloads?: PayloadSchemaChange[];
+  payloadsNotCompared?: string;
 }
 
 /** One side of the comparison: what `inspectContracts` returns, or any graph with its findings. */
@@ -47,7 +54,7 @@ export function diffContracts(base: ContractsSide, head: ContractsSide): Contrac
 }
 
 export function isEmptyDiff(diff: ContractsDiff): boolean {
-  return diff.added.length + diff.removed.length + diff.newViolations.length + diff.fixedViolations.length === 0;
+  return diff.added.length + diff.removed.length + diff.newViolations.length + diff.fixedViolations.length + (diff.payloads?.length ?? 0) === 0;
 }
 
 /** The graph's edge ("subscribes", "event:x", "module:y") in the diff's words ("subscribes", "x", "y"). */

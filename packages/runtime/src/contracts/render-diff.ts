@@ -32,6 +32,12 @@ export function formatContractsDiff(params: { ref: string; services: readonly Se
     }
     for (const f of diff.fixedViolations) lines.push(`fixed  ${f.rule}  [${f.module}] ${f.subject}`);
     if (diff.fixedViolations.length) lines.push("");
+    for (const p of diff.payloads ?? []) {
+      lines.push(`payload ${p.class.padEnd(10)}  ${p.kind} ${p.name} (${p.change})`);
+      for (const f of p.fields) lines.push(`  ${f.breaking ? "!" : " "} ${f.path}: ${f.change}`);
+    }
+    if (diff.payloads?.length) lines.push("");
+    if (diff.payloadsNotCompared) lines.push(`payload schemas not compared: ${diff.payloadsNotCompared}`, "");
     lines.push(`${label}${summary(diff)} against ${params.ref}`);
     blocks.push(lines.join("\n"));
   }
@@ -45,6 +51,7 @@ export function formatContractsDiff(params: { ref: string; services: readonly Se
 export function renderContractsDiffMarkdown(params: { ref: string; services: readonly ServiceContractsDiff[] }): string {
   const changed = params.services.filter((s) => !isEmptyDiff(s.diff));
   const newViolations = params.services.reduce((n, s) => n + s.diff.newViolations.length, 0);
+  const breaking = params.services.reduce((n, s) => n + (s.diff.payloads ?? []).filter((p) => p.class === "breaking").length, 0);
   const out = [CONTRACTS_DIFF_MARKER, "## Contract changes", ""];
   if (changed.length === 0) {
     out.push(`No contract changes against \`${params.ref}\`.`);
@@ -56,6 +63,7 @@ export function renderContractsDiffMarkdown(params: { ref: string; services: rea
       : `:white_check_mark: No new contract violations (compared with \`${params.ref}\`).`,
     "",
   );
+  if (breaking > 0) out.push(`:warning: ${plural(breaking, "payload schema")} changed in a breaking way: jobs already waiting may be refused (\`jfast jobs check-payloads\` counts them).`, "");
   for (const service of params.services) {
     const { diff } = service;
     const heading = service.name ? `### ${service.name}` : null;
@@ -81,6 +89,14 @@ export function renderContractsDiffMarkdown(params: { ref: string; services: rea
       for (const f of diff.fixedViolations) out.push(findingItem(f));
       out.push("");
     }
+    if (diff.payloads?.length) {
+      out.push("Payload schemas:", "", "| | Payload of | Field | Change |", "| --- | --- | --- | --- |");
+      for (const p of diff.payloads) {
+        for (const f of p.fields) out.push(`| ${f.breaking ? ":warning: breaking" : "compatible"} | ${p.kind} \`${p.name}\` | \`${f.path}\` | ${escapeMarkdown(f.change)} |`);
+      }
+      out.push("");
+    }
+    if (diff.payloadsNotCompared) out.push(`Payload schemas not compared: ${escapeMarkdown(diff.payloadsNotCompared)}`, "");
     const diagram = renderDiffMermaid(service);
     if (diagram) out.push("```mermaid", diagram, "```", "");
   }
@@ -89,11 +105,14 @@ export function renderContractsDiffMarkdown(params: { ref: string; services: rea
 }
 
 function summary(diff: ContractsDiff): string {
+  const payloads = diff.payloads ?? [];
+  const breaking = payloads.filter((p) => p.class === "breaking").length;
   return [
     `${plural(diff.added.length, "edge")} added`,
     `${diff.removed.length} removed`,
     plural(diff.newViolations.length, "new violation"),
     `${diff.fixedViolations.length} fixed`,
+    ...(payloads.length ? [`${plural(payloads.length, "payload schema")} changed (${breaking} breaking)`] : []),
   ].join(", ");
 }
 

@@ -1,4 +1,5 @@
 import type { StoredResult } from "./result.js";
+import type { AttemptRun } from "./job-life.js";
 
 /**
  * Coalesces a backend's completions into one write per round trip (the PostgreSQL queue's UPDATE, the Redis
@@ -9,7 +10,8 @@ import type { StoredResult } from "./result.js";
  * A failed write rejects every completion in it; `write` must settle each id as a write of that id alone
  * would (only its current owner settles it), so batching changes round trips, never outcomes.
  * A completion may carry the job's result (core/result.ts); `results` is then given beside `ids`, index for index,
- * and only then: a batch without results is written exactly as before results existed.
+ * and only then: a batch without results is written exactly as before results existed. Each attempt's record
+ * (core/job-life.ts) rides the same way in `runs`.
  */
 export class CompletionBatcher {
   /** Completions not yet being written, a batch per worker id (at most maxBatch ids each, oldest first). */
@@ -17,12 +19,12 @@ export class CompletionBatcher {
   private draining: Promise<void> | null = null;
 
   constructor(
-    private readonly write: (ids: string[], workerId: string, results?: Array<StoredResult | undefined>) => Promise<void>,
+    private readonly write: (ids: string[], workerId: string, results?: Array<StoredResult | undefined>, runs?: Array<AttemptRun | undefined>) => Promise<void>,
     private readonly maxBatch = 1000,
   ) {}
 
   /** Settles when the batch holding `id` is written; every completion of a batch shares its promise. */
-  add(id: string, workerId: string, result?: StoredResult): Promise<void> {
+  add(id: string, workerId: string, result?: StoredResult, run?: AttemptRun): Promise<void> {
     let batch: Batch | undefined;
     for (let i = this.pending.length - 1; i >= 0; i--) {
       const candidate = this.pending[i]!;
@@ -37,6 +39,8 @@ export class CompletionBatcher {
     }
     if (result !== undefined && !batch.results) batch.results = batch.ids.map(() => undefined);
     batch.results?.push(result);
+    if (run !== undefined && !batch.runs) batch.runs = batch.ids.map(() => undefined);
+    batch.runs?.push(run);
     batch.ids.push(id);
     this.kick();
     return batch.done;
@@ -79,7 +83,11 @@ export class CompletionBatcher {
       await Promise.all(
         taken.map(async (batch) => {
           try {
-            await (batch.results ? this.write(batch.ids, batch.workerId, batch.results) : this.write(batch.ids, batch.workerId));
+            await (batch.runs
+              ? this.write(batch.ids, batch.workerId, batch.results, batch.runs)
+              : batch.results
+                ? this.write(batch.ids, batch.workerId, batch.results)
+                : this.write(batch.ids, batch.workerId));
             batch.resolve();
           } catch (error) {
             batch.reject(error);
@@ -95,6 +103,8 @@ interface Batch {
   ids: string[];
   /** Created by the first completion with a result; undefined where a job has none. */
   results?: Array<StoredResult | undefined>;
+  /** Created by the first completion with an attempt's record. */
+  runs?: Array<AttemptRun | undefined>;
   done: Promise<void>;
   resolve: () => void;
   reject: (error: unknown) => void;

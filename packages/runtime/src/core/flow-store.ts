@@ -1,6 +1,7 @@
 import type { FlowDetail, FlowSummary, ListFlowsParams } from "./backend/flows.js";
 import type { FlowPlanJSON, ParentOutcome } from "./flow.js";
 import type { JobJSON } from "./job.js";
+import type { AttemptRun } from "./job-life.js";
 import type { JobState } from "./job-state.js";
 import type { PruneSelection } from "./retention.js";
 import type { StoredResult } from "./result.js";
@@ -20,11 +21,15 @@ export interface FlowStore {
   create(params: { flow: FlowPlanJSON; leaseMs: number }): Promise<{ created: boolean; ready: JobJSON[] }>;
   /**
    * Completes a step that is ready (running) or dead (retried meanwhile), with its result and the steps it spawned,
-   * and counts it once for each child; `completed: false` and nothing written when it had finished already.
+   * and counts it once for each child; `completed: false` and nothing written when it had finished already. `run`
+   * (the attempt's record) gives the step its start and duration (flows.get), in the same write.
    */
-  complete(params: { job: JobJSON; result: StoredResult | undefined; spawn: FlowPlanJSON["steps"] | undefined; leaseMs: number }): Promise<StepOutcome>;
-  /** The step died (`job` as it ended, its errors with it): counted once for its onParentFailure = "run" children. */
-  die(params: { job: JobJSON; leaseMs: number }): Promise<StepOutcome>;
+  complete(params: { job: JobJSON; result: StoredResult | undefined; spawn: FlowPlanJSON["steps"] | undefined; leaseMs: number; run?: AttemptRun | undefined }): Promise<StepOutcome>;
+  /**
+   * The step died (`job` as it ended, its errors with it): counted once for its onParentFailure = "run" children.
+   * `run` as for complete; absent when the attempt has no record (its worker was lost).
+   */
+  die(params: { job: JobJSON; leaseMs: number; run?: AttemptRun | undefined }): Promise<StepOutcome>;
   /** Dead steps retried from the dead letters: ready again (their message republished), their flow runs again. */
   revive(params: { jobIds: string[] }): Promise<void>;
   /** Their messages are in the broker. */

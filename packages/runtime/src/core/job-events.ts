@@ -28,6 +28,8 @@ export interface JobEventMap {
   "job:cancelled": { job: Job; queue: string; workerId: string };
   /** The worker gave the job back at shutdown, attempt not spent: `started` false for one claimed ahead, never run. */
   "job:released": { job: Job; queue: string; workerId: string; started: boolean };
+  /** Claimed after its deadline (docs/flow-control.md#deadlines): ended `expired` without running, attempt not spent. */
+  "job:expired": { job: Job; queue: string; workerId: string; attemptError: AttemptError };
 }
 
 export type JobEventName = keyof JobEventMap;

@@ -6,6 +6,7 @@
  *  - completed: the handler returned
  *  - dead:      exhausted its attempts, threw PermanentError, had no handler, or its worker was lost too often
  *  - cancelled: cancelled through the queue (`queue.cancel(id)`); never claimed again, never retried
+ *  - expired:   its `deadline` (or `expiresInMs`) passed before it started (docs/flow-control.md#deadlines); never runs
  */
 export const JobState = {
   waiting: "waiting",
@@ -14,6 +15,7 @@ export const JobState = {
   completed: "completed",
   dead: "dead",
   cancelled: "cancelled",
+  expired: "expired",
 } as const;
 
 export type JobState = (typeof JobState)[keyof typeof JobState];

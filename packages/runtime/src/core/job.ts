@@ -3,7 +3,10 @@ import { JfastError } from "../errors/jfast-error.js";
 import { newJobId } from "./job-id.js";
 import { assertStorable, assertStorableText, recordableText } from "./storable.js";
 import type { JobFlow } from "./flow.js";
+import type { AttemptRun } from "./job-life.js";
 import { normalizeUnique, type JobUnique, type UniqueInit } from "./unique.js";
+import { deadlineOf } from "./deadline.js";
+import type { JobDebounce } from "./debounce.js";
 
 /** One failed attempt, as recorded on the job: `ValueError: card declined` style class and message, plus stack. */
 export interface AttemptError {
@@ -44,6 +47,17 @@ export interface JobJSON {
   unique?: JobUnique;
   /** Present on a step of a flow or batch only (docs/flows.md). */
   flow?: JobFlow;
+  /** Present on a job with a deadline only: not started by then, it never runs and ends `expired` (docs/flow-control.md#deadlines). */
+  expiresAt?: string;
+  /** Present on a job of a task with `debounce` only, until it is stored (docs/flow-control.md#debounce). */
+  debounce?: JobDebounce;
+  /**
+   * Its attempts' records (core/job-life.ts), where the job travels as one message (RabbitMQ: a retried message and
+   * a dead letter carry them). The other backends keep them beside the job and leave this out.
+   */
+  runs?: AttemptRun[];
+  /** Present on a job of a task with `concurrency: { key, limit }` only (docs/flow-control.md). */
+  limitKey?: string;
 }
 
 export interface JobInit<P = unknown> {
@@ -68,6 +82,10 @@ export interface JobInit<P = unknown> {
   priority?: JobPriority;
   /** Not added while another job of its task and tenant holds `key` (docs/tasks.md#unique-jobs). */
   unique?: UniqueInit;
+  /** Not started by this time, the job never runs and ends `expired` (docs/flow-control.md#deadlines). */
+  deadline?: Date | string;
+  /** Alternative to `deadline`: this many milliseconds from now. */
+  expiresInMs?: number;
 }
 
 /** A job's priority: 0 runs first, 9 last. */
@@ -167,6 +185,12 @@ export class Job<P = unknown> {
   unique: JobUnique | null;
   /** Its place in a flow or batch (set when the flow is planned, core/flow.ts); null for a job on its own. */
   flow: JobFlow | null;
+  /** Its deadline (docs/flow-control.md#deadlines), from its own options or its task's; null: none. */
+  expiresAt: Date | null;
+  /** Filled in from its task's `debounce` option when enqueued (QueueProvider.prepare); null for the others. */
+  debounce: JobDebounce | null;
+  /** Its key for `concurrency: { key, limit }`, filled in from its task when enqueued (QueueProvider.prepare). */
+  limitKey: string | null;
 
   constructor(init: JobInit<P>) {
     const stored = restoring;
@@ -187,6 +211,9 @@ export class Job<P = unknown> {
       this.timeoutMs = stored.timeoutMs;
       this.unique = stored.unique ?? null;
       this.flow = stored.flow ?? null;
+      this.expiresAt = stored.expiresAt === undefined ? null : new Date(stored.expiresAt);
+      this.debounce = stored.debounce ?? null;
+      this.limitKey = stored.limitKey ?? null;
       return;
     }
     if (!init.task || typeof init.task !== "string") {
@@ -218,6 +245,9 @@ export class Job<P = unknown> {
     this.timeoutMs = init.timeoutMs ?? null;
     this.unique = init.unique === undefined ? null : normalizeUnique(init.unique, `new Job({ task: "${this.task}" })`, true);
     this.flow = null;
+    this.expiresAt = deadlineOf(init, now.getTime(), `new Job({ task: "${this.task}" })`);
+    this.debounce = null;
+    this.limitKey = null;
     if (Number.isNaN(this.availableAt.getTime())) {
       throw new TypeError(
         `new Job({ task: "${this.task}" }) got an availableAt that is not a date (${String(init.availableAt ?? init.delayMs)}); pass a Date or an ISO 8601 string, or delayMs as a number of milliseconds`,
@@ -251,6 +281,9 @@ export class Job<P = unknown> {
     job.errors = [...json.errors];
     if (json.unique) job.unique = json.unique;
     if (json.flow) job.flow = json.flow;
+    if (json.expiresAt !== undefined) job.expiresAt = new Date(json.expiresAt);
+    if (json.debounce !== undefined) job.debounce = json.debounce;
+    if (json.limitKey) job.limitKey = json.limitKey;
     (job as { createdAt: Date }).createdAt = new Date(json.createdAt);
     return job;
   }
@@ -289,6 +322,9 @@ export class Job<P = unknown> {
     };
     if (this.unique) json.unique = this.unique;
     if (this.flow) json.flow = this.flow;
+    if (this.expiresAt !== null) json.expiresAt = this.expiresAt.toISOString();
+    if (this.debounce !== null) json.debounce = this.debounce;
+    if (this.limitKey !== null) json.limitKey = this.limitKey;
     return json;
   }
 }

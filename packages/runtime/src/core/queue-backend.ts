@@ -49,9 +49,11 @@ export {
   type DeadSearch,
   type Depths,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
   type ListJobsParams,
+  type RequestJob,
   type RetryDeadParams,
   type TaskDepths,
 } from "./backend/admin.js";

@@ -92,6 +92,15 @@ export class TaskRegistry {
     return this.definitions.get(task)?.options.queue ?? DEFAULT_QUEUE;
   }
 
+  /**
+   * Puts a task's options as its queue's settings resolve them (a queue's `fairness`, queue/queue-fairness.ts): the
+   * definition is replaced by a copy with these options, the declared one left as it was.
+   */
+  resolveOptions(name: string, options: TaskOptions): void {
+    const definition = this.definitions.get(name);
+    if (definition) this.definitions.set(name, { ...definition, options });
+  }
+
   /** The tasks whose jobs go to the named queue `queue` (docs/queues.md). */
   tasksIn(queue: string): TaskDefinition[] {
     return this.all().filter((definition) => (definition.options.queue ?? DEFAULT_QUEUE) === queue);

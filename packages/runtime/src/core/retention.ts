@@ -2,9 +2,9 @@
  * Retention of finished jobs (docs/queues.md#retention): how long completed jobs, dead letters and cancelled
  * jobs are kept before the pruner deletes them, by age or by count.
  */
-export const RetainedState = { completed: "completed", dead: "dead", cancelled: "cancelled" } as const;
+export const RetainedState = { completed: "completed", dead: "dead", cancelled: "cancelled", expired: "expired" } as const;
 export type RetainedState = (typeof RetainedState)[keyof typeof RetainedState];
-export const RETAINED_STATES: readonly RetainedState[] = [RetainedState.completed, RetainedState.dead, RetainedState.cancelled];
+export const RETAINED_STATES: readonly RetainedState[] = [RetainedState.completed, RetainedState.dead, RetainedState.cancelled, RetainedState.expired];
 
 /**
  * `forever`: never pruned. `age`: pruned `ms` after the job finished (0: at the next run; a completed job with
@@ -17,6 +17,8 @@ export const DEFAULT_RETENTION: Readonly<Record<RetainedState, Retention>> = {
   completed: { kind: "age", ms: 24 * 3_600_000 },
   dead: { kind: "age", ms: 30 * 86_400_000 },
   cancelled: { kind: "age", ms: 7 * 86_400_000 },
+  // Expired jobs (docs/flow-control.md#deadlines) are kept as cancelled ones are: keep_cancelled sets both.
+  expired: { kind: "age", ms: 7 * 86_400_000 },
 };
 
 /** One batch the pruner asks a backend to delete: finished before `before`, or beyond the newest `keepNewest`. */

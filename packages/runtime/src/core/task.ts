@@ -4,9 +4,11 @@ import type { StandardSchemaV1 } from "./payload-schema.js";
 import type { Logger } from "./logger.js";
 import type { TaskSession } from "./task-session.js";
 import type { Job, JobOptions, JobPriority } from "./job.js";
+import type { JobLog, JobProgress } from "./job-life.js";
 import type { Providers } from "./providers.js";
-import type { RateLimit } from "./limits.js";
+import type { Fairness, KeyedConcurrency, KeyedRateLimit, OnDead, RateLimit } from "./limits.js";
 import type { UniqueState } from "./unique.js";
+import type { TaskDebounce } from "./debounce.js";
 
 /** What a handler receives besides its payload. */
 export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
@@ -26,6 +28,17 @@ export interface TaskTools<TSession = TaskSession | undefined, P = unknown> {
   flow?: FlowTools | undefined;
   /** In a batch's onComplete / onSuccess: the batch's counts (docs/flows.md#batches). */
   batch?: BatchTools | undefined;
+  /**
+   * The job's progress: a number from 0 to 100 or a small JSON object (docs/jobs.md#progress). Kept on the running
+   * job (written at most about once a second, the last value always) and shown by `jobs.get`, `jfast jobs show` and
+   * the dashboard. Costs nothing when not called.
+   */
+  progress(value: JobProgress): void;
+  /**
+   * Writes to the service's logger with the job's context and keeps the line with this attempt, bounded by
+   * `[plugin.queue] job_log_lines` and 64 KiB (docs/jobs.md#logs).
+   */
+  readonly log: JobLog;
 }
 
 /**
@@ -108,10 +121,38 @@ export interface TaskOptions<P = unknown> {
   /**
    * At most this many of its jobs run at once, across every worker and process of its queue (docs/tasks.md#limits).
    * A job over the limit waits without spending an attempt; other tasks' jobs are claimed past it.
+   * `{ key, limit }`: at most `limit` jobs with one key (computed from each job at enqueue) run at once, and a key
+   * at its limit never holds jobs of other keys (docs/flow-control.md#per-key-concurrency).
    */
-  concurrency?: number;
-  /** At most `max` of its jobs start in any `perMs` milliseconds, across every worker and process (docs/tasks.md#limits). */
-  rateLimit?: RateLimit;
+  concurrency?: number | KeyedConcurrency<P>;
+  /**
+   * At most `max` of its jobs start in any `perMs` milliseconds, across every worker and process (docs/tasks.md#limits).
+   * With `key`: at most `max` starts per key (docs/flow-control.md#per-key-rate-limits).
+   */
+  rateLimit?: RateLimit | KeyedRateLimit<P>;
+  /**
+   * The default deadline of its jobs (a job's own `deadline` / `expiresInMs` wins): a job not started by then never
+   * runs and ends `expired` (docs/flow-control.md#deadlines). `expiresInMs` counts from each job's enqueue.
+   */
+  deadline?: Date | string;
+  expiresInMs?: number;
+  /**
+   * Jobs of one key enqueued while one of them waits become that one job: the latest payload, its start `delayMs`
+   * after the latest enqueue, at most `maxWaitMs` after the first (docs/flow-control.md#debounce).
+   */
+  debounce?: TaskDebounce<P>;
+  /**
+   * Fair share across keys (docs/flow-control.md#fair-share-across-keys): its due jobs are claimed round robin
+   * across keys (the tenant, or `key`), weighted by `weights`, so a key with a large backlog cannot starve others.
+   */
+  fairness?: Fairness<P>;
+  /**
+   * Order per key (docs/flow-control.md#order-per-key): jobs with one key run one at a time, in enqueue order, a
+   * failing job holding its key's next ones until it completes or dies. Other keys are not held.
+   */
+  orderedBy?(payload: P): string;
+  /** With `orderedBy`: a dead job keeps holding its key's next jobs until retried or skipped ("block", the default), or not ("skip"). */
+  onDead?: OnDead;
   /**
    * Stores its payload and its errors' messages and stacks encrypted (AES-256-GCM) on every backend and in the
    * outbox, with the keys of JFAST_ENCRYPTION_KEYS; the handler sees the plaintext (docs/tasks.md#encryption).

@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import type { SQL } from "drizzle-orm";
+import { requireDrizzle } from "./optional-drizzle.js";
 import type { SqlExecutor } from "../core/sql-port.js";
 import { JfastError } from "../errors/jfast-error.js";
 import { rowsOf } from "./rows-of.js";
@@ -206,6 +207,8 @@ export function executorFor(session: unknown): SqlExecutor {
  * identifier, a dollar-quoted body or a comment is left alone; comments are dropped.
  */
 export function toDrizzleSql(text: string, params: readonly unknown[]): SQL {
+  // A drizzle session comes from drizzle-orm, so it is installed whenever this runs.
+  const { sql } = requireDrizzle("a drizzle session");
   const query = sql.empty();
   let raw = "";
   let i = 0;

@@ -1,6 +1,5 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { sql as drizzleSql } from "drizzle-orm";
 import type { DatabaseConfig } from "./config.js";
 import { currentTenantId } from "../context/context.js";
 import { importDriver } from "../core/import-driver.js";
@@ -10,6 +9,7 @@ import type { Database, DatabaseProvider, TaskSession } from "./database-provide
 import { executorFor } from "./executor-for.js";
 import { startInboxPruner } from "./inbox-pruner.js";
 import { migrate } from "./migrate.js";
+import { drizzleOrm, importDrizzleEntry, requireDrizzle } from "./optional-drizzle.js";
 import { createReplicaReader } from "./replica-reader.js";
 
 /**
@@ -40,10 +40,10 @@ interface Opened {
 }
 
 async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opened> {
-  const [{ createPgDatabase }, { translateConnectionError }, { drizzle }] = await Promise.all([
+  const [{ createPgDatabase }, { translateConnectionError }, drizzle] = await Promise.all([
     import("./pg-database.js"),
     import("./connection-errors.js"),
-    importDriver("pg", () => import("drizzle-orm/node-postgres")),
+    importDrizzleEntry(() => importDriver("pg", () => import("drizzle-orm/node-postgres"))),
   ]);
   const url = config.url!;
   const sql = createPgDatabase({ url, schema: config.schema, poolSize: config.poolSize, logger });
@@ -52,7 +52,7 @@ async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opene
   return {
     sql,
     ...(replica ? { replica } : {}),
-    db: drizzle({ client: sql.pool }),
+    db: drizzle ? drizzle.drizzle({ client: sql.pool }) : withoutDrizzle(),
     close: async () => {
       await Promise.all([sql.close(), replica?.close()]);
     },
@@ -61,10 +61,10 @@ async function openServer(config: DatabaseConfig, logger: Logger): Promise<Opene
 }
 
 async function openEmbedded(params: { config: DatabaseConfig; root: string; logger: Logger }): Promise<Opened> {
-  const [{ createPgliteDatabase }, { lockDataDir }, { drizzle }] = await Promise.all([
+  const [{ createPgliteDatabase }, { lockDataDir }, drizzle] = await Promise.all([
     import("./pglite-database.js"),
     import("./pglite-lock.js"),
-    importDriver("@electric-sql/pglite", () => import("drizzle-orm/pglite")),
+    importDrizzleEntry(() => importDriver("@electric-sql/pglite", () => import("drizzle-orm/pglite"))),
   ]);
   const home = path.join(params.root, ".jfast");
   await mkdir(home, { recursive: true });
@@ -75,7 +75,7 @@ async function openEmbedded(params: { config: DatabaseConfig; root: string; logg
     const sql = await createPgliteDatabase({ dataDir, schema: params.config.schema });
     return {
       sql,
-      db: drizzle({ client: sql.client }),
+      db: drizzle ? drizzle.drizzle({ client: sql.client }) : withoutDrizzle(),
       async close() {
         await sql.close();
         await unlock();
@@ -130,16 +130,33 @@ export function createDatabaseProvider(params: Opened & { config: DatabaseConfig
   };
 
   function runTransaction<T>(fn: (session: TaskSession) => Promise<T>, options?: { tenantId?: string | null }): Promise<T> {
+    const tenant = () => {
+      const given = options !== undefined && "tenantId" in options;
+      return (given ? options.tenantId : currentTenantId()) ?? "";
+    };
+    // is_local = true: the setting ends with this transaction, so a pooled connection never carries one tenant
+    // into the next borrower's work. No tenant means '' — policies comparing against it match no row, which is
+    // the safe way to be wrong.
+    if (!drizzleOrm) {
+      // Without drizzle-orm the session is jfast's own executor on the transaction's connection: query(text, params).
+      return sql.transaction(async (tx) => {
+        if (config.rls) await tx.query("select set_config('jfast.tenant_id', $1, true)", [tenant()]);
+        return fn(tx as unknown as TaskSession);
+      });
+    }
     return db.transaction(async (tx) => {
-      if (config.rls) {
-        const given = options !== undefined && "tenantId" in options;
-        const tenant = given ? options.tenantId : currentTenantId();
-        // is_local = true: the setting ends with this transaction, so a pooled connection never carries
-        // one tenant into the next borrower's work. No tenant means '' — policies comparing against it
-        // match no row, which is the safe way to be wrong.
-        await tx.execute(drizzleSql`select set_config('jfast.tenant_id', ${tenant ?? ""}, true)`);
-      }
+      if (config.rls) await tx.execute(drizzleOrm!.sql`select set_config('jfast.tenant_id', ${tenant()}, true)`);
       return fn(tx);
     });
   }
+}
+
+/** `database.db` when drizzle-orm is not installed: every use says what to install. */
+function withoutDrizzle(): Database {
+  return new Proxy({} as Database, {
+    get(_target, property) {
+      if (property === "then" || typeof property === "symbol") return undefined;
+      return requireDrizzle(`require("database").db.${String(property)}`);
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, check, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 /**
  * jfast's tables as drizzle sees them, for services that want to query them with drizzle (a report of
@@ -18,7 +18,7 @@ export const jfastJobs = pgTable(
     queue: text("queue").notNull(),
     task: text("task").notNull(),
     payload: json("payload").notNull(),
-    state: text("state", { enum: ["waiting", "ready", "running", "completed", "dead", "cancelled"] }).notNull().default("ready"),
+    state: text("state", { enum: ["waiting", "ready", "running", "completed", "dead", "cancelled", "expired"] }).notNull().default("ready"),
     attempts: integer("attempts").notNull().default(0),
     /** Times the job returned snooze(ms) (a snooze gives its attempt back, so attempts cannot count them). */
     snoozes: integer("snoozes").notNull().default(0),
@@ -51,13 +51,21 @@ export const jfastJobs = pgTable(
     flowPending: integer("flow_pending"),
     /** Its death was counted for its onParentFailure = "run" children. */
     flowCounted: boolean("flow_counted").notNull().default(false),
+    /** Each ended attempt's record: start, duration, worker, outcome, error, progress and log lines (docs/jobs.md, migration 0027). */
+    runs: jsonb("runs"),
+    /** The running job's last reported progress (docs/jobs.md#progress, migration 0027). */
+    progress: jsonb("progress"),
+    /** The job's key under its task's per-key limits, order or fairness (docs/flow-control.md, migration 0030). */
+    limitKey: text("limit_key"),
+    /** When a job not started by then ends expired (docs/flow-control.md#deadlines, migration 0031). */
+    expiresAt: timestamptz("expires_at"),
     lockedBy: text("locked_by"),
     lockedUntil: timestamptz("locked_until"),
     claimedAt: timestamptz("claimed_at"),
     finishedAt: timestamptz("finished_at"),
     diedAt: timestamptz("died_at"),
     /** 'open' for a ready or running job, else its state: what the indexes read, so a claim changes no indexed column. */
-    phase: text("phase", { enum: ["open", "waiting", "completed", "dead", "cancelled"] })
+    phase: text("phase", { enum: ["open", "waiting", "completed", "dead", "cancelled", "expired"] })
       .notNull()
       .generatedAlwaysAs(sql`CASE WHEN state IN ('ready', 'running') THEN 'open' ELSE state END`),
   },
@@ -67,11 +75,17 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_open_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_claim_idx").on(t.queue, t.priority, t.availableAt, t.seq).where(sql`phase = 'open'`),
     index("jfast_jobs_dead_idx").on(t.queue, t.diedAt.desc(), t.seq.desc()).where(sql`phase = 'dead'`),
-    index("jfast_jobs_finished_idx").on(t.queue, t.phase, t.finishedAt).where(sql`phase IN ('completed', 'cancelled')`),
+    index("jfast_jobs_finished_idx").on(t.queue, t.phase, t.finishedAt, t.seq).where(sql`phase IN ('completed', 'cancelled')`),
     uniqueIndex("jfast_jobs_unique_idx").on(t.queue, t.uniqueKey).where(sql`unique_phases IS NOT NULL AND phase = ANY (unique_phases)`),
     index("jfast_jobs_dead_payload_idx").using("gin", sql`(${t.payload}::jsonb) jsonb_path_ops`).where(sql`phase = 'dead'`),
     index("jfast_jobs_flow_idx").on(t.flowId).where(sql`flow_id IS NOT NULL`),
     index("jfast_jobs_waiting_idx").on(t.queue, t.availableAt, t.seq).where(sql`phase = 'waiting'`),
+    index("jfast_jobs_limit_key_idx").on(t.queue, t.task, t.limitKey, t.priority, t.availableAt, t.seq).where(sql`phase = 'open' AND limit_key IS NOT NULL`),
+    index("jfast_jobs_limit_key_order_idx").on(t.queue, t.task, t.limitKey, t.seq).where(sql`phase = 'open' AND limit_key IS NOT NULL`),
+    index("jfast_jobs_limit_key_dead_idx").on(t.queue, t.task, t.limitKey).where(sql`phase = 'dead' AND limit_key IS NOT NULL`),
+    index("jfast_jobs_expiring_idx").on(t.queue, t.expiresAt).where(sql`phase = 'open' AND expires_at IS NOT NULL`),
+    index("jfast_jobs_expired_idx").on(t.queue, t.finishedAt).where(sql`phase = 'expired'`),
+    index("jfast_jobs_request_idx").on(t.requestId, t.createdAt).where(sql`request_id IS NOT NULL`),
   ],
 );
 
@@ -115,6 +129,9 @@ export const jfastFlowSteps = pgTable(
     result: jsonb("result"),
     resultOmitted: text("result_omitted"),
     finishedAt: timestamptz("finished_at"),
+    /** Its last attempt's start and run time (migration 0035), for flows.get. */
+    startedAt: timestamptz("started_at"),
+    durationMs: doublePrecision("duration_ms"),
   },
   (t) => [
     check("jfast_flow_steps_state_check", sql`${t.state} IN ('waiting', 'ready', 'completed', 'dead', 'cancelled')`),
@@ -166,8 +183,13 @@ export const jfastOutbox = pgTable(
     diedAt: timestamptz("died_at"),
     errors: jsonb("errors").notNull().default(sql`'[]'::jsonb`),
     claimedBy: text("claimed_by"),
+    /** The row's tenant, '' for none: the relay serves tenants round robin (docs/flow-control.md, migration 0031). */
+    tenant: text("tenant").notNull().default(""),
   },
   (t) => [
+    index("jfast_outbox_tenant_idx").on(t.tenant, t.availableAt, t.seq).where(sql`state = 'pending'`),
+    index("jfast_outbox_request_idx").on(sql`(${t.body}->>'requestId')`, t.createdAt).where(sql`(body->>'requestId') IS NOT NULL`),
+    index("jfast_outbox_event_type_idx").on(sql`(${t.body}->>'type')`, t.createdAt).where(sql`kind = 'event' AND (body->>'requestId') IS NOT NULL`),
     index("jfast_outbox_pending_idx").on(t.availableAt, t.seq).where(sql`state = 'pending'`),
     index("jfast_outbox_dead_idx").on(t.diedAt.desc()).where(sql`state = 'dead'`),
     index("jfast_outbox_pending_seq_idx").on(t.seq).where(sql`state = 'pending'`),
@@ -225,17 +247,20 @@ export const jfastPausedTasks = pgTable(
   (t) => [primaryKey({ columns: [t.queue, t.task] })],
 );
 
-export const jfastThroughput = pgTable(
-  "jfast_throughput",
+export const jfastStats = pgTable(
+  "jfast_stats",
   {
     queue: text("queue").notNull(),
-    minute: timestamptz("minute").notNull(),
+    at: timestamptz("at").notNull(),
     task: text("task").notNull(),
     processed: bigint("processed", { mode: "number" }).notNull().default(0),
     failed: bigint("failed", { mode: "number" }).notNull().default(0),
     dead: bigint("dead", { mode: "number" }).notNull().default(0),
+    span: smallint("span").notNull().default(1),
+    runMs: jsonb("run_ms").notNull().default(sql`'{}'::jsonb`),
+    waitMs: jsonb("wait_ms").notNull().default(sql`'{}'::jsonb`),
   },
-  (t) => [primaryKey({ columns: [t.queue, t.minute, t.task] })],
+  (t) => [primaryKey({ columns: [t.queue, t.span, t.at, t.task] })],
 );
 
 export const jfastMigrations = pgTable("jfast_migrations", {
@@ -269,6 +294,13 @@ export const jfastTaskLimits = pgTable(
     rateMax: integer("rate_max"),
     ratePerMs: bigint("rate_per_ms", { mode: "number" }),
     starts: timestamptz("starts").array().notNull().default(sql`'{}'`),
+    perKey: boolean("per_key").notNull().default(false),
+    fair: boolean("fair").notNull().default(false),
+    weights: jsonb("weights"),
+    keyRateMax: integer("key_rate_max"),
+    keyRatePerMs: bigint("key_rate_per_ms", { mode: "number" }),
+    ordered: boolean("ordered").notNull().default(false),
+    onDead: text("on_dead", { enum: ["block", "skip"] }),
   },
   (t) => [
     primaryKey({ columns: [t.queue, t.task] }),
@@ -286,8 +318,116 @@ export const jfastTaskSlots = pgTable(
     task: text("task").notNull(),
     jobId: text("job_id").notNull(),
     until: timestamptz("until"),
+    limitKey: text("limit_key"),
   },
-  (t) => [primaryKey({ columns: [t.queue, t.task, t.jobId] })],
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.jobId] }), index("jfast_task_slots_key_idx").on(t.queue, t.task, t.limitKey).where(sql`limit_key IS NOT NULL`)],
+);
+
+/** Each key's turns under a fair task's weighted round robin (docs/flow-control.md#fair-share-across-keys, migration 0030). */
+export const jfastKeyTurns = pgTable(
+  "jfast_key_turns",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    limitKey: text("limit_key").notNull(),
+    served: doublePrecision("served").notNull(),
+    servedAt: timestamptz("served_at"),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] })],
+);
+
+/** The keys of a fair task with open jobs, in turn order, read by its claim (docs/flow-control.md#fair-share-across-keys, migration 0036). */
+export const jfastFairKeys = pgTable(
+  "jfast_fair_keys",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    limitKey: text("limit_key").notNull(),
+    turn: doublePrecision("turn").notNull(),
+    servedAt: timestamptz("served_at").notNull().default(sql`'-infinity'`),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] }), index("jfast_fair_keys_turn_idx").on(t.queue, t.task, t.turn, t.servedAt, t.limitKey)],
+);
+
+/** Each key's recent starts under a per-key rate limit (docs/flow-control.md#per-key-rate-limits, migration 0030). */
+export const jfastKeyStarts = pgTable(
+  "jfast_key_starts",
+  {
+    queue: text("queue").notNull(),
+    task: text("task").notNull(),
+    limitKey: text("limit_key").notNull(),
+    starts: timestamptz("starts").array().notNull().default(sql`'{}'`),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] })],
+);
+
+/** The worker registry: one row per worker process and named queue (docs/worker.md#the-worker-registry, migration 0028). */
+export const jfastWorkers = pgTable(
+  "jfast_workers",
+  {
+    queue: text("queue").notNull(),
+    id: text("id").notNull(),
+    host: text("host").notNull(),
+    pid: integer("pid").notNull(),
+    version: text("version").notNull(),
+    namedQueue: text("named_queue").notNull(),
+    concurrency: integer("concurrency").notNull(),
+    startedAt: timestamptz("started_at").notNull(),
+    heartbeatAt: timestamptz("heartbeat_at").notNull(),
+    running: text("running").array().notNull().default(sql`'{}'`),
+    heartbeatMs: integer("heartbeat_ms").notNull(),
+    forgetAfterMs: bigint("forget_after_ms", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.queue, t.id] })],
+);
+
+/** Schedules made at run time, and the pause state of declared ones (docs/scheduler.md#at-run-time, migration 0032). */
+export const jfastScheduleDefinitions = pgTable("jfast_schedule_definitions", {
+  name: text("name").primaryKey(),
+  spec: jsonb("spec"),
+  paused: boolean("paused").notNull().default(false),
+  since: timestamptz("since").notNull(),
+  updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  updatedBy: text("updated_by"),
+});
+/** Alert rules made at run time (docs/alerts.md#rules-at-run-time, migration 0034). */
+export const jfastAlertRules = pgTable("jfast_alert_rules", {
+  name: text("name").primaryKey(),
+  spec: jsonb("spec").notNull(),
+  updatedAt: timestamptz("updated_at").notNull().defaultNow(),
+  updatedBy: text("updated_by"),
+});
+/** Where each alert rule stands: firing or resolved, since when (migration 0034). */
+export const jfastAlertStates = pgTable("jfast_alert_states", {
+  name: text("name").primaryKey(),
+  state: text("state").notNull(),
+  changedAt: timestamptz("changed_at").notNull(),
+  value: doublePrecision("value"),
+});
+/** Every change of an alert's state and its webhook delivery (docs/alerts.md#delivery, migration 0034). */
+export const jfastAlertHistory = pgTable(
+  "jfast_alert_history",
+  {
+    // bigserial in the migration: the sequence is its default.
+    id: bigint("id", { mode: "number" }).primaryKey(),
+    alert: text("alert").notNull(),
+    rule: text("rule").notNull(),
+    state: text("state").notNull(),
+    value: doublePrecision("value"),
+    threshold: doublePrecision("threshold").notNull(),
+    at: timestamptz("at").notNull(),
+    webhook: text("webhook").notNull(),
+    delivery: text("delivery").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    deliveredAt: timestamptz("delivered_at"),
+    /** What the notification named, and a promise's broken request, hop and service (docs/alerts.md#history, migration 0039). */
+    detail: text("detail"),
+    requestId: text("request_id"),
+    hop: text("hop"),
+    hopService: text("hop_service"),
+  },
+  (t) => [index("jfast_alert_history_alert").on(t.alert, t.id.desc())],
 );
 /** Leases of work one process at a time does, such as a queue's pruner (migration 0021). */
 export const jfastLeases = pgTable("jfast_leases", {
@@ -306,11 +446,19 @@ export const jfastTables = {
   jfast_admin_audit: jfastAdminAudit,
   jfast_paused_tasks: jfastPausedTasks,
   jfast_cancelled_jobs: jfastCancelledJobs,
-  jfast_throughput: jfastThroughput,
+  jfast_stats: jfastStats,
   jfast_unique_keys: jfastUniqueKeys,
   jfast_task_limits: jfastTaskLimits,
   jfast_task_slots: jfastTaskSlots,
+  jfast_key_turns: jfastKeyTurns,
+  jfast_fair_keys: jfastFairKeys,
+  jfast_key_starts: jfastKeyStarts,
+  jfast_workers: jfastWorkers,
+  jfast_schedule_definitions: jfastScheduleDefinitions,
   jfast_leases: jfastLeases,
+  jfast_alert_rules: jfastAlertRules,
+  jfast_alert_states: jfastAlertStates,
+  jfast_alert_history: jfastAlertHistory,
   jfast_flows: jfastFlows,
   jfast_flow_steps: jfastFlowSteps,
   jfast_migrations: jfastMigrations,

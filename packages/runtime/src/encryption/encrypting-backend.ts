@@ -3,7 +3,7 @@ import type { ClaimParams, QueueBackend, SlotOffer } from "../core/queue-backend
 import type { Logger } from "../observability/logger.js";
 import { DecryptionError } from "../core/crypto/envelope.js";
 import { isSealedJob, openError, sealError } from "../core/crypto/sealed-job.js";
-import { decryptValue } from "../core/crypto/envelope.js";
+import { decryptValue, encryptValue } from "../core/crypto/envelope.js";
 import type { JobEncryption } from "./job-encryption.js";
 
 /** The reason recorded on a job killed at claim because no key opens it (never retried blindly). */
@@ -96,6 +96,11 @@ export function withEncryption(backend: QueueBackend, encryption: JobEncryption,
       if (unreadable.length > 0) await bury(params.workerId, unreadable);
       return readable;
     },
+    // An edited payload (jobs.update) is stored as an enqueued one: sealed when its task encrypts.
+    updateJob: (params) =>
+      params.payload !== undefined && keyring && encryption.encrypts(params.task)
+        ? backend.updateJob({ ...params, payload: encryptValue(params.payload, keyring) })
+        : backend.updateJob(params),
     retry: (params) => backend.retry(sealsErrorsOf(params.job) && keyring ? { ...params, error: sealError(params.error, keyring) } : params),
     kill: (params) => backend.kill(sealsErrorsOf(params.job) && keyring ? { ...params, error: sealError(params.error, keyring) } : params),
   };

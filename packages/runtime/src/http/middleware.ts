@@ -23,7 +23,7 @@ export function honoContextMiddleware() {
 }
 
 /** Node's header record (IncomingMessage, Fastify's request): a repeated header counts by its first value. */
-function fromNodeHeaders(headers: Record<string, string | string[] | undefined>) {
+export function contextFromNodeHeaders(headers: Record<string, string | string[] | undefined>) {
   return contextFromHeaders((name) => {
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -32,7 +32,7 @@ function fromNodeHeaders(headers: Record<string, string | string[] | undefined>)
 
 /** Express (and Nest on Express) or node:http: `app.use(jfast.middleware.express())`. */
 export function nodeContextMiddleware() {
-  return (req: IncomingMessage, _res: ServerResponse, next: () => void) => withRequest(fromNodeHeaders(req.headers), next);
+  return (req: IncomingMessage, _res: ServerResponse, next: () => void) => withRequest(contextFromNodeHeaders(req.headers), next);
 }
 
 /** Koa: `app.use(jfast.middleware.koa())`; everything awaited after it runs in the request's context. */
@@ -46,7 +46,7 @@ export function koaContextMiddleware() {
  */
 export function fastifyContextHook() {
   return (request: { headers: Record<string, string | string[] | undefined> }, _reply: unknown, done: () => void): void =>
-    withRequest(fromNodeHeaders(request.headers), done);
+    withRequest(contextFromNodeHeaders(request.headers), done);
 }
 
 /** Express / node:http middleware serving jfast's routes; passes everything else to `next`. */

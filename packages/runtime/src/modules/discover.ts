@@ -42,7 +42,7 @@ export async function discoverModules(root: string): Promise<DiscoveredModule[]>
       throw new ConfigError(`modules/${name}: ${path.relative(root, file)} failed to import: ${(cause as Error)?.message ?? cause}`, {
         code: "MODULE_IMPORT_FAILED",
         hint: unknownExtension
-          ? "run the service through the jfast CLI (it loads TypeScript), or start node with --import tsx"
+          ? "install tsx (npm install --save-dev tsx) and run the service through the jfast CLI, or start node with --import tsx, or run what jfast build compiles"
           : `fix the error in ${path.relative(root, file)}; start-up stops so that no task silently goes missing`,
         docs: "jfast docs tasks#discovery",
         cause,

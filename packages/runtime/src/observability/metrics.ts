@@ -1,7 +1,7 @@
-import { Counter, Gauge, Registry } from "prom-client";
 import type { Job } from "../core/job.js";
 import { AttemptOutcome, onAttemptEnded, type JobEvents } from "../core/job-events.js";
 import type { Depths, TaskDepths } from "../core/queue-backend.js";
+import type { createScrapeRegistry } from "./scrape-registry.js";
 import { TaskCounter, TaskHistogram } from "./task-metrics.js";
 
 /** What the counters and histograms are fed, from the job events (core/job-events.ts). */
@@ -59,13 +59,13 @@ export interface MetricSources {
 }
 
 export interface JfastMetrics extends AttemptObserver {
-  readonly registry: Registry;
   /** Prometheus text exposition format. */
   render(): Promise<string>;
   readonly contentType: string;
 }
 
-const ZERO_DEPTHS: Depths = { ready: 0, scheduled: 0, running: 0, dead: 0 };
+/** prom-client's Registry.PROMETHEUS_CONTENT_TYPE, the text format version 0.0.4 its registry renders. */
+const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /**
  * How long one metric's source may take during a scrape. A client of an unreachable server can hold a
@@ -87,9 +87,8 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const PICKUP_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
 
 /**
- * One registry per jfast instance (not prom-client's global one), so two apps in a process, or in a test,
- * never count into each other. Counters and histograms are fed by the worker of this process; depths, lags
- * and Kafka consumer lag are read from their providers on each scrape.
+ * Counters and histograms are fed by the worker of this process from the job events, from start-up on; the
+ * registry that renders them with the depths and lags (scrape-registry.ts) is made at the first scrape.
  */
 export function createMetrics(params: {
   service: string;
@@ -98,8 +97,6 @@ export function createMetrics(params: {
   /** The app's job events: the per-attempt counters and histograms listen to them. */
   events?: JobEvents;
 }): JfastMetrics {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service: params.service });
   const { sources } = params;
   // Two gauges (backlog and lag) read the outbox's health: one read per scrape, so they describe one moment
   // (read separately, a scrape could show rows already dead next to the lag they had while pending).
@@ -107,153 +104,30 @@ export function createMetrics(params: {
   const outboxHealth = () => (outboxRead === undefined ? (outboxRead = sources.outbox()) : outboxRead);
 
   // Fed once or more per attempt: the cheap per-task kinds (task-metrics.ts), same exposition as prom-client's.
-  const processed = new TaskCounter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"], registers: [registry] });
-  const failed = new TaskCounter({ name: "jfast_jobs_failed_total", help: "Attempts that failed (retried or dead-lettered), by task.", labelNames: ["task"], registers: [registry] });
-  const dead = new TaskCounter({ name: "jfast_jobs_dead_total", help: "Jobs dead-lettered by this process's workers, by task.", labelNames: ["task"], registers: [registry] });
+  const processed = new TaskCounter({ name: "jfast_jobs_processed_total", help: "Attempts that completed successfully, by task.", labelNames: ["task"] });
+  const failed = new TaskCounter({ name: "jfast_jobs_failed_total", help: "Attempts that failed (retried or dead-lettered), by task.", labelNames: ["task"] });
+  const dead = new TaskCounter({ name: "jfast_jobs_dead_total", help: "Jobs dead-lettered by this process's workers, by task.", labelNames: ["task"] });
   const duration = new TaskHistogram({
     name: "jfast_job_duration_seconds",
     help: "Handler duration per attempt, by task and outcome.",
     labelNames: ["task", "outcome"],
     buckets: DURATION_BUCKETS,
-    registers: [registry],
   });
   const pickup = new TaskHistogram({
     name: "jfast_job_pickup_latency_seconds",
     help: "Time from when a job became available to when a worker started it (claim and any local prefetch buffer included), by task.",
     labelNames: ["task"],
     buckets: PICKUP_BUCKETS,
-    registers: [registry],
   });
 
-  new Gauge({
-    name: "jfast_queue_depth",
-    help: "Jobs in the queue by task and state (ready, scheduled, running, dead), read from the backend at scrape time; task is empty where the backend counts only totals (RabbitMQ).",
-    labelNames: ["queue", "backend", "task", "state"],
-    registers: [registry],
-    async collect() {
-      const named = sources.queues?.() ?? null;
-      const queues =
-        named && named.length > 1
-          ? named
-          : [{ label: params.queue, depths: () => sources.depths(), depthsByTask: () => sources.depthsByTask(), tasks: sources.tasks() }];
-      const backend = sources.backend() ?? "unknown";
-      const counted = await Promise.all(
-        queues.map(async (queue) => {
-          const pending = queue.depthsByTask();
-          if (!pending) return null;
-          const perTask = await pending;
-          const totals = perTask ? null : await queue.depths();
-          const byTask = perTask ?? (totals ? { tasks: { "": totals }, exact: true } : null);
-          return { queue, byTask };
-        }),
-      );
-      if (counted.every((c) => c === null)) return;
-      this.reset();
-      for (const entry of counted) {
-        if (!entry?.byTask) continue;
-        const { queue, byTask } = entry;
-        const tasks = { ...(byTask.tasks[""] ? {} : Object.fromEntries(queue.tasks.map((t) => [t, ZERO_DEPTHS]))), ...byTask.tasks };
-        for (const [task, depths] of Object.entries(tasks)) {
-          for (const state of ["ready", "scheduled", "running", "dead"] as const) {
-            this.set({ queue: queue.label, backend, task, state }, depths[state]);
-          }
-        }
-      }
-    },
-  });
-  new Gauge({
-    name: "jfast_outbox_lag_seconds",
-    help: "Age of the oldest outbox row the relay has not delivered yet (0 when none).",
-    registers: [registry],
-    async collect() {
-      const pending = outboxHealth();
-      if (!pending) return;
-      this.set((await pending).lagSeconds);
-    },
-  });
-  new Gauge({
-    name: "jfast_outbox_pending",
-    help: "Outbox rows waiting for the relay, and dead outbox rows.",
-    labelNames: ["state"],
-    registers: [registry],
-    async collect() {
-      const pending = outboxHealth();
-      if (!pending) return;
-      const health = await pending;
-      this.set({ state: "pending" }, health.pending);
-      this.set({ state: "failing" }, health.failing);
-      this.set({ state: "dead" }, health.dead);
-    },
-  });
-  new Gauge({
-    name: "jfast_scheduler_tick_lag_seconds",
-    help: "How far past its due time each schedule's next tick is (0 when on time), in this process's scheduler.",
-    labelNames: ["schedule"],
-    registers: [registry],
-    collect() {
-      const status = sources.scheduler();
-      if (!status) return;
-      this.reset();
-      const now = Date.now();
-      for (const schedule of status.schedules) {
-        const due = schedule.nextTick ? Date.parse(schedule.nextTick) : NaN;
-        this.set({ schedule: schedule.name }, Number.isFinite(due) ? Math.max(0, (now - due) / 1000) : 0);
-      }
-    },
-  });
-  new Gauge({
-    name: "jfast_kafka_consumer_lag",
-    help: "Messages between the consumer group's committed offset and the partition end, by topic, partition and group.",
-    labelNames: ["topic", "partition", "group"],
-    registers: [registry],
-    async collect() {
-      const pending = sources.events();
-      if (!pending) return;
-      this.reset();
-      const health = await pending;
-      for (const lag of health.lag) this.set({ topic: lag.topic, partition: String(lag.partition), group: health.consumerGroup }, lag.lag);
-    },
-  });
-
-  new Counter({
-    name: "jfast_pruned_jobs_total",
-    help: "Finished jobs this process's pruner deleted, by queue and state (completed, dead, cancelled); one process prunes a queue at a time.",
-    labelNames: ["queue", "state"],
-    registers: [registry],
-    collect() {
-      const status = sources.pruner?.();
-      if (!status) return;
-      this.reset();
-      for (const [queue, counts] of status.pruned) {
-        for (const [state, count] of Object.entries(counts)) this.inc({ queue, state }, count);
-      }
-    },
-  });
-  new Gauge({
-    name: "jfast_pruner_last_run_timestamp_seconds",
-    help: "When this process's pruner last finished a run on the queue (Unix time); absent until it wins the queue's lease once.",
-    labelNames: ["queue"],
-    registers: [registry],
-    collect() {
-      const status = sources.pruner?.();
-      if (!status) return;
-      this.reset();
-      for (const [queue, at] of status.lastRunAt) this.set({ queue }, at / 1000);
-    },
-  });
-
-  // Set by render() from how the collection of every other metric went; it has no source of its own.
-  const collectFailed = new Gauge({
-    name: "jfast_metrics_collect_failed",
-    help: "1 for each metric whose source failed during this scrape (the backend, the database or Kafka unreachable); that metric is left out of the scrape.",
-    labelNames: ["metric"],
-    registers: [registry],
-  });
-
+  let scrape: Promise<ReturnType<typeof createScrapeRegistry>> | null = null;
   const metrics: JfastMetrics = {
-    registry,
-    contentType: registry.contentType,
+    contentType: CONTENT_TYPE,
     async render() {
+      scrape ??= import("./scrape-registry.js").then(({ createScrapeRegistry }) =>
+        createScrapeRegistry({ service: params.service, queue: params.queue, sources, perAttempt: [processed, failed, dead, duration, pickup], outboxHealth }),
+      );
+      const { registry, collectFailed } = await scrape;
       // One failing source must not hide the others: while the queue's backend is down, the outbox and
       // scheduler lags and this process's counters are what an operator needs to see.
       outboxRead = undefined;

@@ -60,7 +60,8 @@ interface MetricParams {
   name: string;
   help: string;
   labelNames: readonly [string] | readonly [string, string];
-  registers: Registry[];
+  /** Registries to add it to now; createMetrics adds its own at the first scrape. */
+  registers?: Registry[];
 }
 
 export class TaskHistogram {
@@ -77,7 +78,7 @@ export class TaskHistogram {
     this.bounds = [...params.buckets].sort((a, b) => a - b);
     const slots = this.bounds.length + 1;
     this.series = new SeriesMap(params.labelNames, (labels) => ({ labels, counts: new Array<number>(slots).fill(0), sum: 0, count: 0 }));
-    for (const registry of params.registers) registry.registerMetric(this as never);
+    for (const registry of params.registers ?? []) registry.registerMetric(this as never);
   }
 
   observe(value: number, first: string, second?: string): void {
@@ -118,7 +119,7 @@ export class TaskCounter {
     this.name = params.name;
     this.help = params.help;
     this.series = new SeriesMap(params.labelNames, (labels) => ({ labels, value: 0 }));
-    for (const registry of params.registers) registry.registerMetric(this as never);
+    for (const registry of params.registers ?? []) registry.registerMetric(this as never);
   }
 
   inc(first: string, second?: string): void {

@@ -17,6 +17,8 @@ export const SQL = {
   health: loadSql("health"),
   pruneDelivered: loadSql("prune-delivered"),
   listDead: loadSql("list-dead"),
+  rowsByRequest: loadSql("rows-by-request"),
+  eventsByType: loadSql("events-by-type"),
   retryDead: loadSql("retry-dead"),
   discardDead: loadSql("discard-dead"),
   sealedPage: loadSql("sealed-page"),

@@ -43,8 +43,15 @@ export async function writeOutboxRows(params: {
     rows.map((r) => JSON.stringify(r.body)),
     params.maxAttempts,
     params.channel,
+    rows.map((r) => tenantOf(r.body)),
   ]);
   return new Set(inserted.map((r) => r.id));
+}
+
+/** The tenant a row is shared under by the relay (claim.sql): jobs, flows and events all carry `tenantId`; '' for none. */
+function tenantOf(body: unknown): string {
+  const tenant = (body as { tenantId?: unknown } | null)?.tenantId;
+  return typeof tenant === "string" ? tenant : "";
 }
 
 /** A row as the relay claimed it. */
@@ -86,6 +93,95 @@ export function claimedRow(raw: ClaimRowRaw): ClaimedRow {
     maxAttempts: Number(raw.max_attempts),
     createdAt: toIso(raw.created_at),
     previousClaim: raw.previous_claim,
+  };
+}
+
+/** A row as a request's timeline shows it (docs/admin-api.md#timeline): where it went and when, not what it carried. */
+export interface RequestOutboxRow {
+  id: string;
+  kind: OutboxKind;
+  destination: string;
+  state: "pending" | "delivered" | "dead";
+  attempts: number;
+  createdAt: string;
+  deliveredAt: string | null;
+  diedAt: string | null;
+  /** The job's, event's or flow's own id. */
+  bodyId: string | null;
+  /** An event row's type. */
+  eventType: string | null;
+}
+
+export function requestRow(raw: {
+  id: string;
+  kind: OutboxKind;
+  destination: string;
+  state: RequestOutboxRow["state"];
+  attempts: number | string;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
+  died_at: Date | string | null;
+  body_id: string | null;
+  event_type: string | null;
+}): RequestOutboxRow {
+  return {
+    id: raw.id,
+    kind: raw.kind,
+    destination: raw.destination,
+    state: raw.state,
+    ...rowLife(raw),
+    bodyId: raw.body_id,
+    eventType: raw.event_type,
+  };
+}
+
+/** A row's attempts and the times it was written, delivered and given up on, as the row readers of this file show them. */
+function rowLife(raw: { attempts: number | string; created_at: Date | string; delivered_at: Date | string | null; died_at: Date | string | null }) {
+  return {
+    attempts: Number(raw.attempts),
+    createdAt: toIso(raw.created_at),
+    deliveredAt: raw.delivered_at === null ? null : toIso(raw.delivered_at),
+    diedAt: raw.died_at === null ? null : toIso(raw.died_at),
+  };
+}
+
+/** An event row as a promise rule reads it (docs/alerts.md#promises). */
+export interface EventOutboxRow {
+  id: string;
+  /** The topic. */
+  destination: string;
+  state: "pending" | "delivered" | "dead";
+  attempts: number;
+  createdAt: string;
+  deliveredAt: string | null;
+  diedAt: string | null;
+  eventId: string;
+  requestId: string;
+  /** The last error the relay recorded, `Class: message`; null when none. */
+  lastError: string | null;
+}
+
+export function eventRow(raw: {
+  id: string;
+  destination: string;
+  state: EventOutboxRow["state"];
+  attempts: number | string;
+  created_at: Date | string;
+  delivered_at: Date | string | null;
+  died_at: Date | string | null;
+  event_id: string;
+  request_id: string;
+  last_error: { class?: unknown; message?: unknown } | string | null;
+}): EventOutboxRow {
+  const error = typeof raw.last_error === "string" ? (JSON.parse(raw.last_error) as { class?: unknown; message?: unknown } | null) : raw.last_error;
+  return {
+    id: raw.id,
+    destination: raw.destination,
+    state: raw.state,
+    ...rowLife(raw),
+    eventId: raw.event_id,
+    requestId: raw.request_id,
+    lastError: error && typeof error.message === "string" ? `${typeof error.class === "string" ? error.class : "Error"}: ${error.message}` : null,
   };
 }
 

@@ -14,7 +14,7 @@ import { groupByQueue, perJob, type QueueProvider } from "../queue/queue-provide
 import { outboxChannel } from "./channel.js";
 import { SQL } from "./load-sql.js";
 import { outboxHealth, type OutboxHealth } from "./outbox-health.js";
-import { deadRow, OutboxKind, outboxRowId, writeOutboxRows, type DeadOutboxRow } from "./outbox-rows.js";
+import { deadRow, eventRow, OutboxKind, outboxRowId, requestRow, writeOutboxRows, type DeadOutboxRow, type EventOutboxRow, type RequestOutboxRow } from "./outbox-rows.js";
 import type { RelayStatus } from "./relay.js";
 import type { JobEncryption } from "../encryption/job-encryption.js";
 
@@ -59,6 +59,10 @@ export interface Outbox {
   health(): Promise<OutboxHealth>;
   /** Rows the relay set aside as dead, newest death first, with every recorded error. */
   listDead(params: { limit: number; offset?: number }): Promise<DeadOutboxRow[]>;
+  /** A request's rows, oldest first (docs/admin-api.md#timeline), through an index of the request id in the body. */
+  rowsByRequest(params: { requestId: string; limit: number }): Promise<RequestOutboxRow[]>;
+  /** Event rows of one type written in [from, to) within a request, oldest first (docs/alerts.md#promises). */
+  eventsByType(params: { type: string; from: Date; to: Date; limit: number }): Promise<EventOutboxRow[]>;
   /** Puts dead rows back for the relay with attempts reset. Ids that are not dead rows come back in `missing`. */
   retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }>;
   /** Deletes dead rows for good. */
@@ -161,6 +165,14 @@ export function createOutbox(params: {
     async listDead({ limit, offset = 0 }) {
       const rows = await database.sql.query<Parameters<typeof deadRow>[0]>(SQL.listDead, [limit, offset]);
       return rows.map(deadRow);
+    },
+    async rowsByRequest({ requestId, limit }) {
+      const rows = await database.reader.query<Parameters<typeof requestRow>[0]>(SQL.rowsByRequest, [requestId, limit]);
+      return rows.map(requestRow);
+    },
+    async eventsByType({ type, from, to, limit }) {
+      const rows = await database.reader.query<Parameters<typeof eventRow>[0]>(SQL.eventsByType, [type, from.toISOString(), to.toISOString(), limit]);
+      return rows.map(eventRow);
     },
     async retryDead(selection) {
       const ids = "ids" in selection ? [...new Set(selection.ids)] : null;

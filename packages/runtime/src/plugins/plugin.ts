@@ -15,6 +15,7 @@ import type { QueueControl } from "../queue/queue-control.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import type { Pruner } from "../queue/pruner.js";
 import type { Scheduler } from "../scheduler/scheduler.js";
+import type { Alerter } from "../alerts/alerter.js";
 import type { BuiltInProviders } from "./providers.js";
 
 /** What each plugin holds while started, read by the plugins after it and by the app (workers, health, metrics). */
@@ -26,7 +27,14 @@ export interface Running {
    * `control` is the default queue's; `controls` every named queue's, by name (docs/queues.md). `pruner`: null in a
    * process that runs no background machinery (docs/queues.md#retention).
    */
-  queue: { provider: QueueProvider; control: QueueControl; controls: ReadonlyMap<string, QueueControl>; pruner: Pruner | null };
+  queue: {
+    provider: QueueProvider;
+    control: QueueControl;
+    controls: ReadonlyMap<string, QueueControl>;
+    pruner: Pruner | null;
+    /** The alerts evaluator (docs/alerts.md); null where no store every process shares can keep alerts. */
+    alerter?: Alerter | null;
+  };
   outbox: Outbox;
   /** The plain bus: the relay and the health checks use it; services get the traced one as `require("events")`. */
   kafka: KafkaBus;

@@ -6,13 +6,20 @@ import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { onAttemptEnded } from "../core/job-events.js";
 import { FLOW_STORE_MISSING } from "../core/flow-store.js";
 import { limitsOf } from "../core/limits.js";
+import { checkDebouncedTasks } from "../queue/debounce-check.js";
+import { resolveQueueFairness } from "../queue/queue-fairness.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { QueueControl } from "../queue/queue-control.js";
+import type { QueueProvider } from "../queue/queue-provider.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { Scheduler } from "../scheduler/scheduler.js";
 import type { QueueBackend } from "../core/queue-backend.js";
 import type { DatabaseProvider } from "../database/database-provider.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { ENCRYPTION_DOCS, KEY_RECIPE } from "../core/crypto/keyring.js";
 import type { Logger } from "../observability/logger.js";
+import type { KafkaLagSource } from "../alerts/kafka-lag.js";
+import type { EventHandlerDefinition } from "../kafka/on.js";
 import type { NamedQueueConfig } from "../queue/config.js";
 import type { Plugin, Running } from "./plugin.js";
 
@@ -48,7 +55,7 @@ export function queuePlugin(): Plugin<"queue"> {
         });
       }
     },
-    async start({ config, logger, registry, backend: given, background, events, get, provide }) {
+    async start({ config, logger, registry, backend: given, background, events, eventHandlers, get, provide }) {
       const queueConfig = config.queue!;
       const [{ openQueueControl }, { createQueueProvider }, { loadContractsFile }] = await Promise.all([
         import("../queue/queue-control.js"),
@@ -68,6 +75,8 @@ export function queuePlugin(): Plugin<"queue"> {
         refuseLimitedTasks(registry);
         refuseFlows(registry);
       }
+      // A queue's fairness becomes its tasks' own option, before any limit is declared or job enqueued.
+      resolveQueueFairness(registry, queueConfig.queues, queueConfig.backend);
       // With keys, every backend is seen through the encryption seam: sealed on the way in, opened at claim.
       const encryption = await openEncryption(config, registry);
       // One backend instance per named queue, over the same store (core/named-queue.ts); `default` first.
@@ -80,6 +89,7 @@ export function queuePlugin(): Plugin<"queue"> {
             await backend.setup();
             // Each queue's limited tasks (docs/tasks.md#limits), declared before any claim.
             await backend.setLimits({ limits: limitsOf(registry.tasksIn(named.name)) });
+            checkDebouncedTasks(registry.tasksIn(named.name), backend, named.name);
             opened.push({ config: named, backend, control: await openQueueControl({ backend, database, queue: named.backendName, logger }) });
           } catch (error) {
             await backend.close().catch(() => undefined);
@@ -116,7 +126,13 @@ export function queuePlugin(): Plugin<"queue"> {
       });
       // Each queue's throughput history counts the attempts this process's workers end on it.
       const throughputs = new Map(opened.map((q) => [q.config.name, q.control.throughput]));
-      stopCounting = onAttemptEnded(events, (e, outcome) => throughputs.get(e.queue)?.finished(e.job, outcome));
+      const stopEnded = onAttemptEnded(events, (e, outcome) => throughputs.get(e.queue)?.finished(e.job, outcome, e.durationMs));
+      // Each attempt's wait (due → started) goes into the same per-minute row (docs/observability.md#run-and-wait-time-history).
+      const stopStarted = events.on("job:started", (e) => throughputs.get(e.queue)?.started(e.job));
+      stopCounting = () => {
+        stopEnded();
+        stopStarted();
+      };
       // Traced once, here: the scheduler, the outbox, the relay and services all enqueue through this one.
       const telemetry = get("telemetry");
       const provider = telemetry ? telemetry.traceQueue(untraced) : untraced;
@@ -129,18 +145,81 @@ export function queuePlugin(): Plugin<"queue"> {
             logger,
           })
         : null;
-      running = { provider, control, controls: new Map(opened.map((q) => [q.config.name, q.control])), pruner };
+      const alerter = await startAlerter({ config, provider, database: get("database") ?? null, logger, background, outbox: () => get("outbox") ?? null, scheduler: () => get("scheduler") ?? null, registry, kafka: kafkaLagSource(config, eventHandlers) });
+      running = { provider, control, controls: new Map(opened.map((q) => [q.config.name, q.control])), pruner, alerter };
       return running;
     },
     async stop() {
       stopCounting?.();
       stopCounting = null;
       await running?.pruner?.stop();
+      await running?.alerter?.stop();
       for (const control of running?.controls.values() ?? []) await control.close();
       for (const queue of running?.provider.queues.values() ?? []) await queue.backend.close();
       running = null;
     },
   };
+}
+
+/**
+ * The alerts evaluator over the service's store: the database where the service has one, else Redis beside the
+ * Redis queue, else the process's memory for the memory queue. A RabbitMQ queue without the database has none: a
+ * rule of jfast.toml stops start-up there, since it would never be evaluated.
+ */
+async function startAlerter(params: { config: JfastConfig; provider: QueueProvider; database: DatabaseProvider | null; logger: Logger; background: boolean; outbox: () => Outbox | null; scheduler: () => Scheduler | null; registry: TaskRegistry; kafka: KafkaLagSource | "off" | null }) {
+  const { config, provider, database, logger } = params;
+  const alerting = config.alerts;
+  if (!alerting) return null;
+  const outboxRule = alerting.rules.find((r) => r.rule === "outbox_lag");
+  const scheduleRule = alerting.rules.find((r) => r.rule === "schedule_late");
+  if (scheduleRule && params.background && config.queue?.scheduler !== true) {
+    throw new ConfigError(`[[alerts]] "${scheduleRule.name}" watches the schedules, and the scheduler is off in this process`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: "set [plugin.queue] scheduler = true in jfast.toml, or remove the alert",
+      docs: "jfast docs alerts#rules",
+    });
+  }
+  if (outboxRule && !config.plugins.has("outbox")) {
+    throw new ConfigError(`[[alerts]] "${outboxRule.name}" watches the outbox, and the outbox plugin is not enabled`, {
+      code: "CONFIG_PLUGIN_MISSING",
+      hint: `add "outbox" to [plugins] enabled in jfast.toml, or remove the alert`,
+      docs: "jfast docs alerts#rules",
+    });
+  }
+  let store;
+  if (database) {
+    const { createSqlAlertStore } = await import("../alerts/sql-store.js");
+    store = createSqlAlertStore({ db: database.sql });
+  } else if (provider.backend.kind === "redis" && config.queue?.url) {
+    const { createRedisAlertStore } = await import("../alerts/redis-store.js");
+    store = createRedisAlertStore({ url: config.queue.url, cluster: config.queue.cluster, queue: config.queue.name });
+  } else if (provider.backend.kind === "memory") {
+    const { createMemoryAlertStore } = await import("../alerts/alert-store.js");
+    store = createMemoryAlertStore();
+  } else {
+    if (alerting.rules.length > 0) {
+      throw new ConfigError(`[[alerts]] "${alerting.rules[0]!.name}" needs a store every process shares, and the ${provider.backend.kind} queue gives none to alerts`, {
+        code: "CONFIG_PLUGIN_MISSING",
+        hint: `add "database" to [plugins] enabled (alerts are kept in jfast_alert_* tables), or remove the [[alerts]] entries`,
+        docs: "jfast docs alerts#stores",
+      });
+    }
+    return null;
+  }
+  const { promiseCheckerFor, promiseMissing } = await import("../alerts/promise-setup.js");
+  const promises = await promiseCheckerFor({ config, registry: params.registry, queue: provider, outbox: params.outbox, logger, background: params.background }).catch(async (error: unknown) => {
+    await store.close().catch(() => undefined);
+    throw error;
+  });
+  const { createAlerter } = await import("../alerts/alerter.js");
+  return createAlerter({ config: alerting, store, queue: provider, service: config.service, logger, timer: params.background, outbox: params.outbox, scheduler: params.scheduler, promises, promisesMissing: promiseMissing(config), kafka: params.kafka });
+}
+
+/** What kafka_lag rules watch: the service's group and the topics of its `on` handlers; "off" when Kafka is turned off here only. */
+function kafkaLagSource(config: JfastConfig, handlers: readonly EventHandlerDefinition[]): KafkaLagSource | "off" | null {
+  if (!config.kafka) return config.disabledPlugins.has("kafka") ? "off" : null;
+  const { brokers, brokersFrom, consumerGroup, topicPrefix } = config.kafka;
+  return { service: config.service.name, brokers: { brokers, from: brokersFrom }, consumerGroup, topicPrefix, topics: handlers.map((h) => h.topic) };
 }
 
 /** RabbitMQ holds no unique key itself: a task that needs one needs the database to hold it (docs/rabbitmq.md#unique-jobs). */
@@ -250,6 +329,7 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
       const { createSqlUniqueStore } = await import("../queue/unique-stores.js");
       const { createSqlLimitStore } = await import("../queue/limit-stores.js");
       const { createSqlFlowStore } = await import("../queue/flow-stores.js");
+      const { createDatabaseWorkerStore } = await import("../queue/worker-stores.js");
       const options = rabbitMqQueue.toOptions(queue, { backendName: named.backendName, visibilityTimeoutMs: queue.visibilityTimeoutMs });
       // With the database, unique keys are held in jfast_unique_keys (docs/rabbitmq.md#unique-jobs).
       const stores = database
@@ -260,6 +340,8 @@ async function buildBackend(config: JfastConfig, named: NamedQueueConfig, databa
             limits: createSqlLimitStore({ db: database.sql, queue: options.queue }),
             // Flows and batches in jfast_flows and jfast_flow_steps (docs/rabbitmq.md#flows).
             flows: createSqlFlowStore({ db: database.sql, queue: options.queue }),
+            // Its workers register in jfast_workers (docs/worker.md#the-worker-registry).
+            workers: createDatabaseWorkerStore({ db: database.sql, queue: options.queue }),
           }
         : {};
       return createRabbitMqBackend({ ...options, logger, ...stores });

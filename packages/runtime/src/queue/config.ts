@@ -6,6 +6,7 @@ import { redisQueue, type RedisQueueConfig } from "../backends/redis/config.js";
 import { MAX_CONCURRENCY } from "../core/concurrency.js";
 import { backendQueueName, DEFAULT_QUEUE, QUEUE_NAME_PATTERN } from "../core/named-queue.js";
 import { DEFAULT_MAX_RESULT_BYTES } from "../core/result.js";
+import { DEFAULT_JOB_LOG_LINES } from "../core/job-life.js";
 import type { RetainedState, Retention } from "../core/retention.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { keepsCompleted, resolvePruneInterval, resolveRetention, retentionSchema } from "./retention-config.js";
@@ -43,6 +44,8 @@ const commonKeys = {
   max_snoozes: z.number().int().min(0).default(100),
   /** Largest handler result (JSON, in bytes) stored with its job; a larger one is not stored (docs/tasks.md#results). */
   max_result_bytes: z.number().int().min(1).default(DEFAULT_MAX_RESULT_BYTES),
+  /** `tools.log` lines kept per attempt (and at most 64 KiB); the rest are counted (docs/jobs.md#logs). */
+  job_log_lines: z.number().int().min(0).default(DEFAULT_JOB_LOG_LINES),
 };
 
 /**
@@ -75,6 +78,21 @@ export const queueSchema = z.preprocess(
 );
 export type QueueSection = z.output<typeof queueSchema>;
 
+/**
+ * `[queues.<name>] fairness`: "tenant" (each job's tenant is its key), or `{ key, weights }` with `key` a field of the
+ * payload ("customerId", or a dotted path such as "customer.id") and `weights` turns per round of some keys.
+ */
+const queueFairnessSchema = z.union(
+  [
+    z.literal("tenant"),
+    z.strictObject({
+      key: z.string().regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, 'a payload field such as "customerId" or "customer.id"').optional(),
+      weights: z.record(z.string(), z.number().int().min(1).max(1000)).optional(),
+    }),
+  ],
+  { error: 'expected "tenant" or { key = "<payload field>", weights = { <key> = <turns> } }, e.g. fairness = "tenant" (jfast docs flow-control#fairness-on-a-whole-queue)' },
+);
+
 /** `[queues.<name>]`: a named queue (docs/queues.md); unset keys take `[plugin.queue]`'s value. */
 export const namedQueueSchema = z.strictObject({
   /** Slots a worker process gives this queue's jobs, apart from every other queue's. */
@@ -86,6 +104,8 @@ export const namedQueueSchema = z.strictObject({
   keep_cancelled: retentionSchema.optional(),
   /** Workers start none of this queue's jobs (they wait, attempts untouched); enqueueing still works. */
   paused: z.boolean().default(false),
+  /** Fair share across keys for every task of the queue (docs/flow-control.md#fairness-on-a-whole-queue). */
+  fairness: queueFairnessSchema.optional(),
 });
 
 /** `[queues]`, by name; `default` is the queue of tasks that name none. */
@@ -118,6 +138,8 @@ interface CommonQueueConfig {
   maxSnoozes: number;
   /** A handler's result larger than this (JSON, in bytes) is not stored; its job says why. */
   maxResultBytes: number;
+  /** `tools.log` lines kept per attempt (`job_log_lines`). */
+  jobLogLines: number;
   /** A fixed prefetch for every worker of this service; null: adaptive (docs/worker.md#concurrency). */
   prefetch: number | null;
   /**
@@ -147,6 +169,15 @@ export interface NamedQueueConfig {
   /** `[plugin.queue]`'s retention with this queue's own `keep_*` on top. */
   retention: Record<RetainedState, Retention>;
   keepCompleted: boolean;
+  /** `fairness`: every task of the queue takes turns by key, unless it says otherwise (queue/queue-fairness.ts); null: off. */
+  fairness: QueueFairness | null;
+}
+
+/** A queue's fair share across keys: by tenant (`key` null) or by a payload field, with optional weights. */
+export interface QueueFairness {
+  /** The payload field (a dotted path) that holds a job's key; null: the job's tenant. */
+  key: string | null;
+  weights: Readonly<Record<string, number>>;
 }
 
 /** `[plugin.queue]` and `[queues.<name>]`, with JFAST_QUEUE_NAME and the backend's URL variable applied. */
@@ -174,6 +205,7 @@ export function resolveQueue(
     pruneIntervalMs: resolvePruneInterval(queue.prune_interval, at.file),
     maxSnoozes: queue.max_snoozes,
     maxResultBytes: queue.max_result_bytes,
+    jobLogLines: queue.job_log_lines,
     prefetch: queue.prefetch ?? null,
     queues: namedQueues({ queue, sections: at.queues ?? {}, base: name, retention, file: at.file }),
   };
@@ -214,8 +246,15 @@ function namedQueues(params: {
       maxAttempts: section?.max_attempts ?? queue.max_attempts,
       visibilityTimeoutMs: Math.round((section?.visibility_timeout ?? queue.visibility_timeout) * 1000),
       paused: section?.paused ?? false,
+      fairness: resolveFairness(section?.fairness),
     };
   });
+}
+
+function resolveFairness(fairness: z.output<typeof queueFairnessSchema> | undefined): QueueFairness | null {
+  if (fairness === undefined) return null;
+  if (fairness === "tenant") return { key: null, weights: {} };
+  return { key: fairness.key ?? null, weights: fairness.weights ?? {} };
 }
 
 /** JFAST_QUEUE_NAME, else [plugin.queue] name: the Redis key prefix, RabbitMQ queue or table rows of the queue. */

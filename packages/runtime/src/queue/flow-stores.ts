@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { flowSummaryOfRow, stepError, type FlowDetail, type FlowStepInfo, type FlowSummary, type FlowTableRow } from "../core/backend/flows.js";
 import type { FlowPlanJSON, JobFlow, ParentOutcome } from "../core/flow.js";
 import type { FlowStore, StepOutcome, StepState } from "../core/flow-store.js";
+import type { AttemptRun } from "../core/job-life.js";
 import type { JobJSON } from "../core/job.js";
 import type { SqlDatabase } from "../core/sql-port.js";
 import { rewriteParts, type StoredRewriteResult } from "../core/stored-rewrite.js";
@@ -36,7 +37,7 @@ const DEADLOCK_RETRIES = 5;
 
 type Timestamp = Date | string;
 
-/** jfast_flows (migration 0024) and jfast_flow_steps (0025), shared by every process of the service. */
+/** jfast_flows (migration 0024) and jfast_flow_steps (0025, timing 0035), shared by every process of the service. */
 export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): FlowStore {
   const { db, queue } = params;
   return {
@@ -51,15 +52,15 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       ]);
       return { created: Number(rows[0]?.created ?? 0) > 0, ready: jobsOf(rows) };
     },
-    complete({ job, result, spawn, leaseMs }) {
+    complete({ job, result, spawn, leaseMs, run }) {
       const parent = job.flow!;
       const spawned = spawn?.map((s) => ({ id: s.job.id, job: s.job, children: s.children, pending: s.pending, direct: s.job.flow?.after[parent.step] === job.id }));
       const value = result && "value" in result ? JSON.stringify(result.value) : null;
       const omitted = result && "omitted" in result ? result.omitted : null;
-      return outcome(() => db.query(SQL.complete, [job.id, JSON.stringify(job), value, omitted, spawned ? JSON.stringify(spawned) : null, leaseMs]));
+      return outcome(() => db.query(SQL.complete, [job.id, JSON.stringify(job), value, omitted, spawned ? JSON.stringify(spawned) : null, leaseMs, ...timing(run)]));
     },
-    die({ job, leaseMs }) {
-      return outcome(() => db.query(SQL.die, [job.id, JSON.stringify(job), leaseMs]));
+    die({ job, leaseMs, run }) {
+      return outcome(() => db.query(SQL.die, [job.id, JSON.stringify(job), leaseMs, ...timing(run)]));
     },
     async revive({ jobIds }) {
       if (jobIds.length > 0) await retryingDeadlocks(() => db.query(SQL.revive, [jobIds]));
@@ -102,7 +103,16 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
       return { rows: page.slice(0, params.limit).map(flowSummaryOfRow), next };
     },
     async get({ id }) {
-      type Row = FlowTableRow & { job_id: string | null; state: StepState; job: JobJSON; result: unknown; has_result: boolean; step_finished_at: Timestamp | null };
+      type Row = FlowTableRow & {
+        job_id: string | null;
+        state: StepState;
+        job: JobJSON;
+        result: unknown;
+        has_result: boolean;
+        step_finished_at: Timestamp | null;
+        step_started_at: Timestamp | null;
+        step_duration_ms: number | string | null;
+      };
       const rows = await db.query<Row>(SQL.get, [queue, id]);
       if (rows.length === 0) return null;
       const steps: Record<string, FlowStepInfo> = {};
@@ -119,6 +129,9 @@ export function createSqlFlowStore(params: { db: SqlDatabase; queue: string }): 
           ...(row.state === "completed" && row.has_result ? { result: row.result } : {}),
           ...(last && row.state !== "completed" ? { error: stepError(last) } : {}),
           finishedAt: isoOrNull(row.step_finished_at),
+          ...(row.step_started_at !== null && row.step_duration_ms !== null
+            ? { startedAt: new Date(row.step_started_at).toISOString(), durationMs: Number(row.step_duration_ms) }
+            : {}),
         };
       }
       const detail: FlowDetail = { ...flowSummaryOfRow(rows[0]!), steps };
@@ -171,6 +184,11 @@ async function retryingDeadlocks<T>(write: () => Promise<T>): Promise<T> {
       if ((error as { code?: unknown })?.code !== "40P01" || attempt > DEADLOCK_RETRIES) throw error;
     }
   }
+}
+
+/** A step's start (epoch ms) and run time as the outcome's statements take them; nulls without a record. */
+function timing(run: AttemptRun | undefined): [number | null, number | null] {
+  return run && typeof run.startedAt === "number" ? [run.startedAt, run.durationMs] : [null, null];
 }
 
 function isoOrNull(value: Timestamp | null): string | null {

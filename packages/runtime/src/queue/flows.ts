@@ -25,6 +25,14 @@ export function planForQueue(
       docs: "jfast docs flows#writing-a-flow",
     });
   }
+  const keyed = planned.steps.find((s) => s.job.limitKey !== null);
+  if (keyed) {
+    throw new JfastError(`flow: step "${keyed.name}" is a job of "${keyed.job.task}", a task with per-key concurrency`, {
+      code: "FLOW_INVALID",
+      hint: "a flow's steps are not limited per key: use a task with a plain concurrency number (or none) for a step",
+      docs: "jfast docs flow-control#per-key-concurrency",
+    });
+  }
   const queue = queueOf(planned.steps[0]!.job.task);
   const other = planned.steps.find((s) => queueOf(s.job.task) !== queue);
   if (other) {

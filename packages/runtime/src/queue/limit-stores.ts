@@ -25,7 +25,7 @@ export function createSqlLimitStore(params: { db: SqlDatabase; queue: string }):
     kind: "sql",
     async setLimits({ limits }) {
       const of = [...limits.values()];
-      await db.query(SQL.setLimits, [queue, [...limits.keys()], of.map((l) => l.concurrency), of.map((l) => l.rateLimit?.max ?? null), of.map((l) => l.rateLimit?.perMs ?? null)]);
+      await db.query(SQL.setLimits, [queue, [...limits.keys()], of.map((l) => l.concurrency), of.map((l) => l.rateLimit?.max ?? null), of.map((l) => l.rateLimit?.perMs ?? null), of.map((l) => l.perKey === true), of.map((l) => l.fair !== undefined), of.map(() => null), of.map(() => null), of.map(() => null), of.map(() => null)]);
     },
     take({ task, jobId, leaseMs }) {
       return db.transaction(async (tx) => {

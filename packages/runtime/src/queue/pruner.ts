@@ -57,13 +57,23 @@ export function createPruner(params: {
 
   async function pruneQueue(queue: PrunedQueue): Promise<Record<RetainedState, number> | null> {
     const selections = RETAINED_STATES.map((state) => [state, pruneSelection(queue.retention[state], now())] as const).filter(([, s]) => s !== null);
-    if (selections.length === 0) return null;
+    // No selection still claims the queue: the deadline sweep runs under the same lease (docs/flow-control.md#deadlines).
     if (!(await queue.backend.claimPruner({ owner, ttlMs: params.intervalMs }))) return null;
     const deadline = now() + params.intervalMs / 2;
-    const counts: Record<RetainedState, number> = { completed: 0, dead: 0, cancelled: 0 };
-    const total = pruned.get(queue.label) ?? { completed: 0, dead: 0, cancelled: 0 };
+    const counts: Record<RetainedState, number> = { completed: 0, dead: 0, cancelled: 0, expired: 0 };
+    const total = pruned.get(queue.label) ?? { completed: 0, dead: 0, cancelled: 0, expired: 0 };
     pruned.set(queue.label, total);
     try {
+      while (!stopped && now() < deadline) {
+        const expired = await queue.backend.expireDue({ limit: batch });
+        if (expired > 0) params.logger.info("jobs reached their deadline before any claim: expired", { queue: queue.label, expired });
+        if (expired < batch) break;
+      }
+      // Per-key bookkeeping of keys with no open job (docs/flow-control.md#pruning-per-key-state).
+      while (!stopped && now() < deadline) {
+        const keys = await queue.backend.pruneKeys({ limit: batch });
+        if (keys < batch) break;
+      }
       for (const [state, select] of selections) {
         while (!stopped && now() < deadline) {
           const deleted = await queue.backend.prune({ state, select: select!, limit: batch });
@@ -86,7 +96,7 @@ export function createPruner(params: {
         const counts = await pruneQueue(queue);
         if (!counts) continue;
         result.set(queue.label, counts);
-        if (counts.completed + counts.dead + counts.cancelled > 0) params.logger.debug("pruned finished jobs", { queue: queue.label, ...counts });
+        if (counts.completed + counts.dead + counts.cancelled + counts.expired > 0) params.logger.debug("pruned finished jobs", { queue: queue.label, ...counts });
         lastError = null;
       } catch (error) {
         lastError = (error as Error).message;

@@ -4,6 +4,9 @@ import type { JobEvents } from "../core/job-events.js";
 import type { TaskRegistry } from "../core/registry.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
 import { taskUniqueFiller } from "./unique-fill.js";
+import { deadlineOf } from "../core/deadline.js";
+import { jobDebounce } from "../core/debounce.js";
+import { hasKeyOption, limitKeyOf } from "../core/limits.js";
 import { checkPayload, PayloadRefused, type StandardSchemaV1 } from "../core/payload-schema.js";
 import type { BatchCreated, BatchOptions, FlowCreated, FlowInput, FlowPlan } from "../core/flow.js";
 import { batchCreated, flowCreated, planBatch, planFlow, planForQueue } from "./flows.js";
@@ -115,6 +118,15 @@ export function createQueueProvider(params: {
     job.maxAttempts ??= options?.maxAttempts ?? (queues.size === 1 ? defaultMaxAttempts : queueOf(job.task).maxAttempts);
     if (options?.priority !== undefined && isPriorityDefaulted(job)) job.priority = options.priority;
     if (job.unique !== null || options?.unique !== undefined) fillUnique(job, options?.unique);
+    if (job.expiresAt === null && (options?.deadline !== undefined || options?.expiresInMs !== undefined)) {
+      job.expiresAt = deadlineOf(options, job.createdAt.getTime(), `task "${job.task}"`);
+    }
+    if (options?.debounce !== undefined) {
+      // Its start is the debounce's: delayMs after this enqueue (moved later by the next ones of its key).
+      job.debounce = jobDebounce(options.debounce, job.payload, job);
+      job.availableAt = new Date(job.createdAt.getTime() + job.debounce.delayMs);
+    }
+    if (options && hasKeyOption(options)) job.limitKey = limitKeyOf(options, job);
     return job;
   };
   const checkPayloads = (jobs: readonly Job[]): Promise<void> | null => {

@@ -25,6 +25,8 @@ export function resolveRetention(
     const value = section[`keep_${state}`];
     if (value !== undefined) out[state] = retentionOf(value, { key: `${at.where} keep_${state}`, state, file: at.file });
   }
+  // Expired jobs have no key of their own: they are kept as cancelled ones are (docs/flow-control.md#deadlines).
+  out.expired = out.cancelled;
   return out;
 }
 

@@ -1,6 +1,7 @@
 import type { Logger } from "../observability/logger.js";
-import type { Schedule } from "./schedule.js";
-import type { ScheduleStore } from "./stores/schedule-store.js";
+import { createSchedule, type Schedule } from "./schedule.js";
+import type { ScheduleControl } from "./schedule-control.js";
+import type { ScheduleStore, StoredSchedule } from "./stores/schedule-store.js";
 import { tickJob } from "./tick-job.js";
 import { describeTrigger, nextTick, previousTick } from "./trigger.js";
 
@@ -45,11 +46,23 @@ export interface SchedulerOptions {
   /** Claims older than this are pruned (each schedule's last is always kept). */
   retentionMs?: number;
   pruneEveryMs?: number;
+  /**
+   * How often a sleeping scheduler reads the stored schedules, so a schedule made, edited, paused or deleted by
+   * another process is seen within this long (docs/scheduler.md#at-run-time). One small read, nothing else.
+   */
+  pollMs?: number;
 }
 
 export interface ScheduleStatus {
   name: string;
   task: string;
+  /** "code": declared in a tasks file (pause, resume, trigger); "runtime": made through the admin API or CLI. */
+  origin: "code" | "runtime";
+  paused: boolean;
+  payload: Record<string, unknown>;
+  /** Who last changed it at run time (the audit trail has the details); null when never changed. */
+  updatedBy: string | null;
+  updatedAt: string | null;
   cron?: string;
   timezone?: string;
   everyMs?: number;
@@ -80,6 +93,17 @@ interface State {
   recent: number | null;
 }
 
+/** A schedule this process runs: declared in code, or read from the store. */
+interface Entry {
+  schedule: Schedule;
+  origin: "code" | "runtime";
+  paused: boolean;
+  /** Ticks at or before this never fire (StoredSchedule.since); null for a declared schedule never changed. */
+  since: number | null;
+  updatedAt: number | null;
+  updatedBy: string | null;
+}
+
 /**
  * The leaderless scheduler: every process runs one. Each pass reads the last claimed tick of every
  * schedule, works out the tick that is due now, and tries to claim it; the store lets exactly one claim
@@ -91,7 +115,13 @@ interface State {
  */
 export class Scheduler {
   readonly store: ScheduleStore;
-  private readonly schedules: Schedule[];
+  /** Changes at run time (admin API, CLI); set where the scheduler is started with the app's registry and queue. */
+  control: ScheduleControl | null = null;
+  private readonly declared: Schedule[];
+  private entries: Entry[];
+  /** Stored schedules as last read, by name: the JSON they were read as, and what it parsed to (or why it did not). */
+  private readonly parsed = new Map<string, { json: string; schedule: Schedule | null }>();
+  private storedJson = "[]";
   private readonly logger: Logger;
   private readonly clock: SchedulerClock;
   private readonly missedAfterMs: number;
@@ -99,6 +129,8 @@ export class Scheduler {
   private readonly retryMs: number;
   private readonly retentionMs: number;
   private readonly pruneEveryMs: number;
+  private readonly pollMs: number;
+  private wake: AbortController | null = null;
   private readonly states = new Map<string, State>();
   private startedAt: number;
   private lastPrune = 0;
@@ -112,7 +144,8 @@ export class Scheduler {
   private warnedSkew = false;
 
   constructor(options: SchedulerOptions) {
-    this.schedules = options.schedules;
+    this.declared = options.schedules;
+    this.entries = this.declared.map((schedule) => ({ schedule, origin: "code", paused: false, since: null, updatedAt: null, updatedBy: null }));
     this.store = options.store;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
@@ -121,11 +154,93 @@ export class Scheduler {
     this.retryMs = options.retryMs ?? 5_000;
     this.retentionMs = options.retentionMs ?? 7 * 86_400_000;
     this.pruneEveryMs = options.pruneEveryMs ?? 3_600_000;
+    this.pollMs = options.pollMs ?? 1000;
     this.startedAt = this.now();
-    for (const schedule of this.schedules) {
+    for (const schedule of this.declared) this.stateOf(schedule);
+  }
+
+  /** Schedules declared in code: they can be paused, resumed and triggered, not edited or deleted. */
+  get declaredSchedules(): readonly Schedule[] {
+    return this.declared;
+  }
+
+  private declaredSchedule(name: string): Schedule | undefined {
+    return this.declared.find((s) => s.name === name);
+  }
+
+  /** Now by the store's clock, for changes that say since when they hold. */
+  storeNow(): number {
+    return this.now();
+  }
+
+  /** A change was stored by this process: read the store and pass now instead of at the next poll. */
+  changed(): void {
+    this.wake?.abort();
+  }
+
+  private stateOf(schedule: Schedule): State {
+    let state = this.states.get(schedule.name);
+    if (!state) {
       // nextTick is known before the first pass so that /ready can show it at once.
-      this.states.set(schedule.name, { lastTick: null, nextTick: nextTick(schedule.trigger, this.startedAt), lastError: null, skipped: null, recent: null });
+      state = { lastTick: null, nextTick: nextTick(schedule.trigger, this.now()), lastError: null, skipped: null, recent: null };
+      this.states.set(schedule.name, state);
     }
+    return state;
+  }
+
+  /**
+   * Reads the stored schedules and rebuilds what this process runs. True when they changed since the last read.
+   * A stored schedule that no longer parses (its task was renamed in a deploy, say) is left out and logged once.
+   */
+  private async readStored(): Promise<boolean> {
+    const stored = await this.store.schedules();
+    stored.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const json = JSON.stringify(stored);
+    if (json === this.storedJson) return false;
+    this.storedJson = json;
+    const byName = new Map(stored.map((s) => [s.name, s]));
+    const entries: Entry[] = this.declared.map((schedule) => {
+      const state = byName.get(schedule.name);
+      return {
+        schedule,
+        origin: "code",
+        paused: state?.paused ?? false,
+        since: state?.since ?? null,
+        updatedAt: state?.updatedAt ?? null,
+        updatedBy: state?.updatedBy ?? null,
+      };
+    });
+    for (const record of stored) {
+      if (record.spec === null || this.declaredSchedule(record.name)) continue;
+      const schedule = this.parseStored(record);
+      if (schedule) entries.push({ schedule, origin: "runtime", paused: record.paused, since: record.since, updatedAt: record.updatedAt, updatedBy: record.updatedBy });
+    }
+    const names = new Set(entries.map((e) => e.schedule.name));
+    for (const name of this.states.keys()) if (!names.has(name)) this.states.delete(name);
+    for (const name of this.parsed.keys()) if (!byName.has(name)) this.parsed.delete(name);
+    for (const entry of entries) {
+      const state = this.stateOf(entry.schedule);
+      // An edited schedule's next tick follows its new expression.
+      state.recent = null;
+      state.nextTick = nextTick(entry.schedule.trigger, this.now());
+    }
+    this.entries = entries;
+    return true;
+  }
+
+  private parseStored(record: StoredSchedule): Schedule | null {
+    const json = JSON.stringify(record.spec);
+    const known = this.parsed.get(record.name);
+    if (known?.json === json) return known.schedule;
+    let schedule: Schedule | null = null;
+    try {
+      const { task, ...options } = record.spec!;
+      schedule = createSchedule(task, { ...options, name: record.name });
+    } catch (error) {
+      this.logger.warn("scheduler: a stored schedule cannot run; edit or delete it", { schedule: record.name, error });
+    }
+    this.parsed.set(record.name, { json, schedule });
+    return schedule;
   }
 
   /** Now, by the store's clock (this process's clock corrected by the measured offset). */
@@ -196,18 +311,19 @@ export class Scheduler {
     let errors = 0;
     let lastTicks: Map<string, number>;
     try {
-      lastTicks = await this.store.lastTicks({ names: this.schedules.map((s) => s.name) });
+      await this.readStored();
+      lastTicks = await this.store.lastTicks({ names: this.entries.map((e) => e.schedule.name) });
     } catch (error) {
       this.recordError(error, now);
       return now + this.retryMs;
     }
     let wakeAt = now + this.maxSleepMs;
-    for (const schedule of this.schedules) {
-      const state = this.states.get(schedule.name)!;
+    for (const { schedule, paused, since } of this.entries) {
+      const state = this.stateOf(schedule);
       const claimed = lastTicks.get(schedule.name) ?? null;
       state.lastTick = claimed;
       const recent = this.recentTick(schedule, state, now);
-      const due = this.dueTick(recent, claimed);
+      const due = paused ? null : this.dueTick(recent, claimed, since);
       if (due !== null) {
         try {
           await this.fire(schedule, state, due, claimed, now);
@@ -234,11 +350,16 @@ export class Scheduler {
       status,
       running,
       store: this.store.kind,
-      schedules: this.schedules.map((schedule) => {
-        const state = this.states.get(schedule.name)!;
+      schedules: this.entries.map(({ schedule, origin, paused, updatedAt, updatedBy }) => {
+        const state = this.stateOf(schedule);
         return {
           name: schedule.name,
           task: schedule.task,
+          origin,
+          paused,
+          payload: { ...schedule.payload },
+          updatedBy,
+          updatedAt: iso(updatedAt),
           ...describeTrigger(schedule.trigger),
           catchUp: schedule.catchUp,
           nextTick: iso(state.nextTick),
@@ -267,9 +388,10 @@ export class Scheduler {
     return previousTick(schedule.trigger, now);
   }
 
-  /** The tick to claim now, or null: the most recent tick, if it is newer than the last claim. */
-  private dueTick(recent: number | null, claimed: number | null): number | null {
+  /** The tick to claim now, or null: the most recent tick, if it is newer than the last claim and than the last change. */
+  private dueTick(recent: number | null, claimed: number | null, since: number | null): number | null {
     if (recent === null) return null;
+    if (since !== null && recent <= since) return null;
     if (claimed === null) {
       // New: it starts with its first tick after this process started, never with one before.
       return recent > this.startedAt ? recent : null;
@@ -329,8 +451,25 @@ export class Scheduler {
         wakeAt = this.now() + this.retryMs;
       }
       if (signal.aborted) break;
-      const delay = Math.min(this.maxSleepMs, Math.max(0, wakeAt - this.now()));
-      await this.clock.sleep(delay, signal);
+      wakeAt = Math.min(wakeAt, this.now() + this.maxSleepMs);
+      // Until the next pass is due, look at the stored schedules every pollMs: a change made elsewhere passes at once.
+      while (!signal.aborted && this.now() < wakeAt) {
+        const wake = new AbortController();
+        this.wake = wake;
+        const stop = () => wake.abort();
+        signal.addEventListener("abort", stop, { once: true });
+        await this.clock.sleep(Math.min(this.pollMs, Math.max(0, wakeAt - this.now())), wake.signal);
+        signal.removeEventListener("abort", stop);
+        this.wake = null;
+        if (wake.signal.aborted) break;
+        if (this.now() >= wakeAt) break;
+        try {
+          if (await this.readStored()) break;
+        } catch {
+          // The pass that follows reads the same store and reports it.
+          break;
+        }
+      }
     }
   }
 }

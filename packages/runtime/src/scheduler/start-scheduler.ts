@@ -6,6 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import { enqueueWithinQueues } from "../outbox/outbox.js";
 import type { QueueProvider } from "../queue/queue-provider.js";
 import { collectSchedules } from "./schedule.js";
+import { createScheduleControl, type ScheduleControl } from "./schedule-control.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import type { ScheduleStore } from "./stores/schedule-store.js";
 
@@ -29,9 +30,30 @@ export async function startScheduler(params: {
   const schedules = collectSchedules(registry, { requireTasks: true });
   const store = await createStore({ config, queue, database });
   const scheduler = new Scheduler({ schedules, store, logger, ...params.options });
+  scheduler.control = createScheduleControl({
+    store,
+    declared: scheduler.declaredSchedules,
+    registry,
+    enqueue: (jobs) => queue.enqueue(jobs),
+    now: () => scheduler.storeNow(),
+    changed: () => scheduler.changed(),
+  });
   scheduler.start();
   logger.info("scheduler started", { store: store.kind, schedules: schedules.map((s) => s.name) });
   return scheduler;
+}
+
+/**
+ * The control of schedules for a process that runs no scheduler (a `jfast schedules …` command, an API replica
+ * with the scheduler off): the same store the schedulers read, so they see the change at their next read.
+ */
+export async function openScheduleControl(params: { config: JfastConfig; registry: TaskRegistry; queue: QueueProvider; database: DatabaseProvider | null }): Promise<{ control: ScheduleControl; close(): Promise<void> }> {
+  const store = await createStore(params);
+  const declared = collectSchedules(params.registry, { requireTasks: false });
+  let offset = 0;
+  if (store.serverTime) offset = (await store.serverTime()) - Date.now();
+  const control = createScheduleControl({ store, declared, registry: params.registry, enqueue: (jobs) => params.queue.enqueue(jobs), now: () => Date.now() + offset });
+  return { control, close: () => store.close() };
 }
 
 async function createStore(params: { config: JfastConfig; queue: QueueProvider; database: DatabaseProvider | null }): Promise<ScheduleStore> {

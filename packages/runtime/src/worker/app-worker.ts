@@ -4,6 +4,7 @@ import type { JfastConfig } from "../config/load-config.js";
 import type { NamedQueueConfig } from "../queue/config.js";
 import type { JobEvents } from "../core/job-events.js";
 import { DEFAULT_QUEUE } from "../core/named-queue.js";
+import { countsAtClaim, limitsOf } from "../core/limits.js";
 import type { TaskRegistry } from "../core/registry.js";
 import type { AppContext, JobMiddleware } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
@@ -13,6 +14,7 @@ import { createTaskExecutor } from "./execute-task.js";
 import { createIsolateRunner, isTypeScript, type IsolateRunner } from "./isolate/isolate-runner.js";
 import { Worker } from "./worker.js";
 import { groupWorkers, type AppWorker } from "./worker-group.js";
+import type { WorkerRegistryOptions } from "./presence.js";
 
 export interface AppWorkerOptions {
   /** The `default` queue's slots (default `[plugin.queue] concurrency`); a named queue has its own `concurrency`. */
@@ -21,6 +23,8 @@ export interface AppWorkerOptions {
   queues?: readonly string[];
   workerId?: string;
   prefetch?: number;
+  /** Its record in the worker registry: heartbeat and forget time (docs/worker.md#the-worker-registry). */
+  registry?: WorkerRegistryOptions;
 }
 
 /**
@@ -79,10 +83,13 @@ export function createAppWorker(params: {
         defaultMaxAttempts: named.maxAttempts,
         maxSnoozes: queueConfig.maxSnoozes,
         maxResultBytes: queueConfig.maxResultBytes,
+        jobLogLines: queueConfig.jobLogLines,
         events: params.events,
         queue: named.name,
         ...(pauses ? { paused: pauses } : {}),
+        claimLimits: claimLimitsOf(registry.tasksIn(named.name)),
         workerId: id,
+        ...(options.registry ? { registry: options.registry } : {}),
       }),
     );
   }
@@ -104,6 +111,12 @@ export function createAppWorker(params: {
       }
     },
   };
+}
+
+/** What a queue's tasks limit at claim, for its worker's buffer and idle rule (WorkerOptions.claimLimits). */
+function claimLimitsOf(tasks: Parameters<typeof limitsOf>[0]): { counted: boolean; fair: boolean } {
+  const limits = [...limitsOf(tasks).values()];
+  return { counted: limits.some(countsAtClaim), fair: limits.some((l) => l.fair !== undefined) };
 }
 
 /**

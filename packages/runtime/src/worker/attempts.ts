@@ -8,6 +8,14 @@ import { decide, type AttemptResult, type Decision } from "./decide.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import type { Running } from "./slots.js";
 import type { WorkerOptions } from "./worker-options.js";
+import { AttemptOutcome, type AttemptRun } from "../core/job-life.js";
+
+const OUTCOME_OF: Record<Decision["kind"], AttemptOutcome> = {
+  complete: AttemptOutcome.completed,
+  retry: AttemptOutcome.failed,
+  dead: AttemptOutcome.dead,
+  snooze: AttemptOutcome.snoozed,
+};
 
 /**
  * One attempt from its start to its end: the handler run (with its timeout), the outcome decided (decide.ts) and
@@ -90,15 +98,17 @@ export class Attempts {
       if (!entry.cancelled) {
         const { job } = entry;
         const durationMs = definition ? performance.now() - startedAt : 0;
+        const now = Date.now();
         const decision = decide({
           job,
           definition,
           result,
           defaultMaxAttempts: this.options.defaultMaxAttempts,
           backoffBaseMs: this.options.backoffBaseMs,
-          now: Date.now(),
+          now,
         });
-        this.params.writer.write(job, decision);
+        const run = this.record(entry, decision, now, durationMs);
+        this.params.writer.write(job, decision, run);
         if (this.events) this.announce(this.events, job, decision, durationMs);
       }
       // An unknown task ends inside the fillSlots loop that launched it: a buffer of them would recurse.
@@ -107,6 +117,25 @@ export class Attempts {
     } catch (unexpected) {
       this.params.unhandled(entry, unexpected);
     }
+  }
+
+  /**
+   * The attempt's record, written with its outcome (docs/jobs.md#timing): the start is taken as the end less the
+   * measured run, so an attempt reads the clock once. Progress and log lines join it only when the handler made any.
+   */
+  private record(entry: Running, decision: Decision, now: number, durationMs: number): AttemptRun {
+    const { job } = entry;
+    const startedAt = Math.round(now - durationMs);
+    const run: AttemptRun = {
+      attempt: job.attempts,
+      startedAt,
+      durationMs: Math.round(durationMs * 100) / 100,
+      workerId: this.params.workerId,
+      outcome: OUTCOME_OF[decision.kind],
+    };
+    if (job.attempts === 1) run.waitMs = Math.max(0, startedAt - job.availableAt.getTime());
+    entry.cancellation.life?.end(run);
+    return run;
   }
 
   /** The attempt's end as job events, once its outcome is handed to the writer. */

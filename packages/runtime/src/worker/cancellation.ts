@@ -4,6 +4,8 @@ import type { Logger } from "../observability/logger.js";
 import { CANCELLED } from "../core/outcome.js";
 import { withJob } from "../context/context.js";
 import type { Slots } from "./slots.js";
+import type { Job } from "../core/job.js";
+import { AttemptLife, type LifeSink } from "./attempt-life.js";
 
 /**
  * How one attempt is cancelled (its timeout passed, the worker shut down past its grace period, or the job was
@@ -16,6 +18,16 @@ export class AttemptCancellation implements Cancellation {
   private fired = false;
   private reason: unknown = undefined;
   private onAbort: ((reason: unknown) => void) | null = null;
+  /** Made when the handler first reports progress or logs a line (attempt-life.ts); null for most attempts. */
+  life: AttemptLife | null = null;
+
+  constructor(private readonly sink: LifeSink | null = null) {}
+
+  /** This attempt's progress and log lines, made on first use; null outside a worker (no backend to write to). */
+  lifeOf(job: Job): AttemptLife | null {
+    if (!this.life && this.sink) this.life = new AttemptLife(this.sink, job);
+    return this.life;
+  }
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -66,6 +78,11 @@ export class AttemptCancellation implements Cancellation {
     );
   }
 
+}
+
+/** The attempt's progress and log lines for `tools` (attempt-life.ts); null outside a worker's attempt. */
+export function lifeOf(cancellation: Cancellation, job: Job): AttemptLife | null {
+  return cancellation instanceof AttemptCancellation ? cancellation.lifeOf(job) : null;
 }
 
 /**

@@ -6,6 +6,9 @@ import type { DatabaseProvider, TaskSession } from "../database/database-provide
 import { claimOnce } from "../inbox/inbox.js";
 import type { Logger } from "../observability/logger.js";
 import type { IsolateRunner } from "./isolate/isolate-runner.js";
+import { progressProblem, type JobLog, type JobProgress } from "../core/job-life.js";
+import type { AttemptLife } from "./attempt-life.js";
+import { lifeOf } from "./cancellation.js";
 
 /**
  * One attempt of one job: opens the TaskSession when the task asks for it (commit on return, rollback on
@@ -129,8 +132,45 @@ class AttemptTools implements TaskTools {
     return this.job.flow ? stepInputsOf(this.job)?.batch : undefined;
   }
 
+  /** A function made on first read, so that `const { progress } = tools` works as `tools.progress` does. */
+  get progress(): (value: JobProgress) => void {
+    return (this.#progress ??= (value) => this.#report(value));
+  }
+
+  #progress: ((value: JobProgress) => void) | undefined;
+
+  #report(value: JobProgress): void {
+    const life = this.#life();
+    if (life) life.progress(value);
+    else {
+      // Outside a worker (a handler called directly): checked all the same, kept nowhere.
+      const problem = progressProblem(value);
+      if (problem) throw new TypeError(`tools.progress: ${problem}`);
+    }
+  }
+
+  /** Read when the handler logs: an attempt that never does keeps nothing (attempt-life.ts). */
+  get log(): JobLog {
+    return this.#life()?.log ?? (this.#logOnly ??= loggerOnly(this.ctx.logger));
+  }
+
+  #logOnly: JobLog | undefined;
+
+  #life(): AttemptLife | null {
+    return lifeOf(this.#cancellation, this.job);
+  }
+
   /** Made on first use: most attempts have no middleware that sets any. */
   get locals(): Partial<JobLocals> {
     return (this.#locals ??= {});
   }
+}
+
+/** `tools.log` of a handler run outside a worker: the service's logger only, nothing kept. */
+function loggerOnly(logger: Logger | undefined): JobLog {
+  return {
+    info: (message, fields) => logger?.info(message, fields),
+    warn: (message, fields) => logger?.warn(message, fields),
+    error: (message, fields) => logger?.error(message, fields),
+  };
 }

@@ -37,7 +37,7 @@ describe("worker: slots reserved by a hand-off", () => {
       backend,
       lookup: (name) => (name === work.name ? work : undefined),
       execute: (definition, job, cancellation) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "slots", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "slots", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
       logger: createLogger({ service: "slots", level: "silent" }),
       concurrency: 2,
       leaseMs: 30_000,

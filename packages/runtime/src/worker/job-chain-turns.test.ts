@@ -26,7 +26,7 @@ describe("a buffer of jobs that never wait on I/O", () => {
       backend,
       lookup: () => definition,
       execute: (d, job, cancellation) =>
-        Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+        Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
       logger: createLogger({ service: "t", level: "silent" }),
       concurrency: 1,
       // The whole queue in one claim: without turns, every job would run before anything else does.

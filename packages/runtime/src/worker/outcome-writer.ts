@@ -6,6 +6,7 @@ import { storedResult } from "../core/result.js";
 import { withJob } from "../context/context.js";
 import type { Logger } from "../observability/logger.js";
 import type { Decision } from "./decide.js";
+import { AttemptOutcome, type AttemptRun } from "../core/job-life.js";
 import type { Deferred } from "./deferred.js";
 import { writeOutcomeAgain } from "./write-outcome-again.js";
 
@@ -35,24 +36,24 @@ export class OutcomeWriter {
   ) {}
 
   /** Writes one decision about `job` (never a cancelled attempt's). */
-  write(job: Job, decision: Decision): void {
+  write(job: Job, decision: Decision, run?: AttemptRun): void {
     const { backend, workerId, logger } = this.params;
     switch (decision.kind) {
       case "complete": {
         const result = storedResult(decision.value, this.params.maxResultBytes);
         const spawn = job.flow ? spawnedBy(job) : undefined;
-        this.settle(job.id, () => backend.complete(spawn ? { workerId, job, result, spawn } : result ? { workerId, job, result } : { workerId, job }));
+        this.settle(job.id, () => backend.complete(spawn ? { workerId, job, result, spawn, run } : result ? { workerId, job, result, run } : { workerId, job, run }));
         return;
       }
       case "snooze":
-        this.snooze(job, decision.availableAt);
+        this.snooze(job, decision.availableAt, run);
         return;
       case "retry":
-        this.settle(job.id, () => backend.retry({ workerId, job, error: decision.error, availableAt: decision.availableAt }));
+        this.settle(job.id, () => backend.retry({ workerId, job, error: decision.error, availableAt: decision.availableAt, run }));
         withJob(job, () => logger.warn("job failed; will retry", { error: decision.cause, retry_at: decision.availableAt.toISOString() }));
         return;
       case "dead":
-        this.settle(job.id, () => backend.kill({ workerId, job, error: decision.error }));
+        this.settle(job.id, () => backend.kill({ workerId, job, error: decision.error, run }));
         if (decision.why === "unknown task") logger.error("unknown task dead-lettered", { job_id: job.id, task: job.task });
         else if (decision.why === "permanent") {
           withJob(job, () => logger.error("job failed permanently (PermanentError); dead-lettered without a retry", { error: decision.cause }));
@@ -98,7 +99,7 @@ export class OutcomeWriter {
    * The handler returned snooze(ms): the job comes back then with its attempt given back, unless it has snoozed
    * max_snoozes times already; the backend checks that against its own count, atomically.
    */
-  private snooze(job: Job, availableAt: Date): void {
+  private snooze(job: Job, availableAt: Date, run: AttemptRun | undefined): void {
     const { backend, workerId, logger, maxSnoozes } = this.params;
     const error: AttemptError = {
       attempt: job.attempts,
@@ -108,10 +109,10 @@ export class OutcomeWriter {
       reason: TOO_MANY_SNOOZES,
     };
     this.settle(job.id, async () => {
-      const { snoozed } = await backend.snooze({ workerId, job, availableAt, maxSnoozes });
+      const { snoozed } = await backend.snooze({ workerId, job, availableAt, maxSnoozes, run });
       if (snoozed) return;
       // Refused: the limit was reached, or the job is no longer this worker's (then kill changes nothing either).
-      await backend.kill({ workerId, job, error });
+      await backend.kill({ workerId, job, error, run: run && { ...run, outcome: AttemptOutcome.dead } });
       withJob(job, () => logger.error("job snoozed too often; dead-lettered", { max_snoozes: maxSnoozes }));
     });
   }

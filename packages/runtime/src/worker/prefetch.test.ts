@@ -4,6 +4,7 @@ import { defineTask } from "../core/define-task.js";
 import { Job } from "../core/job.js";
 import { createLogger } from "../observability/logger.js";
 import { Worker } from "./worker.js";
+import { PREFETCH_FAIR_MAX, PREFETCH_MAX, prefetchTarget } from "./prefetch-policy.js";
 
 function makeWorker(backend: ReturnType<typeof createMemoryBackend>, handler: () => Promise<void>, claims: number[]) {
   const definition = defineTask("pre.job", handler);
@@ -23,7 +24,7 @@ function makeWorker(backend: ReturnType<typeof createMemoryBackend>, handler: ()
   return new Worker({
     backend: counted,
     lookup: () => definition,
-    execute: (d, job, cancellation) => Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+    execute: (d, job, cancellation) => Promise.resolve(d.handler(job.payload, { ctx: { serviceName: "t", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
     logger: createLogger({ service: "t", level: "silent" }),
     concurrency: 2,
     prefetch: 4,
@@ -35,6 +36,13 @@ function makeWorker(backend: ReturnType<typeof createMemoryBackend>, handler: ()
 }
 
 describe("worker prefetch", () => {
+  it("keeps the adaptive buffer short on a queue with a fair task, and a fixed one as given", () => {
+    const at = { concurrency: 10, pushesAhead: false, jobsPerMs: 50, fixed: undefined };
+    expect(prefetchTarget(at)).toBe(PREFETCH_MAX);
+    expect(prefetchTarget({ ...at, fair: true })).toBe(PREFETCH_FAIR_MAX);
+    expect(prefetchTarget({ ...at, fair: true, fixed: 200 })).toBe(200);
+  });
+
   it("claims in batches of concurrency + prefetch and runs every job once", async () => {
     const backend = createMemoryBackend();
     const seen: string[] = [];

@@ -4,6 +4,7 @@ import type { QueueBackend } from "../core/queue-backend.js";
 import type { Logger } from "../observability/logger.js";
 import { createDeferred, type Deferred } from "./deferred.js";
 import type { Heartbeat } from "./heartbeat.js";
+import type { WorkerPresence } from "./presence.js";
 import type { OutcomeWriter } from "./outcome-writer.js";
 import type { Slots } from "./slots.js";
 
@@ -19,6 +20,7 @@ export interface StoppingWorker {
   readonly slots: Slots;
   readonly writer: OutcomeWriter;
   readonly heartbeat: Heartbeat;
+  readonly presence: WorkerPresence | null;
   wakeLoop(): void;
 }
 
@@ -87,4 +89,6 @@ export async function shutdownWorker(
   }
   await worker.writer.flush();
   worker.heartbeat.stop();
+  // Last: until here it still runs (or releases) jobs, and the registry says so.
+  await worker.presence?.stop();
 }

@@ -6,6 +6,8 @@ import { createDeferred, type Deferred } from "./deferred.js";
 export interface Running {
   job: Job;
   cancellation: AttemptCancellation;
+  /** Epoch ms it was launched: what the worker registry shows as the job's start (worker/presence.ts). */
+  startedAt: number;
   /**
    * Set when shutdown gave up on it (it was released) or the job was cancelled through the queue (the backend
    * already holds it cancelled): its outcome is ignored.

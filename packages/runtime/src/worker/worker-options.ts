@@ -6,6 +6,7 @@ import type { QueueBackend } from "../core/queue-backend.js";
 import type { Cancellation, TaskDefinition } from "../core/task.js";
 import type { Logger } from "../observability/logger.js";
 import type { JobEvents } from "../core/job-events.js";
+import type { WorkerRegistryOptions } from "./presence.js";
 
 export interface WorkerOptions {
   backend: QueueBackend;
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   maxSnoozes?: number;
   /** `[plugin.queue] max_result_bytes`: the largest handler result stored with its job (default 64 KiB). */
   maxResultBytes?: number;
+  /** `[plugin.queue] job_log_lines`: the `tools.log` lines an attempt keeps (default 200). */
+  jobLogLines?: number;
   workerId?: string;
   /** Where each attempt's claim, start and end are announced (core/job-events.ts): metrics, throughput, `jfast.on`. */
   events?: JobEvents;
@@ -39,8 +42,20 @@ export interface WorkerOptions {
    * than PREFETCH_MAX jobs nor (except for a broker that pushes ahead) fewer than `concurrency`.
    */
   prefetch?: number;
+  /**
+   * What the queue's tasks limit at claim (docs/flow-control.md): `counted`, a task whose starts a claim counts, so
+   * its jobs are claimed only for free slots and a short claim proves nothing about them while the slots are taken;
+   * `fair`, a task with fairness, so the adaptive buffer stays short (PREFETCH_FAIR_MAX). Absent: neither.
+   */
+  claimLimits?: { counted: boolean; fair: boolean };
   /** Paused tasks (docs/worker.md#pausing-a-task): not claimed where the backend filters, else handed back. */
   paused?: PausedTaskSet;
+  /**
+   * The worker's record in its backend's registry (docs/worker.md#the-worker-registry): how often it is written and
+   * how long a reader keeps it after the last write. A backend without a registry (RabbitMQ without the database)
+   * gets none.
+   */
+  registry?: WorkerRegistryOptions;
 }
 
 export function checkConcurrency(concurrency: number): void {

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Job } from "../core/job.js";
+import { expiredError, isExpired } from "../core/deadline.js";
 import { DEFAULT_MAX_RESULT_BYTES } from "../core/result.js";
 import type { SlotOffer } from "../core/queue-backend.js";
 import { AttemptCancellation, cancelHeld } from "./cancellation.js";
 import { createDeferred, sleep, type Deferred } from "./deferred.js";
 import { Heartbeat } from "./heartbeat.js";
+import { WorkerPresence } from "./presence.js";
 import { OutcomeWriter } from "./outcome-writer.js";
 import { FinishRate, prefetchTarget } from "./prefetch-policy.js";
 import { shutdownWorker } from "./shutdown.js";
@@ -16,9 +18,11 @@ import { setAsidePaused } from "./paused-handback.js";
 import { waitForWork } from "./wait-for-work.js";
 import { createSlotOffer } from "./slot-offer.js";
 import { checkConcurrency, type WorkerOptions } from "./worker-options.js";
+import type { LifeSink } from "./attempt-life.js";
+import { DEFAULT_JOB_LOG_LINES } from "../core/job-life.js";
 
 export type { WorkerOptions } from "./worker-options.js";
-export { PREFETCH_HORIZON_MS, PREFETCH_MAX } from "./prefetch-policy.js";
+export { PREFETCH_FAIR_MAX, PREFETCH_HORIZON_MS, PREFETCH_MAX } from "./prefetch-policy.js";
 export { JOB_CHAIN_TURN_MS } from "./turn-yield.js";
 
 /** After handing paused tasks' jobs back (paused-handback.ts), the worker waits this long before claiming again. */
@@ -37,6 +41,8 @@ export class Worker {
   readonly slots: Slots;
   readonly writer: OutcomeWriter;
   readonly heartbeat: Heartbeat;
+  /** Its record in the backend's worker registry; null where the backend keeps none. */
+  readonly presence: WorkerPresence | null;
   private readonly turns: ChainTurns;
   private readonly attempts: Attempts;
   private readonly rate = new FinishRate();
@@ -53,6 +59,8 @@ export class Worker {
   /** Shutdown waiting for the running attempts: resolved when the last one finishes. */
   allFinished: Deferred | null = null;
   private readonly slotOffer: SlotOffer;
+  /** Where `tools.progress` and `tools.log` write (attempt-life.ts), shared by every attempt. */
+  private readonly lifeSink: LifeSink;
 
   constructor(options: WorkerOptions) {
     checkConcurrency(options.concurrency);
@@ -60,10 +68,22 @@ export class Worker {
     this.id = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const { backend, leaseMs, logger } = options;
     this.slots = new Slots(options.concurrency);
+    this.lifeSink = { workerId: this.id, backend, logger, maxLogLines: options.jobLogLines ?? DEFAULT_JOB_LOG_LINES };
     this.turns = new ChainTurns(() => this.fillSlots());
     this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, logger, stopNow: this.stopNowSignal });
     this.attempts = new Attempts({ options, workerId: this.id, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
     this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => cancelHeld(this.slots, ids, { ...this.options, workerId: this.id }) });
+    this.presence = backend.capabilities.workers
+      ? new WorkerPresence({
+          store: backend.workerStore(),
+          workerId: this.id,
+          queue: options.queue ?? "default",
+          concurrency: options.concurrency,
+          logger,
+          running: () => [...this.slots.running.values()].map((r) => ({ id: r.job.id, startedAt: r.startedAt })),
+          options: options.registry,
+        })
+      : null;
     this.slotOffer = createSlotOffer({
       workerId: this.id,
       leaseMs,
@@ -89,6 +109,7 @@ export class Worker {
   start(): void {
     if (this.loop) return;
     this.heartbeat.start();
+    this.presence?.start();
     this.unsubscribeResume = this.options.paused?.onResume(() => this.idleWait?.abort()) ?? null;
     this.loop = this.run();
   }
@@ -118,9 +139,11 @@ export class Worker {
       this.fillSlots();
       // A broker that pushes ahead holds the prefetch itself (told with each claim); no local buffer then.
       const pushesAhead = backend.capabilities.pushesAhead;
-      const target = prefetchTarget({ fixed: this.options.prefetch, concurrency: slots.concurrency, pushesAhead, jobsPerMs: this.rate.read(this.processed) });
+      const limits = this.options.claimLimits;
+      const target = prefetchTarget({ fixed: this.options.prefetch, concurrency: slots.concurrency, pushesAhead, jobsPerMs: this.rate.read(this.processed), fair: limits?.fair ?? false });
       const prefetch = pushesAhead ? 0 : target;
       const capacity = slots.claimable(prefetch);
+      const startable = slots.free();
       // Claim when a slot waits with nothing buffered, or once the buffer is down to half: the next batch is
       // then on its way while the rest of this one runs, and slots never wait for a round trip.
       if (capacity <= 0 || (slots.buffer.length > 0 && slots.buffer.length * 2 > prefetch)) {
@@ -137,8 +160,8 @@ export class Worker {
           limit: capacity,
           leaseMs,
           pausedTasks: this.options.paused?.names() ?? [],
-          // A limited task's job is claimed only to start now, never to wait in the buffer (its start counts).
-          startable: slots.free(),
+          // A job of a task whose starts count is claimed only to start now, never to wait in the buffer.
+          startable,
           ...(pushesAhead ? { pushAhead: target } : {}),
         });
         failures = 0;
@@ -159,8 +182,10 @@ export class Worker {
       this.fillSlots();
       if (runnable.length < claimed.length) await sleep(HANDBACK_WAIT_MS, this.loopAbort.signal);
       if (claimed.length < capacity) {
-        // The queue is drained for now: wait for a wake-up with a slot free, else for a slot.
-        if (slots.running.size >= slots.concurrency) {
+        // The queue is drained for now: wait for a wake-up with a slot free, else for a slot. A claim that took as
+        // many jobs as it could start proves nothing about the jobs of tasks whose starts count (claimed only for
+        // free slots): the next claim is made when a slot frees, not after a wake-up or the poll interval.
+        if (slots.running.size >= slots.concurrency || (limits?.counted && claimed.length >= startable)) {
           await this.waitForSlot();
           continue;
         }
@@ -205,7 +230,9 @@ export class Worker {
   }
 
   private launch(job: Job): void {
-    const entry: Running = { job, cancellation: new AttemptCancellation(), cancelled: false };
+    // Past its deadline before its first start, it never starts (docs/flow-control.md#deadlines). A flow's steps have none.
+    if (job.expiresAt !== null && job.attempts <= 1 && job.flow === null && isExpired(job)) return this.expire(job);
+    const entry: Running = { job, cancellation: new AttemptCancellation(this.lifeSink), cancelled: false, startedAt: Date.now() };
     this.slots.running.set(job.id, entry);
     try {
       this.attempts.start(entry);
@@ -229,6 +256,16 @@ export class Worker {
     this.turns.fillInTurn();
     this.slotFreed.resolve();
   };
+
+  /** Ends a job claimed after its deadline without running it; its slot was never taken. */
+  private expire(job: Job): void {
+    const { backend, logger } = this.options;
+    const error = expiredError(job.expiresAt!, Math.max(0, job.attempts - 1), "claim");
+    this.writer.settle(job.id, () => backend.expire({ workerId: this.id, job, error }));
+    const events = this.options.events;
+    if (events?.has("job:expired")) events.emit("job:expired", { job, queue: this.options.queue ?? "default", workerId: this.id, attemptError: error });
+    logger.info("job not started before its deadline: expired without running", { job_id: job.id, task: job.task, deadline: job.expiresAt!.toISOString() });
+  }
 
   /** Something in the worker's own handling of an attempt threw: logged, and the slot is freed. */
   private readonly unhandled = (entry: Running, error: unknown): void => {

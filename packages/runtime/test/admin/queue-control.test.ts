@@ -189,7 +189,7 @@ describe("admin jobs.search", () => {
     expect(byTask.data.items).toHaveLength(4);
     expect(byTask.data.scope).toContain("at most 10000");
 
-    for (const input of [{}, { state: "ready", task: "billing.charge" }, { payload: { path: "customer..id", equals: 1 } }, { task: "billing.charge", cursor: "nope" }]) {
+    for (const input of [{}, { state: "ready", payload: { path: "customer.id", equals: "c-1" } }, { state: "ready" }, { payload: { path: "customer..id", equals: 1 } }, { task: "billing.charge", cursor: "nope" }, { state: "ready", task: "billing.charge", cursor: "o:5" }]) {
       const refused = await call(app.jfast, "jobs.search", { token: VIEWER, input });
       expect(refused.status, JSON.stringify(input)).toBe(400);
     }

@@ -13,7 +13,7 @@ const COLUMNS: Array<[string, BackendCapabilities]> = [
   ["postgres", postgres],
   ["redis", redis],
   ["rabbitmq", rabbitmqCapabilities({ cancellations: false, uniqueKeys: false, limits: false, quorum: false })],
-  ["rabbitmq + database", rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, quorum: false })],
+  ["rabbitmq + database", rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, workers: true, quorum: false })],
 ];
 
 /** A capability's value as the table writes it. */
@@ -23,7 +23,8 @@ function cell(value: BackendCapabilities[keyof BackendCapabilities]): string {
   const all = Object.values(ListState);
   if (all.every((state) => value.includes(state))) return "all";
   const missing = all.filter((state) => !value.includes(state));
-  return missing.length === 1 ? `all but ${missing[0]}` : value.join(", ");
+  if (missing.length === 1) return `all but ${missing[0]}`;
+  return missing.length === 2 ? `all but ${missing[0]} and ${missing[1]}` : value.join(", ");
 }
 
 describe("docs/backends.md#capabilities", () => {

@@ -89,6 +89,27 @@ export function describeEncryption(factory: EncryptionFactory): void {
       expect(after).not.toContain(secret);
     });
 
+    it("an edited waiting job's payload is stored sealed like an enqueued one; the handler sees the edit in clear", async () => {
+      const sealed = sealedBackend(backend, ring(keyOf("k1")));
+      const job = makeJob({ task: TASK, payload: { card: "first" }, delayMs: 60_000 });
+      await sealed.enqueue({ jobs: [job] });
+      const secret = `card-${randomUUID()}`;
+      if (!backend.capabilities.jobActions) {
+        await expect(sealed.updateJob({ id: job.id, task: TASK, payload: { card: secret } })).rejects.toMatchObject({ code: "NOT_SUPPORTED" });
+        return;
+      }
+      expect(await sealed.updateJob({ id: job.id, task: TASK, payload: { card: secret } })).toEqual({ done: true, state: "ready" });
+      const stored = await raw();
+      expect(stored).toContain(job.id);
+      expect(stored).not.toContain(secret);
+      expect(kidOf((await backend.getJob({ id: job.id }))!.job.payload)).toBe("k1");
+      await sealed.updateJob({ id: job.id, task: TASK, availableAt: new Date() });
+      const cards: string[] = [];
+      start(sealed, (payload) => void cards.push(payload.card));
+      await eventually("the edited job ran", async () => cards.length === 1);
+      expect(cards).toEqual([secret]);
+    });
+
     it("a job sealed with a key the worker does not hold is dead at its claim, its reason naming the key", async () => {
       await sealedBackend(backend, ring(keyOf("gone"))).enqueue({ jobs: [makeJob({ task: TASK, payload: { card: "x" }, maxAttempts: 5 })] });
       let ran = 0;

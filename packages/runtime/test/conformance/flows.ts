@@ -102,6 +102,11 @@ export function describeFlows(factory: BackendFactory): void {
       expect(detail.finishedAt).not.toBeNull();
       expect(detail.steps.ship).toMatchObject({ jobId: ids.ship, task: "conf.step", state: "completed", after: ["charge", "reserve"], attempts: 1, result: { from: "ship" } });
       expect(Object.keys(detail.steps).sort()).toEqual(["charge", "notify", "reserve", "ship"]);
+      // Each completed step's duration, from its attempt's record (RabbitMQ's flow store keeps it from the outcome).
+      for (const step of Object.values(detail.steps)) {
+        expect(step.durationMs).toBeGreaterThanOrEqual(0);
+        expect(Date.parse(step.startedAt!)).toBeLessThanOrEqual(Date.parse(step.finishedAt!) + 1000);
+      }
     });
 
     it("writes a flow once: the same flow written again is a no-op", async () => {
@@ -164,6 +169,9 @@ export function describeFlows(factory: BackendFactory): void {
       const failed = (await backend.getFlow({ id: flow.id }))!;
       expect(failed).toMatchObject({ dead: 1, completed: 0 });
       expect(failed.steps.a).toMatchObject({ state: "dead", error: { class: "PermanentError", message: "a failed on purpose" } });
+      // A dead step's duration is its last attempt's, as a completed one's.
+      expect(failed.steps.a!.durationMs).toBeGreaterThanOrEqual(0);
+      expect(typeof failed.steps.a!.startedAt).toBe("string");
       expect(failed.steps.b!.state).toBe(JobState.waiting);
       await sleep(200);
       expect(seen.map((s) => s.step)).toEqual(["a"]);
@@ -284,7 +292,8 @@ export function describeFlows(factory: BackendFactory): void {
 
     it("fans 1 000 parallel steps into one", async () => {
       let joined: Record<string, unknown> | undefined;
-      let ran = 0;
+      // Each step's attempts as its handler saw them: a step run twice shows how (a lost attempt counts 2).
+      const runs = new Map<string, number[]>();
       const steps: Record<string, FlowStepInput> = {};
       const parents = Array.from({ length: 1000 }, (_, i) => `s${i}`);
       for (const name of parents) steps[name] = stepJob(name);
@@ -293,14 +302,16 @@ export function describeFlows(factory: BackendFactory): void {
       await backend.enqueueFlow({ flow });
       run([
         defineTask("conf.step", async (payload: { step: string }, tools) => {
-          ran += 1;
+          runs.set(payload.step, [...(runs.get(payload.step) ?? []), tools.job.attempts]);
           if (payload.step === "join") joined = tools.flow!.results;
           return 1;
         }),
       ], backend, 32);
       await eventually("the join ran", async () => joined !== undefined, 60_000);
       expect(Object.keys(joined!)).toHaveLength(1000);
-      expect(ran).toBe(1001);
+      const twice = [...runs].filter(([, attempts]) => attempts.length > 1).map(([step, attempts]) => `${step}: attempts ${attempts.join(", ")}`);
+      expect(twice, "steps run more than once").toEqual([]);
+      expect(runs.size).toBe(1001);
     });
 
     // A backend that keeps no finished job (RabbitMQ) prunes its flow store on its own: test/rabbitmq/flows.test.ts.

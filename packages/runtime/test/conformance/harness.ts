@@ -7,6 +7,8 @@ import type { TaskDefinition } from "../../src/core/task.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { PausedTasks } from "../../src/queue/paused-tasks.js";
 import { Worker } from "../../src/worker/worker.js";
+import type { WorkerRegistryOptions } from "../../src/worker/presence.js";
+import { lifeOf } from "../../src/worker/cancellation.js";
 
 /** How a backend's entry file plugs into the shared suite: a fresh, isolated backend per test. */
 export interface BackendFactory {
@@ -95,6 +97,8 @@ export function startTestWorker(params: {
   maxSnoozes?: number;
   maxResultBytes?: number;
   workerId?: string;
+  /** The worker registry's heartbeat and forget time (docs/worker.md#the-worker-registry). */
+  registry?: WorkerRegistryOptions;
 }): Worker {
   const byName = new Map(params.tasks.map((t) => [t.name, t]));
   const worker = new Worker({
@@ -111,6 +115,11 @@ export function startTestWorker(params: {
           // A flow step's inputs, loaded by the worker before the attempt (core/flow-tools.ts).
           flow: stepInputsOf(job)?.flow,
           batch: stepInputsOf(job)?.batch,
+          // tools.progress and tools.log as the worker gives them (worker/attempt-life.ts).
+          progress: (value) => lifeOf(cancellation, job)!.progress(value),
+          get log() {
+            return lifeOf(cancellation, job)!.log;
+          },
         }),
       ),
     logger: createLogger({ service: "test", level: "silent" }),
@@ -122,6 +131,7 @@ export function startTestWorker(params: {
     ...(params.maxSnoozes !== undefined ? { maxSnoozes: params.maxSnoozes } : {}),
     ...(params.maxResultBytes !== undefined ? { maxResultBytes: params.maxResultBytes } : {}),
     ...(params.workerId !== undefined ? { workerId: params.workerId } : {}),
+    ...(params.registry ? { registry: params.registry } : {}),
     ...(params.paused ? { paused: params.paused } : {}),
   });
   worker.start();

@@ -1,4 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
+import { describeStats } from "./stats.js";
 import { afterAll, beforeAll } from "vitest";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { migrate } from "../../src/database/migrate.js";
@@ -10,11 +11,20 @@ import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeKeyLimits } from "./key-limits.js";
+import { describeFairShare } from "./fair-share.js";
+import { describeKeyedDepths } from "./keyed-depths.js";
+import { describeOrderPerKey } from "./order-per-key.js";
 import { describeRetention } from "./retention.js";
 import { describeResults } from "./results.js";
+import { describeDeadlines } from "./deadlines.js";
+import { describeDebounce } from "./debounce.js";
+import { describeJobLife } from "./job-life.js";
+import { describeWorkers } from "./workers.js";
 import { describeFlows } from "./flows.js";
 import { createSqlPauseStore } from "../../src/queue/pause-stores.js";
 import { describeListing } from "./listing.js";
+import { describeJobUpdate } from "./job-update.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import type { BackendFactory } from "./harness.js";
@@ -89,6 +99,7 @@ const pglite: BackendFactory = {
 
 describeProtocol(pglite);
 describeListing(pglite);
+describeJobUpdate(pglite);
 describeWorker(pglite);
 describePriority(pglite);
 describeOutcomes(pglite);
@@ -96,6 +107,31 @@ describeCancellation(pglite);
 describeQueues(pglite);
 describeUnique(pglite);
 describeLimits(pglite);
+describeKeyLimits(pglite);
+describeFairShare(pglite);
+describeKeyedDepths(pglite);
+describeOrderPerKey(pglite);
 describeRetention(pglite);
 describeResults(pglite);
+describeDeadlines(pglite);
+describeDebounce(pglite);
+describeJobLife(pglite);
 describeFlows(pglite);
+describeWorkers(pglite);
+
+/** jfast_stats in the embedded database; each process a backend and store over the one connection. */
+describeStats(pglite, async () => {
+  const client = await sharedPglite();
+  const schema = `jfast_conformance_${++counter}`;
+  await client.exec(`SET search_path TO ${schema}, public`);
+  const db = wrapPglite(client);
+  await migrate({ db, schema });
+  return {
+    durable: true,
+    async process() {
+      const backend = createPostgresBackend({ db, schema, queue: "jfast.jobs" });
+      return { backend, database: { sql: db }, queue: "jfast.jobs", close: () => backend.close() };
+    },
+    cleanup: () => client.exec(`DROP SCHEMA ${schema} CASCADE`).then(() => undefined),
+  };
+});

@@ -1,9 +1,12 @@
 import { describeProtocol } from "./protocol.js";
+import { describeStats } from "./stats.js";
+import { dropSchema, uniqueSchema } from "../postgres/pg-test-env.js";
 import { describeWorker } from "./worker.js";
 import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeJobUpdate } from "./job-update.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
@@ -12,8 +15,16 @@ import { capabilities } from "../../src/backends/postgres/capabilities.js";
 import { openTestBackend, silentLogger } from "../postgres/pg-test-env.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeKeyLimits } from "./key-limits.js";
+import { describeFairShare } from "./fair-share.js";
+import { describeKeyedDepths } from "./keyed-depths.js";
+import { describeOrderPerKey } from "./order-per-key.js";
 import { describeRetention } from "./retention.js";
 import { describeResults } from "./results.js";
+import { describeDeadlines } from "./deadlines.js";
+import { describeDebounce } from "./debounce.js";
+import { describeJobLife } from "./job-life.js";
+import { describeWorkers } from "./workers.js";
 import { describeFlows } from "./flows.js";
 import { openTestDatabase } from "../postgres/pg-test-env.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
@@ -49,6 +60,7 @@ const postgres: BackendFactory = {
 
 describeProtocol(postgres);
 describeListing(postgres);
+describeJobUpdate(postgres);
 describeWorker(postgres);
 describePriority(postgres);
 describeOutcomes(postgres);
@@ -80,9 +92,17 @@ const withPeers: BackendFactory = {
 };
 describeUnique(withPeers);
 describeLimits(withPeers);
+describeKeyLimits(withPeers);
+describeFairShare(withPeers);
+describeKeyedDepths(withPeers);
+describeOrderPerKey(withPeers);
 describeRetention(withPeers);
 describeResults(withPeers);
+describeDeadlines(withPeers);
+describeDebounce(withPeers);
+describeJobLife(withPeers);
 describeFlows(withPeers);
+describeWorkers(withPeers);
 
 /** The worker's side again with completed rows deleted instead of kept ([plugin.queue] keep_completed = false). */
 describeWorker({
@@ -92,4 +112,26 @@ describeWorker({
     const { backend, cleanup, database } = await openTestBackend({ keepCompleted: false });
     return { backend, cleanup, pauses: createSqlPauseStore({ db: database.sql, queue: "jfast.jobs" }) };
   },
+});
+
+/** jfast_stats on the server; each process a backend with a pool of its own on one schema. */
+describeStats(postgres, async () => {
+  const schema = uniqueSchema("stats");
+  return {
+    durable: true,
+    async process() {
+      const db = await openTestDatabase({ schema, poolSize: 1 });
+      const backend = createPostgresBackend({ db: db.sql, schema, queue: "jfast.jobs", logger: silentLogger });
+      return {
+        backend,
+        database: db,
+        queue: "jfast.jobs",
+        async close() {
+          await backend.close();
+          await db.close();
+        },
+      };
+    },
+    cleanup: () => dropSchema(schema),
+  };
 });

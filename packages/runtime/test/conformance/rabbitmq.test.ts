@@ -1,14 +1,23 @@
 import { describeProtocol } from "./protocol.js";
+import { describeStats } from "./stats.js";
 import { describeResults } from "./results.js";
+import { describeDeadlines } from "./deadlines.js";
+import { describeDebounce } from "./debounce.js";
+import { describeJobLife } from "./job-life.js";
 import { describeWorker } from "./worker.js";
 import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeJobUpdate } from "./job-update.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeKeyLimits } from "./key-limits.js";
+import { describeFairShare } from "./fair-share.js";
+import { describeKeyedDepths } from "./keyed-depths.js";
+import { describeOrderPerKey } from "./order-per-key.js";
 import { createSqlLimitStore } from "../../src/queue/limit-stores.js";
 import { describeRetention } from "./retention.js";
 import { createSqlUniqueStore } from "../../src/queue/unique-stores.js";
@@ -18,6 +27,8 @@ import { rabbitmqCapabilities } from "../../src/backends/rabbitmq/capabilities.j
 import { dropQueue, openBackend, uniqueQueue } from "../rabbitmq/rabbitmq-test-env.js";
 import { dropSchema, openTestDatabase, uniqueSchema } from "../postgres/pg-test-env.js";
 import { createSqlCancelStore } from "../../src/queue/cancel-stores.js";
+import { describeWorkers } from "./workers.js";
+import { createDatabaseWorkerStore } from "../../src/queue/worker-stores.js";
 import { describeFlows } from "./flows.js";
 import { createSqlFlowStore } from "../../src/queue/flow-stores.js";
 
@@ -54,6 +65,7 @@ const rabbitmq: BackendFactory = {
 
 describeProtocol(rabbitmq);
 describeListing(rabbitmq);
+describeJobUpdate(rabbitmq);
 describeWorker(rabbitmq);
 describePriority(rabbitmq);
 describeOutcomes(rabbitmq);
@@ -61,8 +73,16 @@ describeCancellation(rabbitmq);
 describeQueues(rabbitmq);
 describeUnique(rabbitmq);
 describeLimits(rabbitmq);
+describeKeyLimits(rabbitmq);
+describeFairShare(rabbitmq);
+describeKeyedDepths(rabbitmq);
+describeOrderPerKey(rabbitmq);
 describeResults(rabbitmq);
+describeDeadlines(rabbitmq);
+describeDebounce(rabbitmq);
+describeJobLife(rabbitmq);
 describeFlows(rabbitmq);
+describeWorkers(rabbitmq);
 
 /** Cancellation again with the service's database, where RabbitMQ records cancellations (jfast_cancelled_jobs). */
 describeCancellation({
@@ -93,7 +113,7 @@ describeCancellation({
 const withDatabase: BackendFactory = {
   ...rabbitmq,
   name: "rabbitmq with the database",
-  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, quorum: false }),
+  capabilities: rabbitmqCapabilities({ cancellations: true, uniqueKeys: true, limits: true, flows: true, workers: true, quorum: false }),
   async create() {
     const queue = uniqueQueue("conformance");
     const schema = uniqueSchema("rmqunique");
@@ -104,6 +124,7 @@ const withDatabase: BackendFactory = {
         uniqueKeys: createSqlUniqueStore({ db: db.sql, queue }),
         limits: createSqlLimitStore({ db: db.sql, queue }),
         flows: createSqlFlowStore({ db: db.sql, queue }),
+        workers: createDatabaseWorkerStore({ db: db.sql, queue }),
         cancelReadMs: 200,
       });
     const backend = await open(database);
@@ -129,6 +150,7 @@ const withDatabase: BackendFactory = {
 describeUnique(withDatabase);
 describeLimits(withDatabase);
 describeFlows(withDatabase);
+describeWorkers(withDatabase);
 
 /** Retention: only dead letters are kept; peers are other processes, each with a connection of its own. */
 describeRetention({
@@ -151,4 +173,31 @@ describeRetention({
       },
     };
   },
+});
+
+/** Without the database the service has no shared store (NOT_SUPPORTED); with it, jfast_stats. */
+describeStats(rabbitmq, null);
+describeStats({ ...rabbitmq, name: "rabbitmq with the database" }, async () => {
+  const queue = uniqueQueue("stats");
+  const schema = uniqueSchema("rmqstats");
+  return {
+    durable: true,
+    async process() {
+      const db = await openTestDatabase({ schema, poolSize: 1 });
+      const backend = await openBackend(queue);
+      return {
+        backend,
+        database: db,
+        queue,
+        async close() {
+          await backend.close();
+          await db.close();
+        },
+      };
+    },
+    async cleanup() {
+      await dropQueue(queue);
+      await dropSchema(schema);
+    },
+  };
 });

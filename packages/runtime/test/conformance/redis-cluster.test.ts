@@ -1,12 +1,16 @@
 import { describeProtocol } from "./protocol.js";
 import { describeWorker } from "./worker.js";
 import { describeListing } from "./listing.js";
+import { describeJobUpdate } from "./job-update.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describePriority } from "./priority.js";
 import { describeUnique } from "./unique.js";
+import { describeWorkers } from "./workers.js";
 import { describeFlows } from "./flows.js";
 import { describeResults } from "./results.js";
+import { describeDeadlines } from "./deadlines.js";
+import { describeDebounce } from "./debounce.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
 import { capabilities } from "../../src/backends/redis/capabilities.js";
@@ -46,6 +50,7 @@ const factory: BackendFactory = {
 
 describeProtocol(factory);
 describeListing(factory);
+describeJobUpdate(factory);
 describeWorker(factory);
 describeQueues(factory);
 describePriority(factory);
@@ -76,5 +81,10 @@ const withPeers: BackendFactory = {
 
 /** Unique jobs on the cluster: the key lives in the queue's slot. */
 describeUnique(withPeers);
+/** Deadlines and debounce on the cluster: their sorted set and keys live in the queue's slot. */
+describeDeadlines(withPeers);
+describeDebounce(withPeers);
 /** Flows: every key of a flow in the queue's slot, its fan-in in the script of the outcome. */
 describeFlows(withPeers);
+/** The worker registry: one hash in the queue's slot. */
+describeWorkers(withPeers);

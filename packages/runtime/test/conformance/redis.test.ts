@@ -1,15 +1,25 @@
 import { describeProtocol } from "./protocol.js";
+import { describeStats } from "./stats.js";
 import { describeWorker } from "./worker.js";
 import { describePriority } from "./priority.js";
 import { describeOutcomes } from "./outcomes.js";
 import { describeCancellation } from "./cancellation.js";
 import { describeListing } from "./listing.js";
+import { describeJobUpdate } from "./job-update.js";
 import { describeQueues } from "./queues.js";
 import { backendQueueName } from "../../src/core/named-queue.js";
 import { describeUnique } from "./unique.js";
 import { describeLimits } from "./limits.js";
+import { describeKeyLimits } from "./key-limits.js";
+import { describeFairShare } from "./fair-share.js";
+import { describeKeyedDepths } from "./keyed-depths.js";
+import { describeOrderPerKey } from "./order-per-key.js";
 import { describeRetention } from "./retention.js";
 import { describeResults } from "./results.js";
+import { describeDeadlines } from "./deadlines.js";
+import { describeDebounce } from "./debounce.js";
+import { describeJobLife } from "./job-life.js";
+import { describeWorkers } from "./workers.js";
 import { describeFlows } from "./flows.js";
 import type { QueueBackend } from "../../src/core/queue-backend.js";
 import type { BackendFactory } from "./harness.js";
@@ -47,6 +57,7 @@ const redis: BackendFactory = {
 
 describeProtocol(redis);
 describeListing(redis);
+describeJobUpdate(redis);
 describeWorker(redis);
 describePriority(redis);
 describeOutcomes(redis);
@@ -77,6 +88,27 @@ const withPeers: BackendFactory = {
 };
 describeUnique(withPeers);
 describeLimits(withPeers);
+describeKeyLimits(withPeers);
+describeFairShare(withPeers);
+describeKeyedDepths(withPeers);
+describeOrderPerKey(withPeers);
 describeRetention(withPeers);
 describeResults(withPeers);
+describeDeadlines(withPeers);
+describeDebounce(withPeers);
+describeJobLife(withPeers);
 describeFlows(withPeers);
+describeWorkers(withPeers);
+
+/** The queue's own keys (a hash per minute and per hour); each process a backend with connections of its own. */
+describeStats(redis, async () => {
+  const queue = uniqueQueue("stats");
+  return {
+    durable: true,
+    async process() {
+      const backend = await openBackend(queue);
+      return { backend, database: null, queue, close: () => backend.close() };
+    },
+    cleanup: () => dropQueue(queue),
+  };
+});

@@ -156,7 +156,7 @@ export function describeRetention(factory: BackendFactory): void {
             running--;
           }
         });
-      const retention = { completed: { kind: "forever" }, cancelled: { kind: "forever" }, dead: { kind: "count", count: 0 } } as const;
+      const retention = { completed: { kind: "forever" }, cancelled: { kind: "forever" }, expired: { kind: "forever" }, dead: { kind: "count", count: 0 } } as const;
       const pruners = [backend, other].map((b, i) =>
         createPruner({ queues: [{ label: "q", backend: watched(b), retention }], intervalMs: 60_000, batch: 2, logger: silent, owner: `pruner-${i}` }),
       );

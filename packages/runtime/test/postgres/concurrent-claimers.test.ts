@@ -40,7 +40,7 @@ describe("postgres: many claimers", () => {
         backend,
         lookup: (name) => (name === record.name ? record : undefined),
         execute: (definition, job, cancellation) =>
-          Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "load", require: <T>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+          Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "load", require: <T>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
         logger: silentLogger,
         concurrency: 5,
         leaseMs: 60_000,

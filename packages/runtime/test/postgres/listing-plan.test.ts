@@ -39,14 +39,20 @@ describe("postgres: listing jobs by state on a large table", () => {
     await env?.cleanup();
   });
 
+  /** A finished job's place in the listing order (finished_at, seq): a cursor in the middle of the finished jobs. */
+  const finishedCursor = async (id: string): Promise<unknown[]> => {
+    const [row] = await env.database.sql.query<{ at: string; seq: string }>("SELECT finished_at::text AS at, seq FROM jfast_jobs WHERE id = $1", [id]);
+    return [row!.at, row!.seq];
+  };
+
   it("reads through an index and at most a window of rows per page, in every form of every statement", async () => {
     const statements: Array<[string, ListingSql, string, unknown[]]> = [
       ["ready", SQL.listDue, "ready", [String(new Date(Date.now() - 3_600_000).toISOString()), 100]],
       ["running", SQL.listDue, "running", [new Date(Date.now() - 3_600_000).toISOString(), 100]],
       ["scheduled", SQL.listScheduled, "ready", [new Date(Date.now() + 86_400_000 + 500_000).toISOString(), 100]],
       ["dead", SQL.listDeadPage, "dead", [new Date(Date.now() - 1_000_000).toISOString(), 100]],
-      ["completed", SQL.listFinished, "completed", ["done-5", null]],
-      ["cancelled", SQL.listFinished, "cancelled", ["done-5", null]],
+      ["completed", SQL.listFinished, "completed", await finishedCursor("done-60000")],
+      ["cancelled", SQL.listFinished, "cancelled", await finishedCursor("done-60000")],
     ];
     for (const [name, statement, state, cursor] of statements) {
       for (const order of ["oldest", "newest"] as const) {

@@ -49,7 +49,7 @@ describe("postgres: a completion whose connection is terminated", () => {
       backend: env.backend,
       lookup: (name) => (name === work.name ? work : undefined),
       execute: (definition, j, cancellation) =>
-        Promise.resolve(definition.handler(j.payload, { ctx: { serviceName: "outcome-retry", require: <T,>() => undefined as T }, job: j, session: undefined, signal: cancellation.signal, locals: {} })),
+        Promise.resolve(definition.handler(j.payload, { ctx: { serviceName: "outcome-retry", require: <T,>() => undefined as T }, job: j, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
       logger,
       concurrency: 1,
       // Long enough that only a second write, not the lease, can settle the job within the test.

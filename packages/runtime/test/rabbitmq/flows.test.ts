@@ -191,6 +191,39 @@ describe("rabbitmq flows: a process that dies between commit, publish and ack", 
     const [next] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
     expect(next!.id).toBe(flow.steps[1]!.job.id);
   });
+
+  it("a completion the database could not take is kept under its lease: written again, the step is not run twice", async () => {
+    // The store's only pooled connection is held, so the completion waits for one and fails (DATABASE_UNAVAILABLE).
+    const tight = await openTestDatabase({ schema, poolSize: 1 });
+    try {
+      const backend = await openBackend(queue, { flows: createSqlFlowStore({ db: tight.sql, queue }) });
+      opened.push(backend);
+      const flow = planFlow({ steps: { a: makeJob({ task: "step", payload: { step: "a" } }), b: { job: makeJob({ task: "step", payload: { step: "b" } }), after: ["a"] } } });
+      await backend.enqueueFlow({ flow });
+      const [a, b] = flow.steps.map((s) => s.job.id) as [string, string];
+      const [claimed] = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+      expect(claimed!.id).toBe(a);
+      let release!: () => void;
+      const held = tight.sql.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+      try {
+        await expect(backend.complete({ workerId: "w", job: claimed!, result: { value: "from a" } })).rejects.toMatchObject({ code: "DATABASE_UNAVAILABLE" });
+      } finally {
+        release();
+        await held;
+      }
+      // The worker writes the outcome again (worker/write-outcome-again.ts): the delivery is still its own.
+      await backend.complete({ workerId: "w", job: claimed!, result: { value: "from a" } });
+      const after = await claimAll(backend, "w", (jobs) => jobs.length > 0);
+      expect(after.map((j) => j.id)).toEqual([b]);
+      expect((await backend.getFlow({ id: flow.id }))?.steps.a).toMatchObject({ state: "completed", result: "from a", attempts: 1 });
+      // a never comes back: nothing more is delivered.
+      await sleep(500);
+      expect(await backend.claim({ workerId: "w", limit: 10, leaseMs: 30_000 })).toEqual([]);
+    } finally {
+      for (const backend of opened.splice(0)) await backend.close();
+      await tight.close();
+    }
+  }, 60_000);
 });
 
 describe("rabbitmq flows without the database", () => {

@@ -84,7 +84,7 @@ export function startWorker(
     backend,
     lookup: (name) => byName.get(name),
     execute: (definition, job, cancellation) =>
-      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "rabbitmq-test", require: () => undefined as never }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+      Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "rabbitmq-test", require: () => undefined as never }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
     logger: createLogger({ service: "rabbitmq-test", level: "silent" }),
     concurrency: options.concurrency ?? 4,
     leaseMs: options.leaseMs ?? 30_000,

@@ -3,7 +3,7 @@ import type { Cluster } from "ioredis";
 import { SCRIPT_NAMES, type ScriptName } from "../../src/backends/redis/scripts.js";
 import { planFlow, planSpawn } from "../../src/core/flow.js";
 import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
-import type { SlotOffer } from "../../src/core/queue-backend.js";
+import { ListOrder, ListState, type SlotOffer } from "../../src/core/queue-backend.js";
 import type { Job } from "../../src/core/job.js";
 import { RetainedState } from "../../src/core/retention.js";
 import { makeJob, sleep } from "../conformance/harness.js";
@@ -102,9 +102,10 @@ describe("redis cluster: one slot per queue", () => {
       withdraw();
       expect(delivered.map((j) => j.id)).toEqual([e!.id]);
       await backend.throughputStore().add([{ minute: Math.floor(Date.now() / 60_000) * 60_000, task: "slots.t0", processed: 1, failed: 0, dead: 0 }]);
-      // Running a scheduled job now, deleting a waiting one, and a unique job's enqueue.
+      // Editing a scheduled job, running it now, deleting a waiting one, and a unique job's enqueue.
       const [soon, gone] = [7, 8].map((i) => makeJob({ task: "slots.t1", payload: { i }, maxAttempts: 1, delayMs: 60_000 }));
       await backend.enqueue({ jobs: [soon!, gone!] });
+      await backend.updateJob({ id: soon!.id, task: "slots.t1", payload: { i: 70 }, priority: 1, availableAt: new Date(Date.now() + 120_000) });
       await backend.runNow({ id: soon!.id });
       await backend.deleteJob({ id: gone!.id });
       await backend.enqueue({ jobs: [makeJob({ task: "slots.t0", payload: { i: 9 }, maxAttempts: 1, unique: { key: "slots" } })] });
@@ -128,12 +129,38 @@ describe("redis cluster: one slot per queue", () => {
       expect((await backend.getFlow({ id: flow.id }))?.total).toBe(3);
       expect((await backend.listFlows({ limit: 5 })).rows.map((f) => f.id)).toEqual([flow.id]);
       expect((await backend.cancelFlow({ id: flow.id }))?.cancelled).toHaveLength(2);
+      // A running job's progress; a job claimed after its deadline, and one the deadline sweep ends.
+      const [progressing, late, swept] = [15, 16, 17].map((i) => makeJob({ task: "slots.life", payload: { i }, maxAttempts: 1, ...(i === 15 ? {} : { expiresInMs: 60_000 }) }));
+      await backend.enqueue({ jobs: [progressing!, late!] });
+      const lifeClaims = await backend.claim({ workerId: worker, limit: 20, leaseMs: 30_000 });
+      const running = lifeClaims.find((job) => job.id === progressing!.id)!;
+      await backend.setProgress({ workerId: worker, job: running, progress: 40 });
+      const lateClaimed = lifeClaims.find((job) => job.id === late!.id)!;
+      await backend.expire({ workerId: worker, job: lateClaimed, error: { attempt: 0, at: new Date().toISOString(), class: "JobExpired", message: "late" } });
+      swept!.expiresAt = new Date(Date.now() + 20);
+      await backend.enqueue({ jobs: [swept!] });
+      await sleep(40);
+      await backend.expireDue({ limit: 10 });
+      // A debounced job (its key's registry in the queue's slot) and a fair task's job (its key's own list).
+      const debounced = makeJob({ task: "slots.debounced", payload: { i: 18 }, maxAttempts: 1 });
+      debounced.debounce = { key: "doc-1", delayMs: 60_000, maxWaitMs: null };
+      await backend.enqueue({ jobs: [debounced] });
+      await backend.setLimits({ limits: new Map([["slots.fair", { concurrency: null, rateLimit: null, fair: { weights: {} } }]]) });
+      const fairJob = makeJob({ task: "slots.fair", payload: { i: 19 }, maxAttempts: 1 });
+      fairJob.limitKey = "acme";
+      await backend.enqueue({ jobs: [fairJob] });
+      // The ready listing reads the lists of jobs held off the ready lists (list-keyed.lua).
+      expect((await backend.listJobs({ state: ListState.ready, order: ListOrder.oldest, limit: 50 })).rows.map((r) => r.job.id)).toContain(fairJob.id);
+      await backend.claim({ workerId: worker, limit: 5, leaseMs: 30_000 });
+      await backend.setLimits({ limits: new Map() });
       // The pruner: its lease, then a batch of each retained state.
       expect(await backend.claimPruner({ owner: "slots-pruner", ttlMs: 10_000 })).toBe(true);
       for (const state of [RetainedState.completed, RetainedState.dead, RetainedState.cancelled]) {
         await backend.prune({ state, select: { before: new Date(Date.now() + 60_000) }, limit: 10 });
       }
       await backend.prune({ state: RetainedState.completed, select: { keepNewest: 0 }, limit: 10 });
+      // Per-key bookkeeping of keys with no open job (the fair key above, whose job was claimed).
+      await backend.pruneKeys({ limit: 10 });
       await backend.releasePruner({ owner: "slots-pruner" });
       // recover runs in both modes: "own" on a worker id's first claim and at close, "stale" in every sweep.
       await backend.sweep();

@@ -35,7 +35,7 @@ describe("redis: garbage on the ready list", () => {
       backend,
       lookup: (name) => (name === task.name ? task : undefined),
       execute: (definition, job, cancellation) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "garbage", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "garbage", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
       logger: createLogger({ service: "garbage", level: "silent" }),
       concurrency: 4,
       leaseMs: 30_000,

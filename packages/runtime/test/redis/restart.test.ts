@@ -40,7 +40,7 @@ describe("redis: server restart", () => {
       backend,
       lookup: (name) => (name === task.name ? task : undefined),
       execute: (definition, job, cancellation) =>
-        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {} })),
+        Promise.resolve(definition.handler(job.payload, { ctx: { serviceName: "restart", require: <T,>() => undefined as T }, job, session: undefined, signal: cancellation.signal, locals: {}, progress: () => undefined, log: { info() {}, warn() {}, error() {} } })),
       logger: createLogger({ service: "restart", level: "silent" }),
       concurrency: 10,
       leaseMs: 30_000,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { MINUTE_MS, THROUGHPUT_RETENTION_MS } from "../../src/core/throughput.js";
+import { HOUR_MS, MINUTE_MS, MINUTE_RETENTION_MS, THROUGHPUT_RETENTION_MS } from "../../src/core/throughput.js";
 import { dropQueue, openBackend, rawClient, uniqueQueue } from "./redis-test-env.js";
 
 describe("redis: throughput history in the queue's keys", () => {
@@ -8,7 +8,7 @@ describe("redis: throughput history in the queue's keys", () => {
     for (const queue of queues.splice(0)) await dropQueue(queue);
   });
 
-  it("adds counts per minute and task, reads them back after a reconnect, and lets them expire after 7 days", async () => {
+  it("adds counts per minute and task, reads them back after a reconnect; minutes expire after a day, hours after 7 days", async () => {
     const queue = uniqueQueue("throughput");
     queues.push(queue);
     const now = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
@@ -38,8 +38,11 @@ describe("redis: throughput history in the queue's keys", () => {
       const client = rawClient();
       try {
         const ttl = await client.pttl(second.keys.throughput(now));
-        expect(ttl).toBeGreaterThan(THROUGHPUT_RETENTION_MS - 60_000);
-        expect(ttl).toBeLessThanOrEqual(THROUGHPUT_RETENTION_MS + 60 * 60 * 1000);
+        expect(ttl).toBeGreaterThan(MINUTE_RETENTION_MS - 60_000);
+        expect(ttl).toBeLessThanOrEqual(MINUTE_RETENTION_MS + HOUR_MS);
+        const hourTtl = await client.pttl(second.keys.throughputHour(Math.floor(now / HOUR_MS) * HOUR_MS));
+        expect(hourTtl).toBeGreaterThan(THROUGHPUT_RETENTION_MS - 60_000);
+        expect(hourTtl).toBeLessThanOrEqual(THROUGHPUT_RETENTION_MS + HOUR_MS);
       } finally {
         client.disconnect();
       }

@@ -48,7 +48,21 @@ describe("missed ticks (schedules.list)", () => {
       running: true,
       store: "memory",
       lastError: null,
-      schedules: names.map((name) => ({ name, task: "report.hourly", cron: "0 * * * *", timezone: "UTC", catchUp: true, nextTick: null, lastTick: null, lastError: null })),
+      schedules: names.map((name) => ({
+        name,
+        task: "report.hourly",
+        origin: "code" as const,
+        paused: false,
+        payload: {},
+        updatedBy: null,
+        updatedAt: null,
+        cron: "0 * * * *",
+        timezone: "UTC",
+        catchUp: true,
+        nextTick: null,
+        lastTick: null,
+        lastError: null,
+      })),
     };
   }
 

@@ -97,6 +97,17 @@ export async function routes(jfast: Jfast): Promise<void> {
   // @ts-expect-error an isolated handler has no session: the transaction lives in the main thread
   task("types.render_in_tx", { isolate: "thread", session: true }, async (_payload, { session }) => session);
 
+  // Deadlines on a job or as a task's default; debounce keyed from the task's own payload (docs/flow-control.md).
+  await queue.enqueue(sendEmail.job({ invoice_id: "inv_1" }, { deadline: new Date(Date.now() + 60_000) }));
+  await queue.enqueue(new Job({ task: "types.send_email", expiresInMs: 30_000 }));
+  task<{ docId: string }>("types.reindex", { expiresInMs: 60_000, debounce: { key: (p) => p.docId, delayMs: 500, maxWaitMs: 5000 } }, async () => undefined);
+  // @ts-expect-error a debounce key is read from the payload's own fields
+  task<{ docId: string }>("types.reindex_bad", { debounce: { key: (p) => p.doc, delayMs: 500 } }, async () => undefined);
+  // @ts-expect-error a deadline is a Date or an ISO 8601 string
+  new Job({ task: "types.send_email", deadline: 5 });
+  const expired: ListState = ListState.expired;
+  void expired;
+
   // Untyped jobs stay possible.
   await queue.enqueue(new Job({ task: "types.send_email", payload: { anything: [1, 2] } }));
 }
@@ -112,6 +123,11 @@ export async function listing(backend: QueueBackend): Promise<JobListing> {
   const page: JobListing = await backend.listJobs({ state: ListState.scheduled, order: ListOrder.oldest, task: "types.send_email", limit: 50 });
   const done: JobActionResult = await backend.runNow({ id: page.rows[0]!.job.id });
   void done.state;
+  // Editing a waiting job: the run time is a Date, the priority a number; the task names how it is sealed.
+  const edited: JobActionResult = await backend.updateJob({ id: page.rows[0]!.job.id, task: "types.send_email", payload: { to: "a@example.com" }, priority: 1, availableAt: new Date() });
+  void edited.done;
+  // @ts-expect-error the run time is a Date, not a string
+  await backend.updateJob({ id: "j", task: "types.send_email", availableAt: "2026-12-24T08:00:00Z" });
   // @ts-expect-error "waiting" is not a listing state (ready or scheduled)
   await backend.listJobs({ state: "waiting", order: "newest", limit: 10 });
   // @ts-expect-error the order is newest or oldest
@@ -168,6 +184,26 @@ export const concurrencyText = task("types.concurrency_text", { concurrency: "5"
 export const rateWithoutWindow = task("types.rate_without_window", { rateLimit: { max: 10 } }, async () => undefined);
 
 export const rateTyped: RateLimit = { max: 10, perMs: 1000 };
+
+// Flow control per key (docs/flow-control.md): each key function takes the task's payload type.
+export const syncOrders = task(
+  "types.sync_orders",
+  { concurrency: { key: (p: { customerId: string }) => p.customerId, limit: 2 }, rateLimit: { max: 10, perMs: 1000 } },
+  async (_payload: { customerId: string }) => undefined,
+);
+export const pushStock = task("types.push_stock", { rateLimit: { key: (p) => p.shopId, max: 10, perMs: 1000 } }, async (_payload: { shopId: string }) => undefined);
+export const applyEntry = task("types.apply_entry", { orderedBy: (p) => p.accountId, onDead: "skip" }, async (_payload: { accountId: string }) => undefined);
+export const importRow = task("types.import_row", { fairness: "tenant" }, async (_payload: { row: number }) => undefined);
+export const exportPage = task("types.export_page", { fairness: { key: (p) => p.customerId, weights: { acme: 2 } } }, async (_payload: { customerId: string }) => undefined);
+
+// @ts-expect-error a key function reads fields the payload has
+export const wrongKeyField = task("types.wrong_key_field", { orderedBy: (p) => p.account }, async (_payload: { accountId: string }) => undefined);
+
+// @ts-expect-error onDead is "block" or "skip"
+export const wrongOnDead = task("types.wrong_on_dead", { orderedBy: (p) => p.accountId, onDead: "drop" }, async (_payload: { accountId: string }) => undefined);
+
+// @ts-expect-error fairness is "tenant" or { key?, weights? }
+export const wrongFairness = task("types.wrong_fairness", { fairness: "customer" }, async () => undefined);
 
 // Error codes (docs/embedding.md#errors): one map, and the union derived from it types `JfastError.code`.
 export function isBackendOutage(error: JfastError): boolean {
@@ -283,6 +319,19 @@ export const notifyReads = task("types.notify_reads", async (_payload: object, t
   const batchTotal: number | undefined = tools.batch?.total;
   return { tracking, flowId, batchTotal };
 });
+// A job's life (docs/jobs.md): progress is a percentage or an object, log lines take a message and fields.
+export const reportsProgress = task("types.reports_progress", async (_payload: object, tools) => {
+  tools.progress(40);
+  tools.progress({ done: 2, total: 5 });
+  // @ts-expect-error progress is a number or an object, not text
+  tools.progress("40%");
+  const { progress, log } = tools;
+  progress(100);
+  log.info("imported", { rows: 5 });
+  // @ts-expect-error a log line's fields are an object
+  log.warn("skipped", "row 3");
+});
+
 // @ts-expect-error after names a step the flow does not have
 defineFlow("types.bad_after", { a: { task: flowCharge }, b: { task: flowReserve, after: ["c"] } });
 

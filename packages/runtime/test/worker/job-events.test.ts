@@ -15,7 +15,7 @@ import { dropSchema, eventually, PG_URL, silentLogger, uniqueSchema } from "../p
  * The job events a service listens to with `jfast.on` (docs/observability.md#job-events): each attempt's claim, start and end, in
  * order, with what happened, on the memory queue and on PostgreSQL.
  */
-const EVENTS: JobEventName[] = ["job:enqueued", "job:claimed", "job:started", "job:completed", "job:failed", "job:dead", "job:snoozed", "job:cancelled", "job:released"];
+const EVENTS: JobEventName[] = ["job:enqueued", "job:claimed", "job:started", "job:completed", "job:failed", "job:dead", "job:snoozed", "job:cancelled", "job:released", "job:expired"];
 
 type Seen = { [E in JobEventName]: { name: E; event: JobEventMap[E] } }[JobEventName];
 
@@ -71,6 +71,31 @@ for (const [backend, make] of Object.entries(BACKENDS)) {
       expect(completed).toMatchObject({ queue: "default", workerId: worker.id, value: { doubled: 42 } });
       expect(completed.durationMs).toBeGreaterThanOrEqual(0);
       expect(completed.job.payload).toEqual({ n: 21 });
+    });
+
+    it("a job claimed after its task's deadline: expired with the reason, never started; debounced jobs fold into one", async () => {
+      const ran: unknown[] = [];
+      const quote = defineTask("events.quote", { expiresInMs: 50 }, async () => undefined);
+      const reindex = defineTask("events.reindex", { debounce: { key: (p: { doc: string; v: number }) => p.doc, delayMs: 200 } }, async (payload) => {
+        ran.push(payload);
+      });
+      const { jfast, worker, seen, of } = await app([quote, reindex]);
+      const queue = jfast.require("queue");
+      // Due only after its task's expiresInMs has passed: the claim that reaches it is late.
+      const late = quote.job(undefined, { delayMs: 300 });
+      await queue.enqueue(late);
+      await eventually("the job expired", async () => of(late.id).includes("job:expired"));
+      expect(of(late.id)).toEqual(["job:enqueued", "job:expired"]);
+      const expired = seen.find((s) => s.name === "job:expired")!.event as JobEventMap["job:expired"];
+      expect(expired).toMatchObject({ queue: "default", workerId: worker.id, attemptError: { class: "JobExpired", reason: "expired", attempt: 0 } });
+      // The event fires once the outcome is handed over; its write may still be in flight (docs/observability.md).
+      await eventually("the job recorded expired", async () => (await queue.backend.getJob({ id: late.id }))?.state === "expired");
+
+      const first = await queue.enqueue(reindex.job({ doc: "d1", v: 1 }));
+      const second = await queue.enqueue(reindex.job({ doc: "d1", v: 2 }));
+      expect(second.jobs).toEqual([{ id: first.jobs[0]!.id, duplicate: true }]);
+      await eventually("the folded job ran", async () => ran.length === 1);
+      expect(ran).toEqual([{ doc: "d1", v: 2 }]);
     });
 
     it("a job that fails once: failed with the error and when it comes back, then a second attempt that completes", async () => {

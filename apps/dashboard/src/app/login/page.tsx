@@ -1,6 +1,7 @@
 import { redirect } from "next/navigation";
 import { dashboardConfig } from "~/server/config";
 import { currentPerson } from "~/server/session";
+import { withBase } from "~/base-path";
 
 export const dynamic = "force-dynamic";
 
@@ -28,7 +29,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             Wrong name or password.
           </p>
         ) : null}
-        <form action="/api/login" method="post" className="stack">
+        <form action={withBase("/api/login")} method="post" className="stack">
           <label className="field">
             Name
             <input className="input" type="text" name="name" autoComplete="username" defaultValue={config.sharedPassword && config.users.length === 1 ? "admin" : undefined} required autoFocus />

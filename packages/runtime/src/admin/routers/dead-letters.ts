@@ -2,6 +2,8 @@ import { z } from "zod";
 import { scanDead, errorGroup, hasFilter, SCAN_BUDGET, SCAN_YIELD_EVERY, yieldToLoop, type DeadFilter } from "../dead-scan.js";
 import { takeScan } from "../scan-limit.js";
 import { discardDeadLetters, retryDeadLetters } from "../operations/dead-letters.js";
+import { retryDeadWithPayload } from "../operations/edit-jobs.js";
+import { previewReplay } from "../replay-preview.js";
 import { checkIdsPerCall, MAX_IDS_PER_CALL, requireBulkRole } from "../bulk-limit.js";
 import { backendCall, requireQueue } from "../queue-access.js";
 import { queueInput, queueScope } from "../queue-scope.js";
@@ -123,11 +125,21 @@ export const deadLettersRouter = router({
     return { count: scan.rows.length, exact: !scan.budgetReached && scan.nextOffset === null };
   }),
 
-  retry: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
-    const queue = queueScope(requireQueue(ctx.sources), input.queue);
-    checkIdsPerCall(ctx.principal, "deadLetters.retry", input.ids.length);
-    return retryDeadLetters(ctx, queue, { ids: input.ids, queueName: input.queue });
-  }),
+  /**
+   * Requeues dead letters with their attempts reset. With `payload` (one id): the dead letter is replaced by a job
+   * with that payload, checked against the task's schema; `jobId` names it and the audit entry keeps the diff.
+   */
+  retry: operatorProcedure
+    .input(z.strictObject({ ids: idsSchema, queue: queueInput, payload: z.unknown().optional() }))
+    .mutation(async ({ ctx, input }): Promise<{ retried: string[]; missing: string[]; jobId?: string | null }> => {
+      const queue = queueScope(requireQueue(ctx.sources), input.queue);
+      checkIdsPerCall(ctx.principal, "deadLetters.retry", input.ids.length);
+      if (input.payload !== undefined) {
+        if (input.ids.length !== 1) throw new TRPCError({ code: "BAD_REQUEST", message: "retry with an edited payload takes one id" });
+        return retryDeadWithPayload(ctx, queue, { id: input.ids[0]!, payload: input.payload, queueName: input.queue });
+      }
+      return retryDeadLetters(ctx, queue, { ids: input.ids, queueName: input.queue });
+    }),
 
   discard: operatorProcedure.input(z.strictObject({ ids: idsSchema, queue: queueInput })).mutation(async ({ ctx, input }) => {
     const queue = queueScope(requireQueue(ctx.sources), input.queue);
@@ -181,6 +193,30 @@ export const deadLettersRouter = router({
       );
       return { replayId: replay.replayId, total: replay.total, totalExact: replay.totalExact, ratePerSecond: replay.ratePerSecond };
     }),
+
+  /**
+   * A replay's dry run: how many dead letters match, and how many of those the inbox would skip because their
+   * task is idempotent and their effect already committed. A [scan](#scan-limits).
+   */
+  replayPreview: viewerProcedure.input(z.strictObject({ filter: filterSchema, queue: queueInput }).prefault({})).query(async ({ ctx, input }) => {
+    const queue = queueScope(requireQueue(ctx.sources), input.queue);
+    takeScan(ctx.sources.scans, ctx.principal, "deadLetters.replayPreview");
+    return backendCall(queue, "previewing a replay", () =>
+      previewReplay({ queue, registry: ctx.sources.registry, database: ctx.sources.database?.() ?? null, filter: input.filter ?? {}, redaction: ctx.sources.redaction }),
+    );
+  }),
+
+  /** Stops a running replay after the slice in flight; what it requeued stays requeued. Audited. */
+  stopReplay: operatorProcedure.input(z.strictObject({ replayId: z.string().uuid() })).mutation(async ({ ctx, input }) => {
+    const view = await auditedCall(
+      ctx,
+      { action: "deadLetters.stopReplay", ids: [], filter: { replayId: input.replayId } },
+      async () => ctx.sources.replays.stop({ replayId: input.replayId, by: ctx.principal.name }),
+      (found) => (found ? { state: found.state, done: found.done } : { found: false }),
+    );
+    if (!view) throw new TRPCError({ code: "NOT_FOUND", message: `no replay ${input.replayId} in this process; deadLetters.replays lists them` });
+    return { replayId: view.replayId, stopping: view.state === "running", state: view.state, done: view.done };
+  }),
 
   /** Replays started in this process, newest first, at most 20. */
   replays: viewerProcedure.query(({ ctx }): ReplayView[] => ctx.sources.replays.recent()),

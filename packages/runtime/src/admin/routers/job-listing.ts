@@ -11,7 +11,7 @@ import { operatorProcedure, viewerProcedure } from "../trpc.js";
 import { jobView, type JobView } from "../views.js";
 
 const text = z.string().min(1).max(200);
-const states = [ListState.ready, ListState.scheduled, ListState.running, ListState.completed, ListState.dead, ListState.cancelled] as const;
+const states = [ListState.ready, ListState.scheduled, ListState.running, ListState.completed, ListState.dead, ListState.cancelled, ListState.expired] as const;
 
 const listInput = z.strictObject({
   state: z.enum(states),

@@ -2,7 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import type { Redaction } from "../redact.js";
 import { JobState } from "../../core/job-state.js";
-import type { CancelResult, DeadJob } from "../../core/queue-backend.js";
+import { ListState, type CancelResult, type DeadJob } from "../../core/queue-backend.js";
 import { cancelJob } from "../operations/job-actions.js";
 import { SCAN_BUDGET, scanDead, type DeadFilter } from "../dead-scan.js";
 import { backendCall } from "../queue-access.js";
@@ -10,12 +10,15 @@ import { findJob } from "../queue-scope.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
 import { RETRY_ACTIONS, retryMarks, type RetryMark } from "../retry-marks.js";
 import type { AdminSources } from "../sources.js";
-import { jobView, resultView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
+import { attemptsView, jobView, resultView, type JobDetailView, type JobLimitView, type JobView } from "../views.js";
 import { describeLimitWait, normalizeLimits } from "../../core/limits.js";
 import type { TaskRegistry } from "../../core/registry.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import { jobListingProcedures } from "./job-listing.js";
+import { createJobFor, updateWaitingJob } from "../operations/edit-jobs.js";
+import { requireQueue } from "../queue-access.js";
+import { payloadJsonSchema } from "../../contracts/payload-diff.js";
 import { badCursor, parseOffset } from "../cursors.js";
 import { takeScan } from "../scan-limit.js";
 
@@ -30,7 +33,7 @@ const searchInput = z.strictObject({
   id: z.string().min(1).max(200).optional(),
   task: z.string().min(1).max(200).optional(),
   tenant: z.string().min(1).max(200).optional(),
-  state: z.enum([JobState.ready, JobState.running, JobState.completed, JobState.dead, JobState.cancelled]).optional(),
+  state: z.enum([ListState.ready, ListState.scheduled, ListState.running, ListState.completed, ListState.dead, ListState.cancelled, ListState.expired]).optional(),
   payload: z.strictObject({ path: pathSchema, equals: z.union([z.string().max(500), z.number(), z.boolean()]) }).optional(),
   limit: z.number().int().min(1).max(100).default(50),
   cursor: z.string().max(200).optional(),
@@ -48,6 +51,55 @@ export interface JobSearchView {
 
 export const jobsRouter = router({
   ...jobListingProcedures,
+  /**
+   * A task's payload schema as JSON Schema, for the "New job" form: from its Standard Schema when the library can
+   * say it (zod 4.2+, valibot), else null (the dashboard then offers a JSON editor). NOT_FOUND for an unknown task.
+   */
+  taskSchema: viewerProcedure.input(z.strictObject({ task: z.string().min(1).max(200) })).query(({ ctx, input }): { task: string; hasSchema: boolean; jsonSchema: Record<string, unknown> | null } => {
+    const definition = ctx.sources.registry.get(input.task);
+    if (!definition) throw new TRPCError({ code: "NOT_FOUND", message: `no task "${input.task}" in this service; overview.tasks lists them` });
+    const schema = definition.options.schema;
+    return { task: input.task, hasSchema: schema !== undefined, jsonSchema: schema ? ((payloadJsonSchema(schema) as Record<string, unknown> | null) ?? null) : null };
+  }),
+  /**
+   * Makes a job of one of the service's tasks (the dashboard's "New job" and "Duplicate"): `delayMs`, `priority`
+   * (0–9) and `tenant` optional; checked against the task's schema (PAYLOAD_INVALID); audited.
+   */
+  create: operatorProcedure
+    .input(
+      z.strictObject({
+        task: z.string().min(1).max(200),
+        payload: z.unknown().optional(),
+        delayMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
+        priority: z.number().int().min(0).max(9).optional(),
+        tenant: z.string().min(1).max(200).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      createJobFor(ctx, requireQueue(ctx.sources), { task: input.task, payload: input.payload ?? {}, delayMs: input.delayMs, priority: input.priority, tenantId: input.tenant ?? null }),
+    ),
+  /**
+   * Edits a waiting or scheduled job in place (docs/admin-api.md#editing-a-waiting-job): `payload` (checked against
+   * the task's schema, PAYLOAD_INVALID), `priority` (0–9), `runAt` (ISO time) or `delayMs` (from now). CONFLICT
+   * (JOB_NOT_EDITABLE) once the job is claimed, finished or dead; METHOD_NOT_SUPPORTED on RabbitMQ. Audited with
+   * the before/after of each change.
+   */
+  update: operatorProcedure
+    .input(
+      z
+        .strictObject({
+          id: z.string().min(1).max(200),
+          payload: z.unknown().optional(),
+          priority: z.number().int().min(0).max(9).optional(),
+          runAt: z.string().datetime({ offset: true }).optional(),
+          delayMs: z.number().int().min(0).max(366 * 86_400_000).optional(),
+        })
+        .refine((input) => input.runAt === undefined || input.delayMs === undefined, { message: "give runAt or delayMs, not both" }),
+    )
+    .mutation(({ ctx, input }) => {
+      const runAt = input.runAt !== undefined ? new Date(input.runAt) : input.delayMs !== undefined ? new Date(Date.now() + input.delayMs) : undefined;
+      return updateWaitingJob(ctx, requireQueue(ctx.sources), { id: input.id, payload: input.payload, priority: input.priority, runAt });
+    }),
   /**
    * Cancels a waiting or running job (docs/admin-api.md#cancelling-a-job). Audited. NOT_FOUND for an unknown id;
    * METHOD_NOT_SUPPORTED where the backend cannot cancel (RabbitMQ).
@@ -77,7 +129,9 @@ export const jobsRouter = router({
       if (typeof info === "string") return { enabled: true, job: null, notFoundReason: info.split("\n")[0]! };
       if (!info) return { enabled: true, job: null, notFoundReason: null };
       const view = { ...jobView(info, ctx.sources.redaction), limit: await limitView(queue, ctx.sources.registry, info) };
-      return { enabled: true, job: { ...view, retries: await retriesOf(ctx.sources, view), ...resultView(info, ctx.sources.redaction) }, notFoundReason: null };
+      const redaction = ctx.sources.redaction;
+      const detail = { ...view, retries: await retriesOf(ctx.sources, view), ...resultView(info, redaction), ...attemptsView(info, redaction) };
+      return { enabled: true, job: detail, notFoundReason: null };
     }),
 
   /**
@@ -101,15 +155,18 @@ export const jobsRouter = router({
         info !== null &&
         (!input.task || info.job.task === input.task) &&
         (!input.tenant || info.job.tenantId === input.tenant) &&
-        (!input.state || info.state === input.state);
+        (!input.state || info.state === input.state || (input.state === ListState.scheduled && info.state === JobState.ready && Date.parse(info.job.availableAt) > Date.now()));
       return { enabled: true, items: matches ? [jobView(info, redact)] : [], nextCursor: null, scope: "by id (primary key)", budgetReached: false };
     }
 
     if (input.state && input.state !== JobState.dead) {
-      throw new TRPCError({
-        code: "BAD_REQUEST",
-        message: `jobs in state "${input.state}" are found by id only; searching by task, tenant or payload covers dead letters (state "dead" or none)`,
-      });
+      if (input.payload || (!input.task && !input.tenant)) {
+        throw new TRPCError({
+          code: "BAD_REQUEST",
+          message: `jobs in state "${input.state}" are found by id, task or tenant; searching by a payload field covers dead letters (state "dead" or none)`,
+        });
+      }
+      return searchState(queue, { state: input.state, task: input.task, tenant: input.tenant, limit: input.limit, cursor: input.cursor }, redact);
     }
     if (!input.payload && !input.task && !input.tenant) {
       throw new TRPCError({ code: "BAD_REQUEST", message: "give an id, a payload field ({ path, equals }), a task or a tenant to search by" });
@@ -161,6 +218,36 @@ export const jobsRouter = router({
     };
   }),
 });
+
+/**
+ * A task's or tenant's jobs in one state other than dead, newest first, through that state's own index: a page reads
+ * a bounded window (docs/admin-api.md#listing-jobs), so it may hold fewer than `limit` while `nextCursor` is set.
+ */
+async function searchState(
+  queue: QueueProvider,
+  params: { state: ListState; task: string | undefined; tenant: string | undefined; limit: number; cursor: string | undefined },
+  redact: Redaction,
+): Promise<JobSearchView> {
+  const { state } = params;
+  const by = [params.task && "task", params.tenant && "tenant"].filter(Boolean).join(" and ");
+  if (!queue.backend.capabilities.listableStates.includes(state)) {
+    return { enabled: true, items: [], nextCursor: null, scope: `${state} jobs: the ${queue.backend.kind} queue cannot list them (docs/admin-api.md#listing-jobs)`, budgetReached: false };
+  }
+  if (params.cursor !== undefined && !params.cursor.startsWith("l:")) throw badCursor("jobs.search");
+  const page = await backendCall(queue, `listing ${state} jobs`, () =>
+    queue.backend.listJobs({ state, order: "newest", task: params.task, tenantId: params.tenant, limit: params.limit, after: params.cursor?.slice(2) }),
+  ).catch((error: unknown) => {
+    if (causeCode(error) === "CURSOR_INVALID") throw badCursor("jobs.search");
+    throw error;
+  });
+  return {
+    enabled: true,
+    items: page.rows.map((info) => jobView(info, redact)),
+    nextCursor: page.next === null ? null : `l:${page.next}`,
+    scope: `${state} jobs by ${by}, newest first, a bounded window of the state's index per page`,
+    budgetReached: false,
+  };
+}
 
 /** A retry's audit entry is bounded to the ids it names (AUDIT_MAX_IDS); past that, the attempt numbers still mark it. */
 async function retriesOf(sources: AdminSources, job: JobView): Promise<RetryMark[]> {

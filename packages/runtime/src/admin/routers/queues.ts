@@ -10,6 +10,7 @@ import { queueInput, queueScope } from "../queue-scope.js";
 import type { QueueProvider } from "../../queue/queue-provider.js";
 import type { AdminSources } from "../sources.js";
 import { operatorProcedure, router, viewerProcedure } from "../trpc.js";
+import { tenantDepths, type TenantDepthsView } from "../tenant-depths.js";
 
 export interface QueueTaskView extends Depths {
   task: string;
@@ -80,6 +81,16 @@ export const queuesRouter = router({
         pauseStore: service.pauses?.store.kind ?? null,
       };
     }),
+
+  /**
+   * Per-tenant depths and the wait of each tenant's oldest due job (docs/flow-control.md#outbox-and-events), from a
+   * bounded window of each state: how a queue shares its claims across tenants, seen from outside.
+   */
+  tenants: viewerProcedure.input(z.strictObject({ queue: queueInput }).optional()).query(async ({ ctx, input }): Promise<TenantDepthsView & { enabled: boolean }> => {
+    const service = ctx.sources.queue();
+    if (!service) return { enabled: false, supported: false, reason: null, tenants: [], exact: true, window: 0 };
+    return { enabled: true, ...(await tenantDepths(queueScope(service, input?.queue))) };
+  }),
 
   /** Pauses every task of a named queue, as `pause` does one task; the other queues keep running. */
   pauseQueue: operatorProcedure.input(queueNameInput).mutation(async ({ ctx, input }) => {

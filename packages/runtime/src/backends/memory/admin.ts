@@ -4,9 +4,11 @@ import {
   type DeadJob,
   type Depths,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
   type ListJobsParams,
+  type RequestJob,
   type RetryDeadParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
@@ -18,6 +20,18 @@ import { stepRevived } from "./flows.js";
 export function getJob(store: MemoryStore, { id }: { id: string }): JobInfo | null {
   const e = store.entries.get(id);
   return e ? store.info(e) : null;
+}
+
+/** A request's jobs, oldest first: the whole store is in this process, so its entries are read as they are. */
+export function jobsByRequest(store: MemoryStore, { requestId, limit }: { requestId: string; limit: number }): RequestJob[] {
+  const found: Entry[] = [];
+  for (const e of store.entries.values()) if (e.json.requestId === requestId) found.push(e);
+  found.sort((a, b) => a.seq - b.seq);
+  return found.slice(0, limit).map((e) => ({ info: store.info(e), finishedAt: isoOrNull(e.finishedAt ?? e.diedAt) }));
+}
+
+function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
 }
 
 /** Every entry of the state, sorted by its time then enqueue order; the whole store is in this process. */
@@ -43,7 +57,7 @@ export async function listJobs(store: MemoryStore, params: ListJobsParams): Prom
 
 function listTime(e: Entry): number {
   if (e.state === JobState.dead) return e.diedAt ?? 0;
-  if (e.state === JobState.completed || e.state === JobState.cancelled) return e.finishedAt ?? 0;
+  if (e.state === JobState.completed || e.state === JobState.cancelled || e.state === JobState.expired) return e.finishedAt ?? 0;
   return Date.parse(e.json.availableAt);
 }
 
@@ -52,6 +66,18 @@ export function runNow(store: MemoryStore, { id }: { id: string }): JobActionRes
   if (!entry) return { done: false, state: null };
   if (entry.state !== JobState.ready) return { done: false, state: entry.state };
   entry.json.availableAt = new Date().toISOString();
+  store.wake();
+  return { done: true, state: JobState.ready };
+}
+
+/** A waiting job's payload, priority or run time changed in place; any other state is left as it is. */
+export function updateJob(store: MemoryStore, params: JobUpdate): JobActionResult {
+  const entry = store.entries.get(params.id);
+  if (!entry) return { done: false, state: null };
+  if (entry.state !== JobState.ready) return { done: false, state: entry.state };
+  if (params.payload !== undefined) entry.json.payload = structuredClone(params.payload);
+  if (params.priority !== undefined) entry.json.priority = params.priority;
+  if (params.availableAt !== undefined) entry.json.availableAt = params.availableAt.toISOString();
   store.wake();
   return { done: true, state: JobState.ready };
 }

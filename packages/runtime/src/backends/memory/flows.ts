@@ -1,6 +1,7 @@
 import { flowState, type FlowPlan, type FlowPlanStep, type ParentOutcome } from "../../core/flow.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { JobState } from "../../core/job-state.js";
+import { stepTiming } from "../../core/job-life.js";
 import { newEntry, type Entry, type MemoryStore } from "./store.js";
 
 /**
@@ -168,6 +169,7 @@ export function getFlow(store: MemoryStore, { id }: { id: string }): FlowDetail 
       ...(entry.state === JobState.completed && entry.result !== undefined && "value" in entry.result ? { result: entry.result.value } : {}),
       ...(last && entry.state !== JobState.completed ? { error: { class: last.class, message: last.message } } : {}),
       finishedAt: entry.finishedAt === null ? (entry.diedAt === null ? null : new Date(entry.diedAt).toISOString()) : new Date(entry.finishedAt).toISOString(),
+      ...stepTiming(entry.runs?.at(-1)),
     };
   }
   return { ...summarize(flow), steps };

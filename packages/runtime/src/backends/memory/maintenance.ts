@@ -1,5 +1,6 @@
-import { StartWindow, type LimitMap, type LimitUsage } from "../../core/limits.js";
+import { countsAtClaim, StartWindow, type LimitMap, type LimitUsage } from "../../core/limits.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
+import { JobState } from "../../core/job-state.js";
 import type { Entry, MemoryStore } from "./store.js";
 
 export function prune(store: MemoryStore, { state, select, limit }: PruneParams): number {
@@ -30,6 +31,33 @@ function inUnfinishedFlow(store: MemoryStore, entry: Entry): boolean {
   return flow !== undefined && flow.finishedAt === null;
 }
 
+/**
+ * Per-key state of keys with no open job (docs/flow-control.md#pruning-per-key-state): turn counts, and rate windows
+ * with no start left in their span; at most `limit` keys. Returns how many entries went.
+ */
+export function pruneKeys(store: MemoryStore, { limit }: { limit: number }): number {
+  const open = new Set<string>();
+  for (const e of store.entries.values()) {
+    if (e.json.limitKey !== undefined && (e.state === JobState.ready || e.state === JobState.running)) open.add(`${e.json.task}\u0000${e.json.limitKey}`);
+  }
+  const now = Date.now();
+  let pruned = 0;
+  for (const k of new Set([...store.turns.keys(), ...store.turnTicks.keys()])) {
+    if (pruned >= limit) break;
+    if (open.has(k)) continue;
+    store.turns.delete(k);
+    store.turnTicks.delete(k);
+    pruned++;
+  }
+  for (const [k, window] of store.keyStarts) {
+    if (pruned >= limit) break;
+    if (open.has(k) || window.nextAt(now) !== null || window.room(now) < (store.keyRates.get(k.split("\u0000")[0]!)?.max ?? 0)) continue;
+    store.keyStarts.delete(k);
+    pruned++;
+  }
+  return pruned;
+}
+
 export function claimPruner(store: MemoryStore, { owner, ttlMs }: { owner: string; ttlMs: number }): boolean {
   const now = Date.now();
   if (store.pruner && store.pruner.owner !== owner && store.pruner.until > now) return false;
@@ -43,6 +71,12 @@ export function releasePruner(store: MemoryStore, { owner }: { owner: string }):
 
 export function setLimits(store: MemoryStore, { limits }: { limits: LimitMap }): void {
   store.limits = limits;
+  store.orderedTasks = new Map([...limits].flatMap(([task, l]) => (l.ordered ? [[task, l.ordered.onDead] as const] : [])));
+  store.keyRates = new Map([...limits].flatMap(([task, l]) => (l.keyRate ? [[task, l.keyRate] as const] : [])));
+  store.keyStarts.clear();
+  store.uncountedTasks = new Set([...limits].flatMap(([task, l]) => (countsAtClaim(l) ? [] : [task])));
+  store.fairTasks = new Map([...limits].flatMap(([task, l]) => (l.fair ? [[task, l.fair.weights] as const] : [])));
+  store.keyedTasks = new Map([...limits].flatMap(([task, l]) => (l.perKey && l.concurrency !== null ? [[task, l.concurrency] as const] : [])));
   store.starts.clear();
   for (const [task, limit] of limits) if (limit.rateLimit) store.starts.set(task, new StartWindow(limit.rateLimit));
 }

@@ -1,5 +1,6 @@
 import type { AttemptError, Job } from "../../core/job.js";
 import type { LeaseExtenderSpec } from "../../core/lease-extender.js";
+import type { JobProgress } from "../../core/job-life.js";
 import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import type { PauseStore } from "../../core/pause.js";
 import {
@@ -11,8 +12,10 @@ import {
   type Depths,
   type EnqueueResult,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
+  type RequestJob,
   type LeaseReport,
   type ListJobsParams,
   type QueueBackend,
@@ -23,10 +26,16 @@ import {
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredResult } from "../../core/result.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import type { BlockedKey } from "../../core/backend/admin.js";
+import * as blocked from "./blocked-keys.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { flowWithinRefused, type FlowDetail, type FlowSummary, type ListFlowsParams } from "../../core/backend/flows.js";
 import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
+import { createMemoryWorkerStore, type WorkerStore } from "../../core/backend/workers.js";
 import * as admin from "./admin.js";
+import * as deadlines from "./deadlines.js";
+import { enqueueDebounced } from "./debounce.js";
+import { hasDebounce } from "../../core/debounce.js";
 import * as flows from "./flows.js";
 import { capabilities } from "./capabilities.js";
 import { claim, waitForWork } from "./claim.js";
@@ -44,6 +53,7 @@ export class MemoryBackend implements QueueBackend {
   readonly kind = BackendKind.memory;
   readonly capabilities = capabilities;
   private readonly store = new MemoryStore();
+  private readonly workers = createMemoryWorkerStore();
 
   async setup(): Promise<void> {}
 
@@ -53,6 +63,7 @@ export class MemoryBackend implements QueueBackend {
   }
 
   async enqueue(params: { jobs: Job[] }): Promise<EnqueueResult> {
+    if (hasDebounce(params.jobs)) return enqueueDebounced(this.store, params.jobs, enqueue);
     return enqueue(this.store, params);
   }
 
@@ -92,6 +103,22 @@ export class MemoryBackend implements QueueBackend {
 
   async kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     outcomes.kill(this.store, params);
+  }
+
+  async expire(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    deadlines.expire(this.store, params);
+  }
+
+  async pruneKeys(params: { limit: number }): Promise<number> {
+    return maintenance.pruneKeys(this.store, params);
+  }
+
+  async expireDue(params: { limit: number }): Promise<number> {
+    return deadlines.expireDue(this.store, params);
+  }
+
+  async setProgress(params: { workerId: string; job: Job; progress: JobProgress }): Promise<void> {
+    outcomes.setProgress(this.store, params);
   }
 
   async release(params: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -146,6 +173,10 @@ export class MemoryBackend implements QueueBackend {
     return admin.listJobs(this.store, params);
   }
 
+  async jobsByRequest(params: { requestId: string; limit: number }): Promise<RequestJob[]> {
+    return admin.jobsByRequest(this.store, params);
+  }
+
   async depths(): Promise<Depths> {
     return admin.depths(this.store);
   }
@@ -173,6 +204,10 @@ export class MemoryBackend implements QueueBackend {
     return admin.discardDead(this.store, params);
   }
 
+  async updateJob(params: JobUpdate): Promise<JobActionResult> {
+    return admin.updateJob(this.store, params);
+  }
+
   async runNow(params: { id: string }): Promise<JobActionResult> {
     return admin.runNow(this.store, params);
   }
@@ -183,6 +218,14 @@ export class MemoryBackend implements QueueBackend {
 
   async rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
     return admin.rewriteStored(this.store, params);
+  }
+
+  async blockedKeys(params: { limit: number }): Promise<BlockedKey[]> {
+    return blocked.blockedKeys(this.store, params);
+  }
+
+  async skipBlockedKey(params: { task: string; key: string }): Promise<{ skipped: string[] }> {
+    return blocked.skipBlockedKey(this.store, params);
   }
 
   async prune(params: PruneParams): Promise<number> {
@@ -205,6 +248,11 @@ export class MemoryBackend implements QueueBackend {
   /** The service keeps throughput counts in its database, or in memory. */
   throughputStore(): ThroughputStore {
     throw notSupported("throughputStore", "the memory queue keeps no throughput counts; the service keeps them in its database or in memory");
+  }
+
+  /** The workers of this process (the only ones a memory queue has). */
+  workerStore(): WorkerStore {
+    return this.workers;
   }
 }
 

@@ -2,7 +2,8 @@ import type { AttemptError, Job } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
 import type { CancelResult, CompleteParams, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
 import { addSpawned, stepCompleted } from "./flows.js";
-import type { MemoryStore } from "./store.js";
+import type { Entry, MemoryStore } from "./store.js";
+import { withRun, type AttemptRun, type JobProgress } from "../../core/job-life.js";
 
 export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): LeaseReport {
   const until = Date.now() + leaseMs;
@@ -15,10 +16,11 @@ export function extendLeases(store: MemoryStore, { workerId, jobIds, leaseMs }: 
   return { cancelled };
 }
 
-export function complete(store: MemoryStore, { workerId, job, result, spawn }: CompleteParams): void {
+export function complete(store: MemoryStore, { workerId, job, result, spawn, run }: CompleteParams): void {
   const entry = store.owned(job.id, workerId);
   if (!entry) return;
   if (result) entry.result = result;
+  addRun(entry, run);
   entry.state = JobState.completed;
   entry.finishedAt = Date.now();
   entry.lockedBy = null;
@@ -31,9 +33,10 @@ export function complete(store: MemoryStore, { workerId, job, result, spawn }: C
   if (store.limits.has(entry.json.task)) store.wake();
 }
 
-export function retry(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): void {
+export function retry(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date; run?: AttemptRun | undefined }): void {
   const entry = store.owned(params.job.id, params.workerId);
   if (!entry) return;
+  addRun(entry, params.run);
   entry.json.errors.push(params.error);
   entry.json.availableAt = params.availableAt.toISOString();
   entry.state = JobState.ready;
@@ -42,9 +45,10 @@ export function retry(store: MemoryStore, params: { workerId: string; job: Job; 
   store.wake();
 }
 
-export function kill(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError }): void {
+export function kill(store: MemoryStore, params: { workerId: string; job: Job; error: AttemptError; run?: AttemptRun | undefined }): void {
   const entry = store.owned(params.job.id, params.workerId);
   if (!entry) return;
+  addRun(entry, params.run);
   entry.json.errors.push(params.error);
   store.markDead(entry, Date.now());
   if (store.limits.has(entry.json.task)) store.wake();
@@ -63,9 +67,10 @@ export function release(store: MemoryStore, { workerId, jobs, availableAt }: { w
   store.wake();
 }
 
-export function snooze(store: MemoryStore, { workerId, job, availableAt, maxSnoozes }: SnoozeParams): { snoozed: boolean } {
+export function snooze(store: MemoryStore, { workerId, job, availableAt, maxSnoozes, run }: SnoozeParams): { snoozed: boolean } {
   const entry = store.owned(job.id, workerId);
   if (!entry || entry.snoozes >= maxSnoozes) return { snoozed: false };
+  addRun(entry, run);
   entry.snoozes += 1;
   entry.state = JobState.ready;
   entry.json.attempts = Math.max(0, entry.json.attempts - 1);
@@ -74,6 +79,20 @@ export function snooze(store: MemoryStore, { workerId, job, availableAt, maxSnoo
   entry.lockedUntil = null;
   store.wake();
   return { snoozed: true };
+}
+
+/** `tools.progress` of a job this worker still runs. */
+export function setProgress(store: MemoryStore, { workerId, job, progress }: { workerId: string; job: Job; progress: JobProgress }): void {
+  const entry = store.owned(job.id, workerId);
+  if (entry) entry.progress = structuredClone(progress);
+}
+
+/** The attempt's record joins the job; the progress it wrote while running is now in the record. */
+function addRun(entry: Entry, run: AttemptRun | undefined): void {
+  if (!run) return;
+  // The worker made the record for this write and keeps no hold on it (its lines are closed at the attempt's end).
+  entry.runs = withRun(entry.runs, run);
+  delete entry.progress;
 }
 
 /** A running job keeps `lockedBy` so that its worker's next heartbeat learns of the cancellation. */

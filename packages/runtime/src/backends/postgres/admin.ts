@@ -1,13 +1,16 @@
 import { JobState } from "../../core/job-state.js";
+import { jobLifeFields, type AttemptRun, type JobProgress } from "../../core/job-life.js";
 import {
   ListState,
   type DeadJob,
   type DeadSearch,
   type Depths,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
   type ListJobsParams,
+  type RequestJob,
   type RetryDeadParams,
   type TaskDepths,
 } from "../../core/queue-backend.js";
@@ -38,6 +41,14 @@ export async function getJob(q: PgQueue, { id }: { id: string }): Promise<JobInf
   return row ? rowToInfo(row) : null;
 }
 
+/** A request's jobs on this queue, oldest first, through jfast_jobs_request_idx (jobs-by-request.sql). */
+export async function jobsByRequest(q: PgQueue, { requestId, limit }: { requestId: string; limit: number }): Promise<RequestJob[]> {
+  const rows = await q.run("jobsByRequest", () =>
+    q.reader.query<ListedRow & { finished_at: Date | string | null }>(SQL.jobsByRequest, [q.queue, requestId, limit]),
+  );
+  return rows.map((row) => ({ info: rowToInfo(row), finishedAt: toIsoOrNull(row.finished_at ?? row.died_at) }));
+}
+
 /**
  * Through the index of each state (list-due.sql, list-scheduled.sql, list-dead-page.sql, list-finished.sql),
  * reading at most LIST_WINDOW entries per page; `next` continues after the last entry read.
@@ -46,8 +57,7 @@ export async function listJobs(q: PgQueue, params: ListJobsParams): Promise<JobL
   if (params.id !== undefined) return listById((p) => getJob(q, p), { ...params, id: params.id });
   const statement = LISTING[params.state];
   const after = decodeCursor(params, 2) as [string, number] | null;
-  // Finished jobs page by id alone (list-finished.sql): the cursor's seq is not sent.
-  const afterSeq = after === null || statement === SQL.listFinished ? null : after[1];
+  const afterSeq = after === null ? null : after[1];
   const sql = statement[params.order][after ? "after" : "first"];
   type Row = ListedRow & { cursor_at: string | null; cursor_seq: string | number | null; edge_at: string | null; edge_seq: string | number | null; scanned: string | number };
   const dbState = params.state === ListState.ready || params.state === ListState.scheduled ? JobState.ready : params.state;
@@ -68,6 +78,15 @@ export async function runNow(q: PgQueue, { id }: { id: string }): Promise<JobAct
   const rows = await q.run("runNow", () => q.db.query(SQL.runNow, [q.queue, id, q.channel]));
   if (rows.length > 0) return { done: true, state: JobState.ready };
   return { done: false, state: (await getJob(q, { id }))?.state ?? null };
+}
+
+/** One UPDATE … WHERE state = 'ready': the job's payload, priority or run time, or nothing when it moved on. */
+export async function updateJob(q: PgQueue, params: JobUpdate): Promise<JobActionResult> {
+  const payload = params.payload === undefined ? null : JSON.stringify(params.payload);
+  const values = [q.queue, params.id, payload, params.priority ?? null, params.availableAt?.toISOString() ?? null, q.channel];
+  const rows = await q.run("updateJob", () => q.db.query(SQL.updateJob, values));
+  if (rows.length > 0) return { done: true, state: JobState.ready };
+  return { done: false, state: (await getJob(q, { id: params.id }))?.state ?? null };
 }
 
 export async function deleteJob(q: PgQueue, { id }: { id: string }): Promise<JobActionResult> {
@@ -176,6 +195,11 @@ type ListedRow = JobRow & {
   result?: unknown;
   has_result?: boolean;
   result_omitted?: string | null;
+  /** get-job.sql only: the attempts' records and the running job's progress (core/job-life.ts). */
+  runs?: AttemptRun[] | null;
+  progress?: JobProgress | null;
+  /** The listings' (list-*.sql): the last attempt's record only. */
+  last_run?: AttemptRun | null;
 };
 
 function rowToInfo(row: ListedRow): JobInfo {
@@ -188,6 +212,16 @@ function rowToInfo(row: ListedRow): JobInfo {
   };
   if (row.has_result) info.result = row.result;
   if (row.result_omitted) info.resultOmitted = row.result_omitted;
+  if (row.runs !== undefined || row.last_run !== undefined) {
+    const runs = row.runs !== undefined ? row.runs : row.last_run ? [row.last_run] : null;
+    const life = jobLifeFields({ runs, errors: info.job.errors, createdAt: info.job.createdAt, running: row.state === JobState.running, progress: row.progress });
+    if (row.runs !== undefined) Object.assign(info, life);
+    else {
+      // A listing reads the last attempt only: its timing and progress, not a partial list of attempts.
+      const { attempts: _attempts, logs: _logs, ...timing } = life;
+      Object.assign(info, timing);
+    }
+  }
   return info;
 }
 
@@ -199,6 +233,7 @@ const LISTING: Record<ListState, ListingSql> = {
   dead: SQL.listDeadPage,
   completed: SQL.listFinished,
   cancelled: SQL.listFinished,
+  expired: SQL.listFinished,
 };
 
 /** Runs a depth statement reading RUNNING_READ due rows for the running jobs, ten times deeper while it says `more`. */

@@ -4,33 +4,134 @@ import { PREPARED, type PgQueue } from "./context.js";
 import { isRowError, translate } from "./errors.js";
 import { jsonbText, rowToJob, type JobRow } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
+import type { SqlExecutor } from "../../core/sql-port.js";
 
-export async function claim(q: PgQueue, { workerId, limit, leaseMs, pausedTasks = [] }: ClaimParams): Promise<Job[]> {
+export async function claim(q: PgQueue, { workerId, limit, leaseMs, pausedTasks = [], startable = limit }: ClaimParams): Promise<Job[]> {
   if (limit <= 0) return [];
-  if (q.limited.size > 0) return claimWithLimits(q, { workerId, limit, leaseMs, pausedTasks });
+  // `startable` goes along: a task whose starts the claim counts (docs/tasks.md#limits) has its jobs claimed only for
+  // the worker's free slots, never into its buffer.
+  if (q.limited.size > 0) return claimWithLimits(q, { workerId, limit, leaseMs, pausedTasks, startable });
   return claimPlain(q, [q.queue, limit, workerId, leaseMs, jsonbText(workerLostError(0)), pausedTasks]);
 }
 
 /**
- * A queue with limited tasks (docs/tasks.md#limits): their jobs first, within their limits, in one transaction
- * (claim-limits-lock.sql, then claim-limited.sql); then claim.sql for the room left, leaving those tasks' jobs
- * as it leaves a paused task's.
+ * A queue with limited tasks (docs/tasks.md#limits): the jobs of tasks whose starts count, within their limits and
+ * the worker's free slots (claimCounted); the jobs of fair tasks that count nothing, up to the whole `limit`
+ * (claimFairAlone); then claim.sql for the room left, leaving limited tasks' jobs as it leaves a paused task's.
+ * Every other claim takes claim.sql's jobs before the fair tasks' ones, so a fair backlog never holds the queue's
+ * other jobs back.
  */
 async function claimWithLimits(q: PgQueue, { workerId, limit, leaseMs, pausedTasks = [], startable = limit }: ClaimParams): Promise<Job[]> {
   const lost = jsonbText(workerLostError(0));
+  const uncounted = q.limited.fairUncounted;
   const room = Math.min(limit, startable);
-  const limited = room <= 0 ? [] : await q.run("claim", () =>
+  const counted = room <= 0 || uncounted.length === q.limited.size ? [] : await claimCounted(q, { workerId, room, leaseMs, lost, skip: [...pausedTasks, ...uncounted] });
+  let jobs = counted.map(rowToJob);
+  const fairTasks = uncounted.length === 0 ? uncounted : uncounted.filter((task) => !pausedTasks.includes(task));
+  const skipLimited = [...pausedTasks, ...q.limited.tasks];
+  const plain = async () => {
+    if (jobs.length >= limit || (fairTasks.length > 0 && othersQuiet(q))) return;
+    const more = await claimPlain(q, [q.queue, limit - jobs.length, workerId, leaseMs, lost, skipLimited]);
+    jobs = [...jobs, ...more];
+    const seen = q.wakeUpsSeen();
+    // Only while listening: an enqueue's wake-up is what ends the quiet at once. A worker that has not waited yet
+    // (it started on a backlog) starts listening here.
+    if (seen === null && fairTasks.length > 0) q.listen();
+    q.othersQuiet = fairTasks.length > 0 && more.length === 0 && seen !== null ? { until: Date.now() + OTHERS_RECHECK_MS, seen } : null;
+  };
+  const plainFirst = fairTasks.length > 0 && q.fairClaims++ % 2 === 1;
+  if (plainFirst) await plain();
+  if (fairTasks.length > 0 && jobs.length < limit) jobs = [...jobs, ...(await claimFairAlone(q, [q.queue, limit - jobs.length, workerId, leaseMs, lost, fairTasks]))];
+  if (!plainFirst) await plain();
+  return jobs;
+}
+
+/**
+ * How long claims beside fair tasks skip looking for the queue's other jobs after a look found none, unless an
+ * enqueue's wake-up comes first. claim.sql skips a limited task's jobs one row at a time, so beside a fair backlog
+ * each look that finds nothing reads the whole backlog: with 20 000 fair jobs waiting, 20 000 rows per claim. A job
+ * due later without an enqueue (a retry, a delayed job) waits at most this much longer; an enqueue, not at all.
+ */
+const OTHERS_RECHECK_MS = 50;
+
+/** Claims beside fair tasks need not look for the queue's other jobs now (see OTHERS_RECHECK_MS). */
+function othersQuiet(q: PgQueue): boolean {
+  const quiet = q.othersQuiet;
+  if (!quiet) return false;
+  if (Date.now() < quiet.until && q.wakeUpsSeen() === quiet.seen) return true;
+  q.othersQuiet = null;
+  return false;
+}
+
+/**
+ * The tasks whose starts the claim counts, in one transaction: claim-limits-lock.sql, then claim-limited.sql for
+ * the tasks limited as a whole, claim-fair.sql for fair tasks with a task-wide limit and claim-keyed.sql for the
+ * other per-key ones, each for the room the statements before left.
+ */
+async function claimCounted(q: PgQueue, { workerId, room, leaseMs, lost, skip }: { workerId: string; room: number; leaseMs: number; lost: string; skip: string[] }): Promise<JobRow[]> {
+  return q.run("claim", () =>
     q.db.transaction(async (tx) => {
-      const locked = await tx.query<{ task: string }>(SQL.claimLimitsLock, [q.queue, pausedTasks], PREPARED.claimLimitsLock);
+      const locked = await tx.query<{ task: string }>(SQL.claimLimitsLock, [q.queue, skip], PREPARED.claimLimitsLock);
       if (locked.length === 0) return [];
-      const tasks = locked.map((row) => row.task);
-      return tx.query<JobRow>(SQL.claimLimited, [q.queue, room, workerId, leaseMs, lost, tasks], PREPARED.claimLimited);
+      const keyed = q.limited.keyed;
+      const tasks = keyed.length === 0 ? locked.map((row) => row.task) : locked.flatMap((row) => (keyed.includes(row.task) ? [] : [row.task]));
+      const rows = tasks.length === 0 ? [] : await tx.query<JobRow>(SQL.claimLimited, [q.queue, room, workerId, leaseMs, lost, tasks], PREPARED.claimLimited);
+      if (keyed.length === 0 || rows.length >= room) return rows;
+      // Tasks limited per key (docs/flow-control.md#per-key-concurrency): their own statement, for the room left.
+      // Fair tasks with no other per-key limit: their keys in turn order (claim-fair.sql), at the cost of the batch.
+      const fairOnly = q.limited.fairOnly;
+      const fairTasks = locked.flatMap((row) => (fairOnly.includes(row.task) ? [row.task] : []));
+      const keyedTasks = locked.flatMap((row) => (keyed.includes(row.task) && !fairOnly.includes(row.task) ? [row.task] : []));
+      let claimed = rows;
+      if (fairTasks.length > 0) {
+        const fair = await claimFair(tx, q, [q.queue, room - claimed.length, workerId, leaseMs, lost, fairTasks]);
+        if (fair.empty.tasks.length > 0) await tx.query(SQL.fairKeysDrop, [q.queue, fair.empty.tasks, fair.empty.keys]);
+        claimed = [...claimed, ...fair.rows];
+      }
+      if (keyedTasks.length === 0 || claimed.length >= room) return claimed;
+      const more = await tx.query<JobRow>(SQL.claimKeyed, [q.queue, room - claimed.length, workerId, leaseMs, lost, keyedTasks], PREPARED.claimKeyed);
+      return claimed.length === 0 ? more : [...claimed, ...more];
     }),
   );
-  const jobs = limited.map(rowToJob);
-  if (jobs.length >= limit) return jobs;
-  const rest = await claimPlain(q, [q.queue, limit - jobs.length, workerId, leaseMs, lost, [...pausedTasks, ...q.limited.tasks]]);
-  return jobs.length === 0 ? rest : [...jobs, ...rest];
+}
+
+/**
+ * Fair tasks that count nothing at claim: claim-fair.sql on its own, one statement and one commit, no lock on the
+ * tasks' limit rows (it locks the keys it serves, so concurrent claims serve different keys). The keys it found
+ * with no open job are dropped afterwards, in a transaction that locks them again first (fair-keys-lock.sql).
+ */
+async function claimFairAlone(q: PgQueue, params: unknown[]): Promise<Job[]> {
+  const fair = await q.run("claim", () => claimFair(q.db, q, params, q.claimFairSql));
+  if (fair.empty.tasks.length > 0) {
+    const { tasks, keys } = fair.empty;
+    await q.run("claim", () =>
+      q.db.transaction(async (tx) => {
+        await tx.query(SQL.fairKeysLock, [q.queue, tasks, keys]);
+        await tx.query(SQL.fairKeysDrop, [q.queue, tasks, keys]);
+      }),
+    );
+  }
+  return fair.rows.map(rowToJob);
+}
+
+/** claim-fair.sql: the jobs claimed, and the keys it found with no open job left (rows with a null id). */
+async function claimFair(
+  tx: SqlExecutor,
+  q: PgQueue,
+  params: unknown[],
+  sql: { text: string; prepared: { name: string } } = { text: SQL.claimFair, prepared: PREPARED.claimFair },
+): Promise<{ rows: JobRow[]; empty: { tasks: string[]; keys: string[] } }> {
+  const found = await tx.query<Omit<JobRow, "id"> & { id: string | null; empty_key: string | null }>(sql.text, params, sql.prepared);
+  const rows: JobRow[] = [];
+  const empty = { tasks: [] as string[], keys: [] as string[] };
+  for (const row of found) {
+    if (row.id !== null) rows.push(row as JobRow);
+    else if (row.empty_key !== null) {
+      empty.tasks.push(row.task);
+      empty.keys.push(row.empty_key);
+    }
+  }
+  return { rows, empty };
 }
 
 async function claimPlain(q: PgQueue, params: unknown[]): Promise<Job[]> {

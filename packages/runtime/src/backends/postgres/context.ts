@@ -21,6 +21,22 @@ export interface PgQueue {
   readonly limited: LimitedTasks;
   /** claim.sql as durable_claims asks: with synchronous_commit off for its transaction (default), or not. */
   readonly claimSql: { all: string; one: string; prepared: { name: string } };
+  /** claim-fair.sql run on its own (a fair task that counts nothing at claim), as durable_claims asks. */
+  readonly claimFairSql: { text: string; prepared: { name: string } };
+  /** Claims of the queue's fair tasks so far: every other one lets the queue's other jobs go first (claim.ts). */
+  fairClaims: number;
+  /**
+   * The wake-ups (NOTIFY of an enqueue) this process has received on the channel, or null while it does not listen
+   * (it listens from a worker's first idle wait on): a count that moved means jobs were enqueued since.
+   */
+  wakeUpsSeen(): number | null;
+  /** Starts listening for wake-ups now, if it does not yet (in the background; a failure is logged). */
+  listen(): void;
+  /**
+   * Set when a claim beside fair tasks found none of the queue's other jobs: until `until`, and while no wake-up
+   * came after `seen`, the next claims do not look for them again (claim.ts).
+   */
+  othersQuiet: { until: number; seen: number } | null;
   /** Runs `fn`, translating a driver error into a BackendError naming `operation` (errors.ts). */
   run<T>(operation: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -41,9 +57,13 @@ export const PREPARED = {
   claimDurable: { name: "jfast_claim_durable" },
   claimLimitsLock: { name: "jfast_claim_limits_lock" },
   claimLimited: { name: "jfast_claim_limited" },
+  claimKeyed: { name: "jfast_claim_keyed" },
+  claimFair: { name: "jfast_claim_fair" },
+  claimFairAlone: { name: "jfast_claim_fair_alone" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
   completeResults: { name: "jfast_complete_results" },
+  completeTimed: { name: "jfast_complete_timed" },
   completeFlow: { name: "jfast_complete_flow" },
   extendLeases: { name: "jfast_extend_leases" },
   nextDue: { name: "jfast_next_due" },

@@ -6,6 +6,10 @@ import { PREPARED, type PgQueue } from "./context.js";
 import { jobsToColumns, numberArray, textArray } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
 import { enqueueUnique } from "./unique-enqueue.js";
+import { deadlinesPending, writeWithDeadlines } from "./deadlines.js";
+import { hasDeadline } from "../../core/deadline.js";
+import { hasDebounce } from "../../core/debounce.js";
+import { debouncePending, writeDebounced } from "./debounce.js";
 
 /**
  * A batch of new jobs larger than this is written as several statements of this many rows in one transaction,
@@ -16,7 +20,7 @@ const PIPELINE_ROWS = 1000;
 export function enqueue(q: PgQueue, { jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
   // A bulk enqueue goes through the table (pipelined): a worker's few free slots are not worth one huge statement.
   // A limited task's job is never handed over: only the claim may start it.
-  if (!hasUnique(jobs) && q.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS && !q.limited.any(jobs)) return enqueueHandingOff(q, jobs);
+  if (!hasUnique(jobs) && q.offers.size > 0 && jobs.length > 0 && jobs.length < 2 * PIPELINE_ROWS && !q.limited.any(jobs) && !hasDeadline(jobs) && !hasDebounce(jobs)) return enqueueHandingOff(q, jobs);
   return enqueueWithin(q, { executor: q.db, jobs });
 }
 
@@ -56,10 +60,38 @@ async function enqueueHandingOff(q: PgQueue, jobs: Job[]): Promise<EnqueueResult
  * transaction commits, and workers are woken once a look-up sees them committed (wake-ups.ts).
  */
 export function enqueueWithin(q: PgQueue, { executor, jobs }: { executor: SqlExecutor; jobs: Job[] }): Promise<EnqueueResult> {
+  if (debouncePending(jobs)) return writeDebounced(q, executor, jobs, (tx, some) => enqueueWithin(q, { executor: tx, jobs: some }));
+  if (deadlinesPending(jobs)) return writeWithDeadlines(q, executor, jobs, (tx) => enqueueWithin(q, { executor: tx, jobs }));
+  // Read from the jobs, not from this process's declared limits: a process may enqueue a task it does not run.
+  if (hasLimitKey(jobs)) return enqueueKeyed(q, executor, jobs);
   const write = hasUnique(jobs) ? enqueueUniqueJobs(q, executor, jobs) : insert(q, { executor, jobs, fresh: firstHandOff(jobs) });
   if (executor !== q.db) return q.wakeUps.afterCallerWrite(write);
   // insert() wakes workers for its own statements itself.
   return hasUnique(jobs) ? q.wakeUps.afterCommit(write) : write;
+}
+
+function hasLimitKey(jobs: readonly Job[]): boolean {
+  for (let i = 0; i < jobs.length; i++) if (jobs[i]!.limitKey !== null) return true;
+  return false;
+}
+
+/**
+ * A batch with a job of a task limited per key (docs/flow-control.md#per-key-concurrency): inserted as any other,
+ * then its keys stored by set-limit-keys.sql in the same transaction (the caller's, or one opened here), so no
+ * claim sees one of its jobs without its key.
+ */
+function enqueueKeyed(q: PgQueue, executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
+  const keyed = jobs.filter((job) => job.limitKey !== null);
+  const write = async (tx: SqlExecutor): Promise<EnqueueResult> => {
+    const result = hasUnique(jobs)
+      ? await enqueueUnique({ executor: tx, queue: q.queue, jobs })
+      : await insertWith(q, { executor: tx, jobs, fresh: firstHandOff(jobs), notify: null });
+    await tx.query(SQL.setLimitKeys, [q.queue, textArray(keyed.map((job) => job.id)), textArray(keyed.map((job) => job.limitKey))]);
+    return result;
+  };
+  if (hasUnique(jobs)) firstHandOff(jobs);
+  if (executor !== q.db) return q.wakeUps.afterCallerWrite(write(executor));
+  return q.wakeUps.afterCommit(q.run("enqueue", () => q.db.transaction(write)));
 }
 
 /**

@@ -8,6 +8,8 @@ import { PREPARED, type PgQueue } from "./context.js";
 import { translate } from "./errors.js";
 import { jobsToColumns, numberArray, resultArrays, textArray, toIso, toIsoOrNull } from "./job-rows.js";
 import { SQL } from "./load-sql.js";
+import { stepTiming, type AttemptRun } from "../../core/job-life.js";
+import { runsArray } from "./outcomes.js";
 
 /**
  * Flows on the PostgreSQL queue (docs/postgres.md#flows): the steps are rows of jfast_jobs with their flow columns
@@ -59,10 +61,11 @@ function stepColumns(steps: readonly FlowPlanStep[], extraPending: (step: FlowPl
  * complete-flow.sql for a batch of one worker's flow steps: completed, and counted for their children and flows,
  * in one statement. A deadlock (the other statement then went through) rolled all of it back: written again.
  */
-export function completeSteps(q: PgQueue, ids: string[], workerId: string, results?: Array<StoredResult | undefined>): Promise<void> {
+export function completeSteps(q: PgQueue, ids: string[], workerId: string, results?: Array<StoredResult | undefined>, runs?: Array<AttemptRun | undefined>): Promise<void> {
   const [values, omitted] = results ? resultArrays(results) : [null, null];
+  const records = runsArray(runs, ids.length);
   return retryingDeadlocks(q, async () => {
-    await q.db.query(SQL.completeFlow, [textArray(ids), workerId, values, omitted, q.channel, null], PREPARED.completeFlow);
+    await q.db.query(SQL.completeFlow, [textArray(ids), workerId, values, omitted, q.channel, null, records], PREPARED.completeFlow);
   });
 }
 
@@ -71,7 +74,7 @@ export function completeSteps(q: PgQueue, ids: string[], workerId: string, resul
  * them (only while the step is this worker's), then complete-flow.sql completes the step, counts it for its
  * children, the spawned ones among them, and adds them to the flow's total.
  */
-export function completeSpawning(q: PgQueue, { workerId, job, result, spawn }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
+export function completeSpawning(q: PgQueue, { workerId, job, result, spawn, run }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
   const parent = job.flow!;
   // The steps directly after the spawning one: it counts for them at its completion, as for its other children.
   const direct = (step: FlowPlanStep) => (step.job.flow?.after[parent.step] === job.id ? 1 : 0);
@@ -81,7 +84,7 @@ export function completeSpawning(q: PgQueue, { workerId, job, result, spawn }: C
     q.db.transaction(async (tx) => {
       const [row] = await tx.query<{ owned: string | number; inserted: string | number }>(SQL.spawnSteps, params);
       if (Number(row?.owned) === 0) return;
-      await tx.query(SQL.completeFlow, [textArray([job.id]), workerId, values, omitted, q.channel, numberArray([Number(row!.inserted)])], PREPARED.completeFlow);
+      await tx.query(SQL.completeFlow, [textArray([job.id]), workerId, values, omitted, q.channel, numberArray([Number(row!.inserted)]), runsArray(run && [run], 1)], PREPARED.completeFlow);
     }),
   );
 }
@@ -137,6 +140,7 @@ export async function getFlow(q: PgQueue, { id }: { id: string }): Promise<FlowD
     last_error: { class?: string; message?: string } | null;
     step_finished_at: Date | string | null;
     died_at: Date | string | null;
+    last_run: AttemptRun | null;
   };
   const rows = await q.run("getFlow", () => q.db.query<Row>(SQL.getFlow, [q.queue, id]));
   if (rows.length === 0) return null;
@@ -152,6 +156,7 @@ export async function getFlow(q: PgQueue, { id }: { id: string }): Promise<FlowD
       ...(row.state === JobState.completed && row.has_result ? { result: row.result } : {}),
       ...(row.last_error && row.state !== JobState.completed ? { error: stepError(row.last_error) } : {}),
       finishedAt: toIsoOrNull(row.step_finished_at ?? row.died_at),
+      ...stepTiming(row.last_run),
     };
   }
   return { ...flowSummaryOfRow(rows[0]!), steps };

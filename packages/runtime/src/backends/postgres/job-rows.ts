@@ -25,6 +25,8 @@ export interface JobRow {
   flow?: JobFlow | null;
   /** Read by get-job.sql only (a unique job's option; null for the others). */
   unique_spec?: JobUnique | null;
+  /** A job's deadline (docs/flow-control.md#deadlines): epoch ms from the claims, a Date from get-job.sql; null: none. */
+  expires_at?: Date | string | number | null;
 }
 
 export function rowToJson(row: JobRow): JobJSON {
@@ -45,6 +47,7 @@ export function rowToJson(row: JobRow): JobJSON {
   };
   if (row.unique_spec) json.unique = row.unique_spec;
   if (row.flow) json.flow = row.flow;
+  if (row.expires_at !== null && row.expires_at !== undefined) json.expiresAt = toIso(row.expires_at);
   return json;
 }
 
@@ -65,6 +68,7 @@ export function rowToJob(row: JobRow): Job {
     errors: row.errors ?? [],
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
     flow: row.flow ?? undefined,
+    expiresAt: row.expires_at === null || row.expires_at === undefined ? undefined : toIso(row.expires_at),
   });
 }
 

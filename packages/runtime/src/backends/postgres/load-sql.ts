@@ -26,6 +26,19 @@ export const SQL = {
   claimCandidates: loadSql("claim-candidates"),
   claimLimitsLock: loadSql("claim-limits-lock"),
   claimLimited: loadSql("claim-limited"),
+  claimKeyed: loadSql("claim-keyed"),
+  claimFair: loadSql("claim-fair"),
+  claimFairAlone: fairClaimAlone(loadSql("claim-fair")),
+  fairKeysLock: loadSql("fair-keys-lock"),
+  fairKeysDrop: loadSql("fair-keys-drop"),
+  fairKeysMissing: loadSql("fair-keys-missing"),
+  setLimitKeys: loadSql("set-limit-keys"),
+  pruneFairKeysLock: loadSql("prune-fair-keys-lock"),
+  pruneKeyTurns: loadSql("prune-key-turns"),
+  pruneKeyStarts: loadSql("prune-key-starts"),
+  setLimitKeysMissing: loadSql("set-limit-keys-missing"),
+  listBlockedKeys: loadSql("list-blocked-keys"),
+  skipBlockedKey: loadSql("skip-blocked-key"),
   setLimits: loadSql("set-limits"),
   limitUsage: loadSql("limit-usage"),
   quarantine: loadSql("quarantine"),
@@ -33,9 +46,16 @@ export const SQL = {
   complete: loadSql("complete"),
   completeDelete: loadSql("complete-delete"),
   completeResults: loadSql("complete-results"),
+  completeTimed: loadSql("complete-timed"),
   completeFlow: loadSql("complete-flow"),
+  setProgress: loadSql("set-progress"),
   retry: loadSql("retry"),
   kill: loadSql("kill"),
+  expire: loadSql("expire"),
+  expireDue: loadSql("expire-due"),
+  setDeadlines: loadSql("set-deadlines"),
+  debounceFold: loadSql("debounce-fold"),
+  debounceRegister: loadSql("debounce-register"),
   release: loadSql("release"),
   snooze: loadSql("snooze"),
   cancel: loadSql("cancel"),
@@ -48,6 +68,7 @@ export const SQL = {
   discardDead: loadSql("discard-dead"),
   discardDeadAll: loadSql("discard-dead-all"),
   getJob: loadSql("get-job"),
+  jobsByRequest: loadSql("jobs-by-request"),
   searchDead: loadSql("search-dead"),
   listDue: listing(loadSql("list-due")),
   listScheduled: listing(loadSql("list-scheduled")),
@@ -55,6 +76,7 @@ export const SQL = {
   listFinished: listing(loadSql("list-finished")),
   runNow: loadSql("run-now"),
   deleteJob: loadSql("delete-job"),
+  updateJob: loadSql("update-job"),
   pruneFinished: loadSql("prune-finished"),
   pruneFinishedCount: loadSql("prune-finished-count"),
   pruneDead: loadSql("prune-dead"),
@@ -67,6 +89,9 @@ export const SQL = {
   getFlow: loadSql("get-flow"),
   listFlows: loadSql("list-flows"),
   cancelFlow: loadSql("cancel-flow"),
+  upsertWorker: loadSql("upsert-worker"),
+  removeWorker: loadSql("remove-worker"),
+  listWorkers: loadSql("list-workers"),
 } as const;
 
 /** A listing statement written oldest first, in its four forms: order, and with or without a cursor. */
@@ -107,6 +132,17 @@ function durableClaim(sql: string): string {
   const from = "      AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'\n";
   if (!sql.includes(from)) throw new Error(`claim.sql no longer has "${from.trim()}", which durable_claims removes`);
   return sql.replace(from, "");
+}
+
+/**
+ * claim-fair.sql run on its own, not in a transaction (a fair task that counts nothing at claim): it turns
+ * synchronous_commit off for its own transaction as claim.sql does, unless durable_claims (claimFair then).
+ * Derived, so the two cannot drift.
+ */
+function fairClaimAlone(sql: string): string {
+  const from = "  FROM jfast_task_limits WHERE queue = $1 AND task = ANY($6::text[]) AND fair\n";
+  if (!sql.includes(from)) throw new Error(`claim-fair.sql no longer has "${from.trim()}", which its claim on its own extends`);
+  return sql.replace(from, `${from}    AND (SELECT set_config('synchronous_commit', 'off', true)) = 'off'\n`);
 }
 
 /**

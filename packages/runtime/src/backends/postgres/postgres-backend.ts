@@ -13,8 +13,10 @@ import {
   type Depths,
   type EnqueueResult,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
+  type RequestJob,
   type LeaseReport,
   type ListJobsParams,
   type QueueBackend,
@@ -30,6 +32,8 @@ import type { LimitMap, LimitUsage } from "../../core/limits.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import type { BlockedKey } from "../../core/backend/admin.js";
+import * as blocked from "./blocked-keys.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import * as admin from "./admin.js";
@@ -44,10 +48,14 @@ import { SQL } from "./load-sql.js";
 import type { StoredResult } from "../../core/result.js";
 import * as maintenance from "./maintenance.js";
 import * as outcomes from "./outcomes.js";
+import { plainRuns, runsArray, timingArrays } from "./outcomes.js";
+import type { JobProgress } from "../../core/job-life.js";
 import { createWakeUps, type WakeUps } from "./wake-ups.js";
 import type { FlowDetail, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import * as flows from "./flows.js";
+import * as deadlines from "./deadlines.js";
+import { createSqlWorkerStore, type WorkerStore } from "../../core/backend/workers.js";
 
 /** A due job that the last claim did not get is locked by another claimer: look again soon, not at once. */
 const RECHECK_MS = 100;
@@ -133,14 +141,19 @@ export class PostgresBackend implements QueueBackend {
     // through regular expressions, a visible share of a drain's time at hundreds of ids per write.
     // A batch with results (core/result.ts) takes complete-results.sql; keep_completed = false deletes the row, and
     // the results with it. Without results, the same statement as ever.
-    this.completions = new CompletionBatcher(async (ids, workerId, results) => {
-      if (results && options.keepCompleted !== false) {
-        const params = [textArray(ids), workerId, ...resultArrays(results)];
+    // Attempts' records (core/job-life.ts) go the same way as results, in the same statement.
+    this.completions = new CompletionBatcher(async (ids, workerId, results, runs) => {
+      if (!results && runs && options.keepCompleted !== false && plainRuns(runs, ids.length)) {
+        // Plain attempts' timing as numbers, their records built by the statement (complete-timed.sql).
+        await this.run("complete", () => this.db.query(SQL.completeTimed, [textArray(ids), workerId, ...timingArrays(runs)], PREPARED.completeTimed));
+      } else if ((results || runs) && options.keepCompleted !== false) {
+        const [values, omitted] = results ? resultArrays(results) : [null, null];
+        const params = [textArray(ids), workerId, values, omitted, runsArray(runs, ids.length)];
         await this.run("complete", () => this.db.query(SQL.completeResults, params, PREPARED.completeResults));
       } else await this.run("complete", () => this.db.query(complete, [textArray(ids), workerId], name));
     });
     // Flow steps are always kept, keep_completed or not: the steps after them read their results.
-    this.flowCompletions = new CompletionBatcher((ids, workerId, results) => flows.completeSteps(this.q, ids, workerId, results));
+    this.flowCompletions = new CompletionBatcher((ids, workerId, results, runs) => flows.completeSteps(this.q, ids, workerId, results, runs));
     this.q = {
       db: options.db,
       reader: options.reader ?? options.db,
@@ -154,6 +167,11 @@ export class PostgresBackend implements QueueBackend {
       claimSql: options.durableClaims
         ? { all: SQL.claimDurable, one: SQL.claimOneDurable, prepared: PREPARED.claimDurable }
         : { all: SQL.claim, one: SQL.claimOne, prepared: PREPARED.claim },
+      claimFairSql: options.durableClaims ? { text: SQL.claimFair, prepared: PREPARED.claimFair } : { text: SQL.claimFairAlone, prepared: PREPARED.claimFairAlone },
+      fairClaims: 0,
+      wakeUpsSeen: () => (this.unlisten ? this.notifications : null),
+      listen: () => void this.ensureListening(),
+      othersQuiet: null,
       run: (operation, fn) => this.run(operation, fn),
     };
   }
@@ -212,9 +230,13 @@ export class PostgresBackend implements QueueBackend {
   }
 
   complete(params: CompleteParams): Promise<void> {
-    const { workerId, job, result, spawn } = params;
+    const { workerId, job, result, spawn, run } = params;
     if (spawn && spawn.length > 0) return flows.completeSpawning(this.q, { ...params, spawn });
-    return (job.flow ? this.flowCompletions : this.completions).add(job.id, workerId, result);
+    return (job.flow ? this.flowCompletions : this.completions).add(job.id, workerId, result, run);
+  }
+
+  setProgress(params: { workerId: string; job: Job; progress: JobProgress }): Promise<void> {
+    return outcomes.setProgress(this.q, params);
   }
 
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
@@ -223,6 +245,14 @@ export class PostgresBackend implements QueueBackend {
 
   kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     return outcomes.kill(this.q, params);
+  }
+
+  expire(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    return deadlines.expire(this.q, params);
+  }
+
+  expireDue(params: { limit: number }): Promise<number> {
+    return deadlines.expireDue(this.q, params);
   }
 
   release(params: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -280,6 +310,8 @@ export class PostgresBackend implements QueueBackend {
    */
   async waitForWork({ signal, timeoutMs, pausedTasks = [] }: { signal: AbortSignal; timeoutMs: number; pausedTasks?: readonly string[] }): Promise<void> {
     if (signal.aborted || this.closed) return;
+    // A worker that waits looks for every kind of job at its next claim (claim.ts, othersQuiet).
+    this.q.othersQuiet = null;
     await this.ensureListening();
     // Read the table only after LISTEN is active: a job enqueued before is seen by this query, one
     // enqueued after notifies us. Nothing falls in between.
@@ -325,6 +357,10 @@ export class PostgresBackend implements QueueBackend {
     return admin.deleteJob(this.q, params);
   }
 
+  updateJob(params: JobUpdate): Promise<JobActionResult> {
+    return admin.updateJob(this.q, params);
+  }
+
   depths(): Promise<Depths> {
     return admin.depths(this.q);
   }
@@ -335,6 +371,10 @@ export class PostgresBackend implements QueueBackend {
 
   listDead(params: { limit: number; offset?: number }): Promise<DeadJob[]> {
     return admin.listDead(this.q, params);
+  }
+
+  jobsByRequest(params: { requestId: string; limit: number }): Promise<RequestJob[]> {
+    return admin.jobsByRequest(this.q, params);
   }
 
   searchDead(params: DeadSearch): Promise<{ rows: DeadJob[]; next: string | null }> {
@@ -353,8 +393,20 @@ export class PostgresBackend implements QueueBackend {
     return admin.rewriteStored(this.q, params);
   }
 
+  blockedKeys(params: { limit: number }): Promise<BlockedKey[]> {
+    return blocked.blockedKeys(this.q, params);
+  }
+
+  skipBlockedKey(params: { task: string; key: string }): Promise<{ skipped: string[] }> {
+    return blocked.skipBlockedKey(this.q, params);
+  }
+
   prune(params: PruneParams): Promise<number> {
     return maintenance.prune(this.q, params);
+  }
+
+  pruneKeys(params: { limit: number }): Promise<number> {
+    return maintenance.pruneKeys(this.q, params);
   }
 
   claimPruner(params: { owner: string; ttlMs: number }): Promise<boolean> {
@@ -373,6 +425,12 @@ export class PostgresBackend implements QueueBackend {
   /** The service keeps throughput counts in its database, or in memory. */
   throughputStore(): ThroughputStore {
     throw notSupported("throughputStore", "the PostgreSQL queue keeps no throughput counts; the service keeps them in its database");
+  }
+
+  /** jfast_workers rows of this queue (migration 0028), written by each worker's own timer. */
+  workerStore(): WorkerStore {
+    const db = { query: <R,>(text: string, params?: readonly unknown[]) => this.run("worker registry", () => this.db.query<R>(text, params)) };
+    return createSqlWorkerStore({ db, queue: this.queue, sql: { upsert: SQL.upsertWorker, remove: SQL.removeWorker, list: SQL.listWorkers } });
   }
 
   private ensureListening(): Promise<void> {

@@ -5,6 +5,7 @@ import {
   type DeadJob,
   type Depths,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
   type ListJobsParams,
@@ -14,6 +15,9 @@ import {
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
 import type { RabbitQueue } from "./context.js";
 import { DOCS } from "./errors.js";
+import { jobLifeFields, type JobProgress } from "../../core/job-life.js";
+import type { JobJSON } from "../../core/job.js";
+import { deliveryProgress } from "./progress.js";
 
 const DEPTH_CHANNELS = 4;
 
@@ -24,6 +28,7 @@ const UNLISTABLE: Record<Exclude<ListState, "dead">, string> = {
   running: "the broker does not report which messages other consumers hold; each process knows only its own",
   completed: "an acknowledged message is gone; the broker keeps no record of completed jobs",
   cancelled: "a cancellation is recorded by id only, and its message is dropped when it is delivered",
+  expired: "a message delivered after its job's deadline is acknowledged and gone, as a completed one is",
 };
 
 export function listDead(q: RabbitQueue, params: { limit: number; offset?: number }): Promise<DeadJob[]> {
@@ -125,6 +130,14 @@ export async function runNow(q: RabbitQueue, { id }: { id: string }): Promise<Jo
   });
 }
 
+/** A published message is immutable: its payload, priority and delay are the broker's once it is sent. */
+export async function updateJob(q: RabbitQueue, { id }: JobUpdate): Promise<JobActionResult> {
+  throw notSupported("jobActions", `job ${id} cannot be edited: RabbitMQ cannot change a message once it is published`, {
+    hint: "cancel it (jfast jobs cancel) and make a new job with the edited payload (jfast jobs create or the dashboard's Duplicate)",
+    docs: `${DOCS}#limits`,
+  });
+}
+
 export async function deleteJob(q: RabbitQueue, { id }: { id: string }): Promise<JobActionResult> {
   throw notSupported("jobActions", `job ${id} cannot be deleted: RabbitMQ cannot take a waiting message out of the middle of a queue`, {
     hint: "cancel it instead (jfast jobs cancel): the cancellation is recorded and the message dropped when it is delivered",
@@ -140,25 +153,40 @@ export async function deleteJob(q: RabbitQueue, { id }: { id: string }): Promise
 export async function getJob(q: RabbitQueue, { id }: { id: string }): Promise<JobInfo | null> {
   const running = q.consumer.heldDeliveries().find((d) => d.json.id === id);
   if (running) {
+    const job = { ...structuredClone(running.json), attempts: running.json.attempts + 1 };
+    const state = q.cancelledIds.has(id) ? JobState.cancelled : JobState.running;
     return {
-      job: { ...structuredClone(running.json), attempts: running.json.attempts + 1 },
-      state: q.cancelledIds.has(id) ? JobState.cancelled : JobState.running,
+      job,
+      state,
       lockedBy: running.workerId,
       lockedUntil: running.lockedUntil === null ? null : new Date(running.lockedUntil).toISOString(),
       diedAt: null,
+      ...lifeOf(job, state, structuredClone(deliveryProgress(running))),
     };
   }
   const pushed = q.consumer.bufferedDeliveries().find((d) => d.json.id === id);
-  if (pushed) return { job: structuredClone(pushed.json), state: JobState.ready, lockedBy: null, lockedUntil: null, diedAt: null };
+  if (pushed) {
+    const job = structuredClone(pushed.json);
+    return { job, state: JobState.ready, lockedBy: null, lockedUntil: null, diedAt: null, ...lifeOf(job, JobState.ready) };
+  }
   const step = await q.options.flows?.step({ jobId: id });
   if (step) {
     const diedAt = step.state === JobState.dead ? step.finishedAt : null;
     return { job: step.job, state: step.state, lockedBy: null, lockedUntil: null, diedAt };
   }
   const dead = await q.dead.find(id);
-  if (dead) return { job: dead.json, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: new Date(dead.diedAt).toISOString() };
+  if (dead) {
+    return { job: dead.json, state: JobState.dead, lockedBy: null, lockedUntil: null, diedAt: new Date(dead.diedAt).toISOString(), ...lifeOf(dead.json, JobState.dead) };
+  }
   throw notSupported("jobLookup", `job ${id} is not a dead letter and not running in this process; RabbitMQ cannot look up a waiting message by id`, {
     hint: "dead letters and jobs this process runs can be looked up; for jobs waiting in the queue use the RabbitMQ management UI",
     docs: `${DOCS}#limits`,
   });
+}
+
+/** A job's life from the records its message carries (progress.ts); `runs` is shown as `attempts`, not in `job`. */
+function lifeOf(job: JobJSON, state: JobState, progress?: JobProgress) {
+  const { runs } = job;
+  delete job.runs;
+  return jobLifeFields({ runs, errors: job.errors, createdAt: job.createdAt, running: state === JobState.running, progress });
 }

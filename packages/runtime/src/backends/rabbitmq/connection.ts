@@ -22,6 +22,8 @@ export interface Session {
   alive: boolean;
   /** Its node's index in BrokerConnectionOptions.urls. */
   readonly node: number;
+  /** Why the connection ended, as amqplib reported it (logged with "lost the RabbitMQ connection"). */
+  lostReason?: string;
 }
 
 export interface Publication {
@@ -314,8 +316,10 @@ export class BrokerConnection {
     const node = this.node;
     const model = await amqp.connect(this.options.urls[node]!, socketOptions);
     const session: Session = { generation: ++this.generation, model, alive: true, node };
-    model.on("error", () => undefined);
-    model.on("close", () => this.lost(session));
+    // amqplib reports why a connection ended (a server's close frame, a missed heartbeat, a socket error) on
+    // 'error' just before 'close'; the reason goes with the warning.
+    model.on("error", (error: Error) => (session.lostReason = error.message));
+    model.on("close", (error?: Error) => this.lost(session, error?.message ?? session.lostReason));
     let timer: NodeJS.Timeout | undefined;
     try {
       const stalled = new Promise<never>((_, reject) => {
@@ -339,7 +343,7 @@ export class BrokerConnection {
     return session;
   }
 
-  private lost(session: Session): void {
+  private lost(session: Session, reason?: string): void {
     const wasAlive = session.alive;
     session.alive = false;
     if (this.current === session) this.current = null;
@@ -351,6 +355,7 @@ export class BrokerConnection {
       if (this.node === session.node) this.node = (session.node + 1) % this.options.urls.length;
       this.options.logger?.warn("lost the RabbitMQ connection; reconnecting", {
         url: redactUrl(lostUrl),
+        ...(reason ? { reason } : {}),
         ...(this.options.urls.length > 1 ? { next: redactUrl(this.url) } : {}),
       });
       this.connecting ??= this.connectLoop();

@@ -120,6 +120,11 @@ export class Consumer {
     return this.leases.take(workerId, job);
   }
 
+  /** Holds a taken delivery again after its outcome failed to be written (Leases.restore); else nacks it back. */
+  restore(delivery: Delivery, job: Job): void {
+    if (!this.leases.restore(delivery, job)) this.nack(delivery);
+  }
+
   /** take() by job id: a delivery this worker holds, for an outcome decided without the Job (a cancellation). */
   takeById(workerId: string, id: string): Delivery | null {
     return this.leases.takeById(workerId, id);

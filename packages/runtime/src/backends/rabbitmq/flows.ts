@@ -1,6 +1,7 @@
 import { flowPlanToJSON, type FlowPlan } from "../../core/flow.js";
 import type { FlowStore } from "../../core/flow-store.js";
 import type { AttemptError, Job, JobJSON } from "../../core/job.js";
+import type { AttemptRun } from "../../core/job-life.js";
 import type { CompleteParams } from "../../core/queue-backend.js";
 import type { RabbitQueue } from "./context.js";
 import { refusePriorities } from "./enqueue.js";
@@ -33,7 +34,7 @@ export async function enqueueFlow(q: RabbitQueue, store: FlowStore, { flow }: { 
 }
 
 /** The completion of a flow step: committed with its fan-in, then its ready children published, then acked. */
-export async function completeStep(q: RabbitQueue, store: FlowStore, { workerId, job, result, spawn }: CompleteParams): Promise<Job | null> {
+export async function completeStep(q: RabbitQueue, store: FlowStore, { workerId, job, result, spawn, run }: CompleteParams): Promise<Job | null> {
   const delivery = q.consumer.take(workerId, job);
   if (!delivery) return null;
   const ended: JobJSON = { ...delivery.json, attempts: delivery.json.attempts + 1 };
@@ -44,10 +45,13 @@ export async function completeStep(q: RabbitQueue, store: FlowStore, { workerId,
       result,
       spawn: spawn?.map((step) => ({ ...step, job: step.job.toJSON() })),
       leaseMs: publishLeaseMs(q),
+      run,
     }));
   } catch (error) {
-    // Not recorded: the message goes back (a lost attempt) and the step runs again, rather than vanish uncounted.
-    q.consumer.nack(delivery);
+    // Not recorded: still held under its lease, for the worker to write the outcome again (the database may be
+    // failing over, or its pool busy). If the lease runs out first the message goes back as a lost attempt and
+    // the step runs again, rather than vanish uncounted.
+    q.consumer.restore(delivery, job);
     throw error;
   }
   await publishReady(q, store, ready);
@@ -56,15 +60,15 @@ export async function completeStep(q: RabbitQueue, store: FlowStore, { workerId,
 }
 
 /** The death of a flow step: committed with its count for "run" children, those published, then dead-lettered. */
-export async function killStep(q: RabbitQueue, store: FlowStore, params: { workerId: string; job: Job; error: AttemptError }): Promise<Job | null> {
+export async function killStep(q: RabbitQueue, store: FlowStore, params: { workerId: string; job: Job; error: AttemptError; run?: AttemptRun | undefined }): Promise<Job | null> {
   const delivery = q.consumer.take(params.workerId, params.job);
   if (!delivery) return null;
   const json = spent(delivery, params.error);
   let ready: JobJSON[];
   try {
-    ({ ready } = await store.die({ job: json, leaseMs: publishLeaseMs(q) }));
+    ({ ready } = await store.die({ job: json, leaseMs: publishLeaseMs(q), run: params.run }));
   } catch (error) {
-    q.consumer.nack(delivery);
+    q.consumer.restore(delivery, params.job);
     throw error;
   }
   await publishReady(q, store, ready);

@@ -47,6 +47,21 @@ export class Leases {
     return delivery;
   }
 
+  /**
+   * Puts back a delivery take() took, when its outcome could not be written (the store unreachable for a while):
+   * held again by the same worker under the lease it had, so the worker's next try of the write finds it, and
+   * the lease, not the failure, decides when it goes back to the broker. False when its channel is gone.
+   */
+  restore(delivery: Delivery, job: Job): boolean {
+    if (!delivery.sub.alive || !delivery.settled || delivery.workerId === null) return false;
+    delivery.settled = false;
+    this.held.add(delivery);
+    this.byJob.set(job, delivery);
+    const until = delivery.lockedUntil ?? Date.now();
+    this.lease(delivery, until, until - Date.now());
+    return true;
+  }
+
   /** take() by job id: a delivery this worker holds, for an outcome decided without the Job (a cancellation). */
   takeById(workerId: string, id: string): Delivery | null {
     const delivery = [...this.held].find((d) => d.json.id === id && d.workerId === workerId && !d.settled);

@@ -49,6 +49,19 @@ export async function releasePruner(q: RabbitQueue, { owner }: { owner: string }
 }
 
 export async function setLimits(q: RabbitQueue, { limits }: { limits: LimitMap }): Promise<void> {
+  for (const [task, l] of limits) {
+    if (l.ordered) {
+      throw notSupported("orderPerKey", `task "${task}" has orderedBy, which RabbitMQ cannot keep: a broker hands a queue's messages to consumers as they come, and cannot hold a key's next messages while its failing one waits for a retry`, {
+        hint: "run this task on a queue of the PostgreSQL, Redis or memory backend ([queues.<name>] backend)",
+      });
+    }
+    if (!l.perKey && !l.fair && !l.keyRate) continue;
+    // The broker delivers in its own order and the slots store counts per task: a delivered job over its key's
+    // limit could only be put back at the tail, spending a delivery and losing its place, over and over.
+    throw notSupported(l.fair && !l.perKey && !l.keyRate ? "fairShare" : "keyedLimits", `task "${task}" has ${l.perKey ? "per-key concurrency (concurrency: { key, limit })" : l.keyRate ? "a per-key rate limit (rateLimit: { key, max, perMs })" : "fairness (fair share across keys)"}, which RabbitMQ cannot enforce: the broker delivers each queue's messages in its own order and cannot skip a key's waiting messages to deliver another key's`, {
+      hint: "run this task on a queue of the PostgreSQL, Redis or memory backend ([queues.<name>] backend), or use a plain concurrency number",
+    });
+  }
   if (limits.size > 0 && !q.options.limits) {
     const [task] = limits.keys();
     throw notSupported("limits", `task "${task}" has a limit, which RabbitMQ cannot count across processes, and this service has no database to count it in`, {

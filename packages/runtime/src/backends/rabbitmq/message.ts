@@ -3,6 +3,7 @@ import type { Options } from "amqplib";
 import { CorruptJob } from "../../core/corrupt-job.js";
 import { DEFAULT_PRIORITY, Job, priorityProblem, type AttemptError, type JobJSON } from "../../core/job.js";
 import { jobIdTime } from "../../core/job-id.js";
+import type { AttemptRun } from "../../core/job-life.js";
 import type { JobFlow } from "../../core/flow.js";
 import type { JobUnique } from "../../core/unique.js";
 import { assertStorable, assertStorableText, recordableText } from "../../core/storable.js";
@@ -105,6 +106,12 @@ export function compactBody(json: JobJSON | Job): Record<string, unknown> {
   if (json.unique) body.unique = json.unique;
   // A flow step's place in its flow: what its completion counts for (docs/rabbitmq.md#flows).
   if (json.flow) body.flow = json.flow;
+  // A job's deadline (docs/flow-control.md#deadlines): the worker it is delivered to after it ends it unrun.
+  if (json instanceof Job) {
+    if (json.expiresAt !== null) body.expiresAt = json.expiresAt.toISOString();
+  } else if (json.expiresAt !== undefined) body.expiresAt = json.expiresAt;
+  // The attempts' records of a retried or dead job (progress.ts): a first publish has none.
+  if (!(json instanceof Job) && json.runs && json.runs.length > 0) body.runs = json.runs;
   return body;
 }
 
@@ -226,6 +233,9 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   if (typeof unique === "object" && unique !== null && typeof unique.key === "string") json.unique = unique;
   const flow = v.flow as JobFlow | undefined;
   if (typeof flow === "object" && flow !== null && typeof flow.id === "string" && typeof flow.step === "string" && typeof flow.after === "object" && flow.after !== null) json.flow = flow;
+  if (typeof v.expiresAt === "string" && !Number.isNaN(Date.parse(v.expiresAt))) json.expiresAt = v.expiresAt;
+  // Attempts' records (progress.ts) are for people to read: a body without a well-formed list has none.
+  if (Array.isArray(v.runs)) json.runs = (v.runs as unknown[]).filter((r): r is AttemptRun => typeof r === "object" && r !== null && typeof (r as AttemptRun).startedAt === "number");
   return { ok: true, json };
 }
 

@@ -2,6 +2,7 @@ import type { CancelStore } from "../../core/cancel-store.js";
 import type { FlowStore } from "../../core/flow-store.js";
 import type { LimitStore } from "../../core/limit-store.js";
 import type { UniqueStore } from "../../core/unique-store.js";
+import type { WorkerStore } from "../../core/backend/workers.js";
 import type { BackendLogger } from "./connection.js";
 import type { CascadeShape } from "./delay-key.js";
 import type { QueueType } from "./topology.js";
@@ -51,5 +52,7 @@ export interface RabbitMqBackendOptions {
    */
   flows?: FlowStore;
   flowSweepMs?: number;
+  /** Where its workers register (the service's database): without one, the worker registry answers NOT_SUPPORTED. */
+  workers?: WorkerStore;
   logger?: BackendLogger;
 }

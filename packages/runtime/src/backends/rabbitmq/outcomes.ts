@@ -6,6 +6,8 @@ import type { RabbitQueue } from "./context.js";
 import { DOCS } from "./errors.js";
 import { completeStep, killStep } from "./flows.js";
 import { putBack, replace, route, snoozesOf, spent, toDead } from "./publications.js";
+import { withRunIn } from "./progress.js";
+import type { AttemptRun } from "../../core/job-life.js";
 
 /**
  * A delivered job of a limited task runs only with a slot taken in the database (docs/rabbitmq.md#task-limits); over
@@ -69,23 +71,23 @@ export async function complete(q: RabbitQueue, params: CompleteParams): Promise<
   if (job.unique) await releaseKey(q, job, JobState.completed);
 }
 
-export async function retry(q: RabbitQueue, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
+export async function retry(q: RabbitQueue, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date; run?: AttemptRun | undefined }): Promise<void> {
   const delivery = q.consumer.take(params.workerId, params.job);
   if (!delivery) return;
-  const json = spent(delivery, params.error);
+  const json = withRunIn(spent(delivery, params.error), params.run);
   json.availableAt = params.availableAt.toISOString();
   await replace(q, delivery, [route(q, json, { dueMs: params.availableAt.getTime(), snoozes: snoozesOf(delivery) })]);
   await freeSlot(q, params.job);
 }
 
-export async function kill(q: RabbitQueue, params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+export async function kill(q: RabbitQueue, params: { workerId: string; job: Job; error: AttemptError; run?: AttemptRun | undefined }): Promise<void> {
   if (params.job.flow && q.options.flows) {
     if (await killStep(q, q.options.flows, params)) await freeSlot(q, params.job);
     return;
   }
   const delivery = q.consumer.take(params.workerId, params.job);
   if (!delivery) return;
-  await replace(q, delivery, [toDead(q, spent(delivery, params.error))]);
+  await replace(q, delivery, [toDead(q, withRunIn(spent(delivery, params.error), params.run))]);
   await freeSlot(q, params.job);
   if (params.job.unique) await releaseKey(q, params.job, JobState.dead);
 }
@@ -94,13 +96,13 @@ export async function kill(q: RabbitQueue, params: { workerId: string; job: Job;
  * release for one job at a later time through the delay cascade, the message republished as it was published
  * (its attempts never included this delivery) with its snooze count, carried in a header, raised by one.
  */
-export async function snooze(q: RabbitQueue, { workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
+export async function snooze(q: RabbitQueue, { workerId, job, availableAt, maxSnoozes, run }: SnoozeParams): Promise<{ snoozed: boolean }> {
   const held = q.consumer.heldDeliveries().find((d) => d.json.id === job.id && d.workerId === workerId && !d.settled);
   // At the limit the delivery stays this worker's, for kill.
   if (!held || snoozesOf(held) >= maxSnoozes) return { snoozed: false };
   const delivery = q.consumer.take(workerId, job);
   if (!delivery) return { snoozed: false };
-  const json: JobJSON = { ...delivery.json, availableAt: availableAt.toISOString() };
+  const json: JobJSON = withRunIn({ ...delivery.json, availableAt: availableAt.toISOString() }, run);
   await replace(q, delivery, [route(q, json, { dueMs: availableAt.getTime(), snoozes: snoozesOf(delivery) + 1 })]);
   await freeSlot(q, job);
   return { snoozed: true };

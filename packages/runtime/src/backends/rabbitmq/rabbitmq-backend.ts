@@ -13,8 +13,10 @@ import {
   type Depths,
   type EnqueueResult,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
+  type RequestJob,
   type LeaseReport,
   type ListJobsParams,
   type QueueBackend,
@@ -24,6 +26,7 @@ import {
 } from "../../core/queue-backend.js";
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import type { BlockedKey } from "../../core/backend/admin.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { ConfigError } from "../../errors/jfast-error.js";
 import * as admin from "./admin.js";
@@ -39,6 +42,9 @@ import * as maintenance from "./maintenance.js";
 import { queueNames, type QueueNames } from "./names.js";
 import type { RabbitMqBackendOptions } from "./options.js";
 import * as outcomes from "./outcomes.js";
+import * as deadlines from "./deadlines.js";
+import { setProgress } from "./progress.js";
+import type { JobProgress } from "../../core/job-life.js";
 import { putBack } from "./publications.js";
 import { RecentIds } from "./recent-ids.js";
 import { repair } from "./repair.js";
@@ -48,6 +54,7 @@ import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
 import { FLOW_STORE_MISSING } from "../../core/flow-store.js";
 import type { SqlExecutor } from "../../core/sql-port.js";
 import { enqueueFlow, sweep } from "./flows.js";
+import { WORKERS_REFUSAL, type WorkerStore } from "../../core/backend/workers.js";
 
 export type { RabbitMqBackendOptions } from "./options.js";
 
@@ -134,6 +141,7 @@ export class RabbitMqBackend implements QueueBackend {
       uniqueKeys: options.uniqueKeys !== undefined,
       limits: options.limits !== undefined,
       flows: options.flows !== undefined,
+      workers: options.workers !== undefined,
       quorum: this.queueType === QueueType.quorum,
     });
     this.q = {
@@ -280,6 +288,24 @@ export class RabbitMqBackend implements QueueBackend {
     return outcomes.kill(this.q, params);
   }
 
+  expire(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    return deadlines.expire(this.q, params);
+  }
+
+  /** A waiting message cannot be read inside the broker: a job past its deadline is ended when it is delivered. */
+  async expireDue(): Promise<number> {
+    return 0;
+  }
+
+  /** No per-key state: keyed tasks are refused on RabbitMQ (docs/flow-control.md#what-each-backend-enforces). */
+  async pruneKeys(): Promise<number> {
+    return 0;
+  }
+
+  async setProgress(params: { workerId: string; job: Job; progress: JobProgress }): Promise<void> {
+    setProgress(this.q, params);
+  }
+
   snooze(params: SnoozeParams): Promise<{ snoozed: boolean }> {
     return outcomes.snooze(this.q, params);
   }
@@ -320,6 +346,13 @@ export class RabbitMqBackend implements QueueBackend {
     return admin.listDead(this.q, params);
   }
 
+  /** The broker keeps no finished job and cannot read a waiting one: a timeline shows its dead letters only. */
+  async jobsByRequest(): Promise<RequestJob[]> {
+    throw notSupported("requestIndex", "the RabbitMQ queue keeps no finished job and cannot read a waiting message, so it cannot find a request's jobs", {
+      hint: "a timeline reads its dead letters instead; the PostgreSQL queue finds a request's jobs through an index",
+    });
+  }
+
   searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
     return admin.searchDead(this.q);
   }
@@ -340,8 +373,20 @@ export class RabbitMqBackend implements QueueBackend {
     return admin.deleteJob(this.q, params);
   }
 
+  updateJob(params: JobUpdate): Promise<JobActionResult> {
+    return admin.updateJob(this.q, params);
+  }
+
   rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult> {
     return admin.rewriteStored(this.q, params);
+  }
+
+  blockedKeys(_params: { limit: number }): Promise<BlockedKey[]> {
+    return Promise.reject(notSupported("orderPerKey", "this queue keeps no order per key (orderedBy), so no key can be blocked"));
+  }
+
+  skipBlockedKey(_params: { task: string; key: string }): Promise<{ skipped: string[] }> {
+    return Promise.reject(notSupported("orderPerKey", "this queue keeps no order per key (orderedBy), so no key can be blocked"));
   }
 
   prune(params: PruneParams): Promise<number> {
@@ -367,6 +412,12 @@ export class RabbitMqBackend implements QueueBackend {
   /** The service keeps throughput counts in its database, or in memory. */
   throughputStore(): ThroughputStore {
     throw notSupported("throughputStore", "the RabbitMQ queue keeps no throughput counts; the service keeps them in its database or in memory");
+  }
+
+  /** Kept in the service's database (jfast_workers); without one, NOT_SUPPORTED: a broker has no place for it. */
+  workerStore(): WorkerStore {
+    if (this.options.workers) return this.options.workers;
+    throw notSupported("workers", WORKERS_REFUSAL.reason, { hint: WORKERS_REFUSAL.hint });
   }
 }
 

@@ -30,6 +30,9 @@ export async function claim(q: RedisQueue, { workerId, limit, leaseMs, startable
     q.limited.size > 0 ? q.keys.limits : "",
     q.keys.limitPrefix,
     Math.min(limit, startable),
+    // A fair task alone is claimed up to `limit`: every other claim the other tasks' jobs go first, so its backlog
+    // never holds them back.
+    q.limited.fairUncounted.length > 0 && q.fairClaims++ % 2 === 1 ? "1" : "0",
     ...held,
   ])) as [Row[], Array<[string, string, string]>, string[]];
   for (const [kind, id, detail] of notes) {

@@ -3,7 +3,7 @@ import { importDriver } from "../../core/import-driver.js";
 
 const ioredis = await importDriver("ioredis", () => import("ioredis"));
 
-export type ConnectionRole = "commands" | "wait" | "wake" | "scheduler";
+export type ConnectionRole = "commands" | "wait" | "wake" | "scheduler" | "alerts";
 
 /** A connection to one Redis, or to a Redis Cluster through its seed nodes: the commands the backend sends are the same. */
 export type RedisClient = Redis | Cluster;

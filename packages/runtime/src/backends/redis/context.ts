@@ -23,6 +23,8 @@ export interface RedisQueue {
   readonly offers: SlotOffers;
   /** The queue's limited tasks (setLimits); none: claim.lua reads no limit. */
   readonly limited: LimitedTasks;
+  /** Claims so far while the queue has a fair task that counts nothing: every other one reads the ready lists first. */
+  fairClaims: number;
   /** Runs one script of scripts/ with the keys and arguments every script starts with. */
   script(name: ScriptName, operation: string, args: ReadonlyArray<string | number>, wait?: ReplicaWait): Promise<unknown>;
   /** Runs `fn`, translating a Redis error into a JfastError naming `operation`; refuses once the backend is closed. */

@@ -14,10 +14,27 @@ export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise
     const handedOff = await enqueueHandingOff(q, jobs);
     if (handedOff) return handedOff;
   }
+  if (q.limited.fair.size > 0 && jobs.some((job) => q.limited.fair.has(job.task))) return enqueueKeyed(q, jobs);
   const args: Array<string | number> = [];
   for (const job of jobs) packJob(job, args);
   const inserted = (await q.script("enqueue", "enqueue", args, q.replicaWait)) as string[];
   await announceBatch(q, jobs, inserted);
+  return { inserted };
+}
+
+/**
+ * A batch with a job of a task with fairness (enqueue-keyed.lua): such a job waits on its key's own list, and idle
+ * workers are told at once (they block on the ready lists, which it is not on).
+ */
+async function enqueueKeyed(q: RedisQueue, jobs: Job[]): Promise<EnqueueResult> {
+  const args: Array<string | number> = [q.keys.limitPrefix];
+  for (const job of jobs) {
+    packJob(job, args);
+    const fair = q.limited.fair.has(job.task);
+    args.push(fair ? job.task : "", fair ? (job.limitKey ?? "") : "");
+  }
+  const inserted = (await q.script("enqueue-keyed", "enqueue", args, q.replicaWait)) as string[];
+  if (inserted.length > 0) await q.announce(Math.min(...jobs.map((j) => j.availableAt.getTime())));
   return { inserted };
 }
 

@@ -3,6 +3,7 @@ import type { CompleteParams } from "../../core/queue-backend.js";
 import type { FlowDetail, FlowStepInfo, FlowSummary, ListFlowsParams } from "../../core/backend/flows.js";
 import { LIST_WINDOW } from "../../core/job-listing.js";
 import { JobState } from "../../core/job-state.js";
+import { parseRuns, stepTiming } from "../../core/job-life.js";
 import { announceBatch, packJob, type RedisQueue } from "./context.js";
 import { decodeJobForDisplay, msToIso } from "./decode.js";
 import { resultOfHash } from "./results.js";
@@ -30,7 +31,7 @@ export async function enqueueFlow(q: RedisQueue, { flow }: { flow: FlowPlan }): 
  * A flow step's completion with the steps its handler spawned (complete-spawn.lua): one call of its own, outside
  * the completion batches, since the steps are written in the script that completes it.
  */
-export async function completeSpawning(q: RedisQueue, { workerId, job, result, spawn }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
+export async function completeSpawning(q: RedisQueue, { workerId, job, result, spawn, run }: CompleteParams & { spawn: FlowPlanStep[] }): Promise<void> {
   const [field, text] = result === undefined ? ["", ""] : "omitted" in result ? ["result_omitted", result.omitted] : ["result", JSON.stringify(result.value)];
   const args: Array<string | number> = [workerId, q.completedRetentionMs, job.id, field, text];
   const parentStep = job.flow?.step ?? "";
@@ -40,6 +41,7 @@ export async function completeSpawning(q: RedisQueue, { workerId, job, result, s
     // pending counts the completing step too: it is counted in the same script, right after.
     args.push(step.pending + (direct ? 1 : 0), JSON.stringify(step.children), step.job.flow?.onParentFailure === "run" ? "1" : "", direct ? "1" : "");
   }
+  args.push(run ? JSON.stringify(run) : "");
   await q.script("complete-spawn", "complete a flow step", args, q.replicaWait);
   q.held.get(workerId)?.delete(job.id);
 }
@@ -101,7 +103,7 @@ export async function listFlows(q: RedisQueue, params: ListFlowsParams): Promise
   });
 }
 
-const STEP_FIELDS = ["json", "attempts", "errors", "available_at", "state", "done_at", "died_at", "cancelled_at", "result", "result_omitted"] as const;
+const STEP_FIELDS = ["json", "attempts", "errors", "available_at", "state", "done_at", "died_at", "cancelled_at", "result", "result_omitted", "runs"] as const;
 
 /** The flow and every step, read in two round trips (its steps list, then one pipeline of their hashes). */
 export async function getFlow(q: RedisQueue, { id }: { id: string }): Promise<FlowDetail | null> {
@@ -123,7 +125,7 @@ export async function getFlow(q: RedisQueue, { id }: { id: string }): Promise<Fl
     jobIds.forEach((jobId, i) => {
       const [error, value] = replies[i] ?? [null, null];
       if (error) throw error;
-      const [json, attempts, errors, availableAt, state, doneAt, diedAt, cancelledAt, result, resultOmitted] = value as Fields<10>;
+      const [json, attempts, errors, availableAt, state, doneAt, diedAt, cancelledAt, result, resultOmitted, runs] = value as Fields<11>;
       if (json === null) return;
       const job = decodeJobForDisplay(jobId, [json, attempts, errors, availableAt]);
       if (!job.flow) return;
@@ -139,6 +141,7 @@ export async function getFlow(q: RedisQueue, { id }: { id: string }): Promise<Fl
         ...("result" in stored ? { result: stored.result } : {}),
         ...(last && known !== JobState.completed ? { error: { class: last.class, message: last.message } } : {}),
         finishedAt: msToIso(known === JobState.completed ? doneAt : known === JobState.dead ? diedAt : known === JobState.cancelled ? cancelledAt : null),
+        ...stepTiming(parseRuns(runs).at(-1)),
       };
     });
     return { ...summary, steps };

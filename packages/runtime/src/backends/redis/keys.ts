@@ -15,7 +15,11 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:running               ZSET  job id → lease deadline (ms)
  *   <p>{q}:dead                  ZSET  job id → time of death (ms); listed newest first
  *   <p>{q}:completed             ZSET  job id → completion time (ms); pruned after the retention period
- *   <p>{q}:cancelled             ZSET  job id → cancellation time (ms), for the pruner (docs/queues.md#retention)
+ *   <p>{q}:cancelled             ZSET  job id → cancellation time (ms), for the pruner (docs/queues.md#retention);
+ *                                      expired jobs too (docs/flow-control.md#deadlines)
+ *   <p>{q}:deadlines             ZSET  job id → its deadline (ms): jobs enqueued with one, for the sweep (expire-due.lua)
+ *   <p>{q}:debounce:<key>        STRING the id of the last job made for a debounce key scoped by task and tenant
+ *                                      (debounce.lua, docs/flow-control.md#debounce)
  *   <p>{q}:pruner                STRING the owner of the pruner's lease, expiring with it (one pruner at a time)
  *   <p>{q}:workers               ZSET  worker id → last heartbeat (ms): the workers that may own a processing list
  *   <p>{q}:job:<id>              HASH  json (the job as enqueued, unchanged), attempts, errors, available_at, priority
@@ -24,6 +28,9 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *                                      returned snooze(ms)), cancelled_at (a cancelled job's hash expires)
  *   <p>{q}:processing:<worker>   LIST  ids the worker claimed and has not settled yet
  *   <p>{q}:worker:<worker>       STRING heartbeat, expires after the worker TTL unless refreshed
+ *   <p>{q}:registry              HASH  worker id → JSON record (docs/worker.md#the-worker-registry), written by each
+ *                                      worker's timer; the key expires once no worker has written it for the longest
+ *                                      forget time given, and a forgotten worker's field is dropped by the next write
  *   <p>{q}:wake                  pub/sub channel: "a job was scheduled for <ms>", so blocked waiters re-plan
  *   <p>{q}:paused                HASH  task → JSON { at, by }: tasks no worker may start (docs/worker.md#pausing-a-task)
  *   <p>{q}:parked:<task>         LIST  ids of a paused task's jobs the claim set aside, oldest on the right; back
@@ -34,10 +41,16 @@ import { DEFAULT_PRIORITY, MAX_PRIORITY } from "../../core/job.js";
  *   <p>{q}:limit:holders:<task>  SET   ids of the task's jobs holding a concurrency slot (dropped by the claim once
  *                                      their job no longer runs under a live lease)
  *   <p>{q}:limit:starts:<task>   ZSET  "<id>@<ms>" → start time (ms): the task's starts within its rate window
+ *   <p>{q}:limit:kholders:<task>:<key> SET  per-key concurrency (docs/flow-control.md#per-key-concurrency): ids of
+ *                                      the key's jobs holding a slot; kparked:<task>:<key> LIST, the key's jobs parked
+ *                                      at its limit (oldest on the right); kwaiting:<task> SET, the keys with parked jobs
+ *                                      (for a task with fairness: kturnq:<task> ZSET, those keys by their turn)
  *   <p>{q}:unique:<key>          STRING "<how>|<job id>": the job holding a unique key scoped by task and tenant
  *                                      (enqueue-unique.lua); expires with its period when held for one
  *   <p>{q}:throughput:<minute>   HASH  "p|f|d:<task>" → jobs processed, failed, dead in the minute starting at
- *                                      <minute> (epoch ms); expires after 7 days
+ *                                      <minute> (epoch ms); "r<b>|w<b>:<task>" → attempts whose run time or wait fell
+ *                                      in log bucket <b> (core/latency-histogram.ts); expires after a day
+ *   <p>{q}:throughput:h:<hour>   HASH  the same for the hour starting at <hour>; expires after 7 days
  *   <p>{q}:flow:<id>             HASH  a flow or batch (docs/redis.md#flows): name, kind, tenant, created_at, seq,
  *                                      total, completed, dead, stored (step hashes not pruned yet), cancelled,
  *                                      finished_at
@@ -59,8 +72,11 @@ export interface QueueKeys {
   readonly dead: string;
   readonly completed: string;
   readonly cancelled: string;
+  readonly deadlines: string;
   readonly pruner: string;
   readonly workers: string;
+  /** The worker registry (HASH), one field per worker process. */
+  readonly registry: string;
   readonly paused: string;
   /** The queue's task limits (HASH); `limitPrefix` + "holders:<task>" / "starts:<task>" for a task's counts. */
   readonly limits: string;
@@ -73,6 +89,7 @@ export interface QueueKeys {
   readonly workerPrefix: string;
   readonly parkedPrefix: string;
   readonly uniquePrefix: string;
+  readonly debouncePrefix: string;
   /** Flows by creation (ZSET) and the counter giving their order. */
   readonly flows: string;
   readonly flowSeq: string;
@@ -88,6 +105,7 @@ export interface QueueKeys {
   worker(workerId: string): string;
   parked(task: string): string;
   throughput(minuteMs: number): string;
+  throughputHour(hourMs: number): string;
   /** The keys every script receives, in the order lib.lua reads them. */
   readonly scriptKeys: readonly string[];
   /** A SCAN pattern matching every key of this queue (tests and tooling; never used on a hot path). */
@@ -109,8 +127,10 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     dead: `${stem}:dead`,
     completed: `${stem}:completed`,
     cancelled: `${stem}:cancelled`,
+    deadlines: `${stem}:deadlines`,
     pruner: `${stem}:pruner`,
     workers: `${stem}:workers`,
+    registry: `${stem}:registry`,
     paused: `${stem}:paused`,
     limits: `${stem}:limits`,
     limitPrefix: `${stem}:limit:`,
@@ -120,6 +140,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     workerPrefix: `${stem}:worker:`,
     parkedPrefix: `${stem}:parked:`,
     uniquePrefix: `${stem}:unique:`,
+    debouncePrefix: `${stem}:debounce:`,
     flows: `${stem}:flows`,
     flowSeq: `${stem}:flows:seq`,
     waiting: `${stem}:waiting`,
@@ -131,6 +152,7 @@ export function queueKeys(params: { queue: string; prefix?: string }): QueueKeys
     worker: (workerId: string) => `${stem}:worker:${workerId}`,
     parked: (task: string) => `${stem}:parked:${task}`,
     throughput: (minuteMs: number) => `${stem}:throughput:${minuteMs}`,
+    throughputHour: (hourMs: number) => `${stem}:throughput:h:${hourMs}`,
     pattern: `${escapeGlob(stem)}:*`,
   };
   return {

@@ -1,5 +1,6 @@
 import { decodeCursor, encodeCursor, LIST_WINDOW } from "../../core/job-listing.js";
 import { JobState } from "../../core/job-state.js";
+import { jobLifeFields, parseProgress, parseRuns } from "../../core/job-life.js";
 import { ListOrder, ListState, type JobInfo, type JobListing, type ListJobsParams } from "../../core/queue-backend.js";
 import { NotSupportedError } from "../../errors/jfast-error.js";
 import type { RedisClient } from "./connection.js";
@@ -31,16 +32,22 @@ const SORTED: Partial<Record<ListState, SortedSource[]>> = {
 /**
  * One page of a state (docs/redis.md#listing-jobs): at most LIST_WINDOW ids read from the state's structure after
  * the cursor, their hashes read in one pipeline, filtered here by task and tenant. Sorted sets page by (score, id),
- * exact; the ready list by position, which a claim shifts (`exact: false`). Cancelled jobs are in no structure.
+ * exact; the ready lists and the lists of held jobs by position, which a claim shifts (`exact: false`). Cancelled jobs are in no structure.
  */
-export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params: ListJobsParams): Promise<JobListing> {
+export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params: ListJobsParams, readHeld: ReadHeld): Promise<JobListing> {
   if (params.state === ListState.cancelled) {
     throw new NotSupportedError("the Redis queue cannot list cancelled jobs: a cancelled job is kept only as its own hash, which expires, and no set holds them", {
       hint: "look a cancelled job up by id (jfast jobs show <id>) while its hash lives ([plugin.queue] completed retention, at least an hour)",
       docs: "jfast docs redis#listing-jobs",
     });
   }
-  if (params.state === ListState.ready) return listReady(redis, keys, params);
+  if (params.state === ListState.expired) {
+    throw new NotSupportedError("the Redis queue cannot list expired jobs: an expired job is kept as a cancelled one is, as its own hash, which expires", {
+      hint: "look an expired job up by id (jfast jobs show <id>) while its hash lives (docs/flow-control.md#deadlines)",
+      docs: "jfast docs redis#listing-jobs",
+    });
+  }
+  if (params.state === ListState.ready) return listReady(redis, keys, params, readHeld);
   const sources = SORTED[params.state]!;
   const after = decodeCursor(params, 2) as [number, string] | null;
   const now = Date.now();
@@ -79,18 +86,32 @@ export async function listRedisJobs(redis: RedisClient, keys: QueueKeys, params:
 }
 
 /**
- * The ready lists by position, as one sequence in claim order: priority 0's list from its claiming end first
- * (oldest), or priority 9's from its pushing end first (newest). docs/tasks.md#priority
+ * The waiting jobs no ready list holds (list-keyed.lua): a limited or paused task's set-aside jobs and keyed tasks'
+ * jobs on their keys' own lists, as one sequence from `offset`; `total` is its length.
  */
-async function listReady(redis: RedisClient, keys: QueueKeys, params: ListJobsParams): Promise<JobListing> {
+export type ReadHeld = (params: { offset: number; count: number; order: ListOrder }) => Promise<{ total: number; ids: string[] }>;
+
+/**
+ * The ready state by position (docs/redis.md#listing-jobs), as one sequence in claim order: the ready lists,
+ * priority 0's from its claiming end first (oldest), then the jobs held on their tasks' and keys' own lists (by
+ * task, then key, each list oldest first); `newest` reads the same sequence from its other end. The cursor is an
+ * offset into it. docs/tasks.md#priority
+ */
+async function listReady(redis: RedisClient, keys: QueueKeys, params: ListJobsParams, readHeld: ReadHeld): Promise<JobListing> {
   const after = decodeCursor(params, 1) as [number] | null;
   const offset = after?.[0] ?? 0;
   const oldest = params.order === ListOrder.oldest;
-  const lists = oldest ? keys.readyLists : [...keys.readyLists].reverse();
-  const lengths = await Promise.all(lists.map((list) => redis.llen(list)));
   const ids: string[] = [];
+  // Newest first: the held jobs come first, then the ready lists.
   let skip = offset;
-  for (let i = 0; i < lists.length && ids.length < LIST_WINDOW; i++) {
+  if (!oldest) {
+    const held = await readHeld({ offset, count: LIST_WINDOW, order: params.order });
+    ids.push(...held.ids);
+    skip = Math.max(0, offset - held.total);
+  }
+  const lists = oldest ? keys.readyLists : [...keys.readyLists].reverse();
+  const lengths = ids.length < LIST_WINDOW ? await Promise.all(lists.map((list) => redis.llen(list))) : [];
+  for (let i = 0; i < lengths.length && ids.length < LIST_WINDOW; i++) {
     const length = lengths[i]!;
     if (skip >= length) {
       skip -= length;
@@ -102,6 +123,10 @@ async function listReady(redis: RedisClient, keys: QueueKeys, params: ListJobsPa
       : await redis.lrange(lists[i]!, skip, skip + want - 1);
     ids.push(...part);
     skip = 0;
+  }
+  if (oldest && ids.length < LIST_WINDOW) {
+    const ready = lengths.reduce((sum, n) => sum + n, 0);
+    ids.push(...(await readHeld({ offset: Math.max(0, offset - ready), count: LIST_WINDOW - ids.length, order: params.order })).ids);
   }
   const infos = await readJobs(redis, keys, ids);
   const page: JobInfo[] = [];
@@ -119,7 +144,7 @@ function filtersMatch(info: JobInfo, params: ListJobsParams): boolean {
   return (params.task === undefined || info.job.task === params.task) && (params.tenantId === undefined || info.job.tenantId === params.tenantId);
 }
 
-const FIELDS = ["json", "attempts", "errors", "available_at", "state", "owner", "lease", "died_at"] as const;
+const FIELDS = ["json", "attempts", "errors", "available_at", "state", "owner", "lease", "died_at", "runs", "progress"] as const;
 
 /** The hashes of `ids` in one round trip (one slot: every key carries the queue's hash tag); null for a missing one. */
 async function readJobs(redis: RedisClient, keys: QueueKeys, ids: string[]): Promise<Array<JobInfo | null>> {
@@ -130,15 +155,18 @@ async function readJobs(redis: RedisClient, keys: QueueKeys, ids: string[]): Pro
   return ids.map((id, i) => {
     const [error, value] = replies[i] ?? [null, null];
     if (error) throw error;
-    const [json, attempts, errors, availableAt, state, owner, lease, diedAt] = value as Array<string | null>;
+    const [json, attempts, errors, availableAt, state, owner, lease, diedAt, runs, progress] = value as Array<string | null>;
     if (json === null && state === null) return null;
     const known = (Object.values(JobState) as string[]).includes(state ?? "") ? (state as JobState) : JobState.ready;
+    const job = decodeJobForDisplay(id, [json ?? null, attempts ?? null, errors ?? null, availableAt ?? null]);
     return {
-      job: decodeJobForDisplay(id, [json ?? null, attempts ?? null, errors ?? null, availableAt ?? null]),
+      job,
       state: known,
       lockedBy: known === JobState.running ? (owner ?? null) : null,
       lockedUntil: known === JobState.running ? msToIso(lease) : null,
       diedAt: known === JobState.dead ? msToIso(diedAt) : null,
+      // Each row's timing and progress (docs/jobs.md#timing): finished lists show durations.
+      ...jobLifeFields({ runs: parseRuns(runs), errors: job.errors, createdAt: job.createdAt, running: known === JobState.running, progress: parseProgress(progress) }),
     };
   });
 }

@@ -1,4 +1,4 @@
-import type { LimitMap, LimitUsage } from "../../core/limits.js";
+import { isKeyed, type LimitMap, type LimitUsage } from "../../core/limits.js";
 import { RetainedState, type PruneParams } from "../../core/retention.js";
 import type { RedisQueue } from "./context.js";
 
@@ -8,6 +8,16 @@ export async function prune(q: RedisQueue, { state, select, limit }: PruneParams
   const set = state === RetainedState.completed ? q.keys.completed : state === RetainedState.dead ? q.keys.dead : q.keys.cancelled;
   const [mode, value] = "before" in select ? ["before", select.before.getTime()] : ["keep", select.keepNewest];
   return Number(await q.script("prune", "prune finished jobs", [set, mode, value, limit]));
+}
+
+/**
+ * Per-key state of keys with no job waiting on their list (prune-keys.lua, docs/flow-control.md#pruning-per-key-state):
+ * one bounded step of each keyed task's scans per call. Returns how many entries went, or `limit` while a scan has
+ * more to read, so the pruner calls again.
+ */
+export async function pruneKeys(q: RedisQueue, { limit }: { limit: number }): Promise<number> {
+  const [pruned, more] = (await q.script("prune-keys", "prune per-key state", [q.keys.limitPrefix, q.keys.limits, limit, ...q.limited.keyed])) as [number, number];
+  return more === 1 ? Math.max(pruned, limit) : pruned;
 }
 
 export async function claimPruner(q: RedisQueue, { owner, ttlMs }: { owner: string; ttlMs: number }): Promise<boolean> {
@@ -28,7 +38,19 @@ export async function sweep(q: RedisQueue): Promise<{ jobs: number; workers: num
 /** Writes the limits hash whole (every process declares the same); claim.lua reads it. */
 export async function setLimits(q: RedisQueue, { limits }: { limits: LimitMap }): Promise<void> {
   const fields: string[] = [];
-  for (const [task, l] of limits) fields.push(task, `${l.concurrency ?? ""}|${l.rateLimit?.max ?? ""}|${l.rateLimit?.perMs ?? ""}`);
+  // A task whose jobs carry a key (docs/flow-control.md) adds: flags ("k": the concurrency holds per key; "f": keys
+  // take turns; "o": one job of a key at a time, in order, "b": a dead one blocks its key), its per-key rate
+  // limit's max and window, and its keys' weights as JSON.
+  for (const [task, l] of limits) {
+    const task3 = `${l.concurrency ?? ""}|${l.rateLimit?.max ?? ""}|${l.rateLimit?.perMs ?? ""}`;
+    if (!isKeyed(l)) {
+      fields.push(task, task3);
+      continue;
+    }
+    const flags = `${l.perKey ? "k" : ""}${l.fair ? "f" : ""}${l.ordered ? (l.ordered.onDead === "block" ? "ob" : "o") : ""}`;
+    const weights = l.fair && Object.keys(l.fair.weights).length > 0 ? JSON.stringify(l.fair.weights) : "";
+    fields.push(task, `${task3}|${flags}|${l.keyRate?.max ?? ""}|${l.keyRate?.perMs ?? ""}|${weights}`);
+  }
   await q.guard("declare task limits", () => {
     const multi = q.redis.multi().del(q.keys.limits);
     if (fields.length > 0) multi.hset(q.keys.limits, ...fields);

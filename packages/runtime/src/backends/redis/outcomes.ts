@@ -2,6 +2,7 @@ import type { AttemptError, Job } from "../../core/job.js";
 import type { JobState } from "../../core/job-state.js";
 import type { CancelResult, LeaseReport, SnoozeParams } from "../../core/queue-backend.js";
 import type { RedisQueue } from "./context.js";
+import type { AttemptRun, JobProgress } from "../../core/job-life.js";
 
 export async function extendLeases(q: RedisQueue, { workerId, jobIds, leaseMs }: { workerId: string; jobIds: string[]; leaseMs: number }): Promise<LeaseReport> {
   const cancelled = (await q.script("extend", "extend leases", [workerId, leaseMs, q.workerTtlMs, ...jobIds])) as string[];
@@ -10,16 +11,16 @@ export async function extendLeases(q: RedisQueue, { workerId, jobIds, leaseMs }:
   return { cancelled };
 }
 
-export async function retry(q: RedisQueue, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
-  const { workerId, job, error, availableAt } = params;
-  await q.script("retry", "schedule a retry", [workerId, job.id, JSON.stringify(error), availableAt.getTime()]);
+export async function retry(q: RedisQueue, params: { workerId: string; job: Job; error: AttemptError; availableAt: Date; run?: AttemptRun | undefined }): Promise<void> {
+  const { workerId, job, error, availableAt, run } = params;
+  await q.script("retry", "schedule a retry", [workerId, job.id, JSON.stringify(error), availableAt.getTime(), runJson(run)]);
   q.held.get(workerId)?.delete(job.id);
   if (availableAt.getTime() > Date.now()) await q.announce(availableAt.getTime());
 }
 
-export async function kill(q: RedisQueue, params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
-  const { workerId, job, error } = params;
-  await q.script("kill", "dead-letter a job", [workerId, job.id, JSON.stringify(error)]);
+export async function kill(q: RedisQueue, params: { workerId: string; job: Job; error: AttemptError; run?: AttemptRun | undefined }): Promise<void> {
+  const { workerId, job, error, run } = params;
+  await q.script("kill", "dead-letter a job", [workerId, job.id, JSON.stringify(error), runJson(run)]);
   q.held.get(workerId)?.delete(job.id);
 }
 
@@ -30,12 +31,21 @@ export async function release(q: RedisQueue, { workerId, jobs, availableAt }: { 
   for (const job of jobs) held?.delete(job.id);
 }
 
-export async function snooze(q: RedisQueue, { workerId, job, availableAt, maxSnoozes }: SnoozeParams): Promise<{ snoozed: boolean }> {
-  const done = await q.script("snooze", "snooze a job", [workerId, job.id, availableAt.getTime(), maxSnoozes]);
+export async function snooze(q: RedisQueue, { workerId, job, availableAt, maxSnoozes, run }: SnoozeParams): Promise<{ snoozed: boolean }> {
+  const done = await q.script("snooze", "snooze a job", [workerId, job.id, availableAt.getTime(), maxSnoozes, runJson(run)]);
   if (done !== 1) return { snoozed: false };
   q.held.get(workerId)?.delete(job.id);
   if (availableAt.getTime() > Date.now()) await q.announce(availableAt.getTime());
   return { snoozed: true };
+}
+
+/** tools.progress of a job this worker still runs (progress.lua). */
+export async function setProgress(q: RedisQueue, { workerId, job, progress }: { workerId: string; job: Job; progress: JobProgress }): Promise<void> {
+  await q.script("progress", "store a job's progress", [workerId, job.id, JSON.stringify(progress)]);
+}
+
+function runJson(run: AttemptRun | undefined): string {
+  return run ? JSON.stringify(run) : "";
 }
 
 /**
@@ -44,6 +54,6 @@ export async function snooze(q: RedisQueue, { workerId, job, availableAt, maxSno
  */
 export async function cancel(q: RedisQueue, { id }: { id: string }): Promise<CancelResult> {
   const keep = q.cancelledRetentionMs === 0 ? 0 : Math.max(q.cancelledRetentionMs, 60 * 60 * 1000);
-  const [cancelled, state] = (await q.script("cancel", "cancel a job", [id, keep, q.keys.parkedPrefix, q.keys.cancelled])) as [number, string];
+  const [cancelled, state] = (await q.script("cancel", "cancel a job", [id, keep, q.keys.parkedPrefix, q.keys.cancelled, q.keys.limitPrefix])) as [number, string];
   return { cancelled: cancelled === 1, state: state === "" ? null : (state as JobState) };
 }

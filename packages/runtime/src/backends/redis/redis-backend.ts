@@ -12,8 +12,10 @@ import {
   type Depths,
   type EnqueueResult,
   type JobActionResult,
+  type JobUpdate,
   type JobInfo,
   type JobListing,
+  type RequestJob,
   type LeaseReport,
   type ListJobsParams,
   type QueueBackend,
@@ -29,6 +31,8 @@ import { CompletionBatcher } from "../../core/completion-batcher.js";
 import type { PauseStore } from "../../core/pause.js";
 import type { PruneParams } from "../../core/retention.js";
 import type { StoredParts, StoredRewriteResult } from "../../core/stored-rewrite.js";
+import type { BlockedKey } from "../../core/backend/admin.js";
+import * as blocked from "./blocked-keys.js";
 import type { ThroughputStore } from "../../core/throughput.js";
 import { flowWithinRefused, type FlowDetail, type FlowSummary, type ListFlowsParams } from "../../core/backend/flows.js";
 import type { FlowPlan, ParentOutcome } from "../../core/flow.js";
@@ -47,10 +51,17 @@ import { requireVersion } from "./server-version.js";
 import { queueKeys, type QueueKeys } from "./keys.js";
 import * as maintenance from "./maintenance.js";
 import * as outcomes from "./outcomes.js";
+import * as deadlines from "./deadlines.js";
+import { hasDeadline } from "../../core/deadline.js";
+import { hasDebounce } from "../../core/debounce.js";
+import { enqueueDebounced } from "./debounce.js";
 import { createRedisPauseStore } from "./pause-store.js";
 import { createRedisThroughputStore } from "./throughput-store.js";
+import { createRedisWorkerStore } from "./worker-store.js";
+import type { WorkerStore } from "../../core/backend/workers.js";
 import { ReadyWaiter } from "./ready-waiter.js";
-import { completeArgsWithResults } from "./results.js";
+import { completeArgsWithLife, completeArgsWithResults } from "./results.js";
+import type { JobProgress } from "../../core/job-life.js";
 import { defineScripts, type ReplicaWait, type ScriptName, type ScriptRunner } from "./scripts.js";
 
 export type { RedisBackendOptions } from "./options.js";
@@ -119,16 +130,22 @@ export class RedisBackend implements QueueBackend {
       held: new Map(),
       offers: new SlotOffers(),
       limited: new LimitedTasks(),
+      fairClaims: 0,
       script: (name, operation, args, wait) => this.script(name, operation, args, wait),
       guard: (operation, fn) => this.guard(operation, fn),
       announce: (dueMs) => this.announce(dueMs),
     };
-    this.completions = new CompletionBatcher(async (ids, workerId, results) => {
+    this.completions = new CompletionBatcher(async (ids, workerId, results, runs) => {
       // A refused id (no longer this worker's) is left to its new owner, as a completion of it alone would be. Results
       // go even with a retention of 0: it deletes a plain job, results and all, but keeps a flow step's for the steps
       // after it until its flow completes (complete.lua).
       const retention = this.q.completedRetentionMs;
-      const jobs = results ? ["results", ...completeArgsWithResults(ids, results)] : ["", ...ids];
+      // Attempts' records (core/job-life.ts) ride in the same call ('life').
+      const jobs = runs
+        ? ["life", ...completeArgsWithLife(ids, results, runs)]
+        : results
+          ? ["results", ...completeArgsWithResults(ids, results)]
+          : ["", ...ids];
       await this.script("complete", "complete jobs", [workerId, retention, ...jobs], this.q.replicaWait);
       const held = this.q.held.get(workerId);
       for (const id of ids) held?.delete(id);
@@ -178,6 +195,11 @@ export class RedisBackend implements QueueBackend {
   }
 
   enqueue(params: { jobs: Job[] }): Promise<EnqueueResult> {
+    if (hasDebounce(params.jobs)) {
+      const enqueuePlain = (q: RedisQueue, p: { jobs: Job[] }) => (hasDeadline(p.jobs) ? deadlines.enqueueWithDeadlines(q, p.jobs, enqueue) : enqueue(q, p));
+      return enqueueDebounced(this.q, params.jobs, enqueuePlain);
+    }
+    if (hasDeadline(params.jobs)) return deadlines.enqueueWithDeadlines(this.q, params.jobs, enqueue);
     return enqueue(this.q, params);
   }
 
@@ -205,9 +227,15 @@ export class RedisBackend implements QueueBackend {
     return outcomes.extendLeases(this.q, params);
   }
 
-  complete({ workerId, job, result, spawn }: CompleteParams): Promise<void> {
-    if (spawn && spawn.length > 0) return flows.completeSpawning(this.q, { workerId, job, result, spawn });
-    return this.completions.add(job.id, workerId, result);
+  complete({ workerId, job, result, spawn, run }: CompleteParams): Promise<void> {
+    if (spawn && spawn.length > 0) return flows.completeSpawning(this.q, { workerId, job, result, spawn, run });
+    // A retention of 0 deletes a plain job at its completion: its record would go with it.
+    const kept = this.q.completedRetentionMs > 0 || job.flow !== null;
+    return this.completions.add(job.id, workerId, result, kept ? run : undefined);
+  }
+
+  setProgress(params: { workerId: string; job: Job; progress: JobProgress }): Promise<void> {
+    return outcomes.setProgress(this.q, params);
   }
 
   retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void> {
@@ -216,6 +244,14 @@ export class RedisBackend implements QueueBackend {
 
   kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
     return outcomes.kill(this.q, params);
+  }
+
+  expire(params: { workerId: string; job: Job; error: AttemptError }): Promise<void> {
+    return deadlines.expire(this.q, params);
+  }
+
+  expireDue(params: { limit: number }): Promise<number> {
+    return deadlines.expireDue(this.q, params);
   }
 
   release(params: { workerId: string; jobs: Job[]; availableAt?: Date }): Promise<void> {
@@ -299,6 +335,10 @@ export class RedisBackend implements QueueBackend {
     return admin.deleteJob(this.q, params);
   }
 
+  updateJob(params: JobUpdate): Promise<JobActionResult> {
+    return admin.updateJob(this.q, params);
+  }
+
   depths(): Promise<Depths> {
     return admin.depths(this.q);
   }
@@ -312,6 +352,13 @@ export class RedisBackend implements QueueBackend {
   }
 
   /** No payload index: the admin API reads a bounded number of dead letters instead (docs/admin-api.md#job-search). */
+  /** No index by request id: the admin API reads a bounded window of each state instead (docs/admin-api.md#timeline). */
+  async jobsByRequest(): Promise<RequestJob[]> {
+    throw notSupported("requestIndex", "the Redis queue keeps no index of jobs by request id", {
+      hint: "a timeline reads the newest jobs of each state instead; the PostgreSQL queue finds a request's jobs through an index",
+    });
+  }
+
   async searchDead(): Promise<{ rows: DeadJob[]; next: string | null }> {
     throw notSupported("payloadIndex", "the Redis queue keeps no index of dead letters' payloads", {
       hint: "search by payload reads the newest dead letters instead; the PostgreSQL queue answers it through an index",
@@ -330,8 +377,20 @@ export class RedisBackend implements QueueBackend {
     return admin.rewriteStored(this.q, params);
   }
 
+  blockedKeys(params: { limit: number }): Promise<BlockedKey[]> {
+    return blocked.blockedKeys(this.q, params);
+  }
+
+  skipBlockedKey(params: { task: string; key: string }): Promise<{ skipped: string[] }> {
+    return blocked.skipBlockedKey(this.q, params);
+  }
+
   prune(params: PruneParams): Promise<number> {
     return maintenance.prune(this.q, params);
+  }
+
+  pruneKeys(params: { limit: number }): Promise<number> {
+    return maintenance.pruneKeys(this.q, params);
   }
 
   claimPruner(params: { owner: string; ttlMs: number }): Promise<boolean> {
@@ -355,6 +414,11 @@ export class RedisBackend implements QueueBackend {
   /** Per-minute throughput counts in this queue's keys, expiring after 7 days (throughput-store.ts). */
   throughputStore(): ThroughputStore {
     return createRedisThroughputStore({ keys: this.keys, guard: (operation, fn) => this.guard(operation, () => fn(this.redis)) });
+  }
+
+  /** The worker registry in this queue's keys (worker-store.ts), written by each worker's own timer. */
+  workerStore(): WorkerStore {
+    return createRedisWorkerStore({ keys: this.keys, guard: (operation, fn) => this.guard(operation, () => fn(this.redis)) });
   }
 
   /** Returns the processing lists of workers whose heartbeat expired. Runs on setup and on the heartbeat timer. */

@@ -1,4 +1,5 @@
 import type { StoredResult } from "../../core/result.js";
+import type { AttemptRun } from "../../core/job-life.js";
 import type { JobInfo } from "../../core/queue-backend.js";
 
 /** The job hash's fields for a result (docs/tasks.md#results), written by complete.lua. */
@@ -16,6 +17,23 @@ export function completeArgsWithResults(ids: readonly string[], results: Readonl
     if (!result) args.push(ids[i]!, "", "");
     else if ("omitted" in result) args.push(ids[i]!, RESULT_OMITTED, result.omitted);
     else args.push(ids[i]!, RESULT, JSON.stringify(result.value));
+  }
+  return args;
+}
+
+/**
+ * complete.lua's arguments for a batch with attempts' records ('life'): each id followed by its result's field and
+ * text (as above) and its attempt's record as JSON ("" for none).
+ */
+export function completeArgsWithLife(ids: readonly string[], results: ReadonlyArray<StoredResult | undefined> | undefined, runs: ReadonlyArray<AttemptRun | undefined>): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const result = results?.[i];
+    const run = runs[i];
+    const text = run ? JSON.stringify(run) : "";
+    if (!result) args.push(ids[i]!, "", "", text);
+    else if ("omitted" in result) args.push(ids[i]!, RESULT_OMITTED, result.omitted, text);
+    else args.push(ids[i]!, RESULT, JSON.stringify(result.value), text);
   }
   return args;
 }

@@ -1,5 +1,6 @@
 import type { AttemptError, JobJSON } from "../job.js";
 import type { JobState } from "../job-state.js";
+import type { AttemptInfo, JobLogLine, JobProgress } from "../job-life.js";
 import type { StoredParts, StoredRewriteResult } from "../stored-rewrite.js";
 
 /**
@@ -32,6 +33,12 @@ export interface AdminViews {
    * dead letters instead and says so.
    */
   searchDead(params: DeadSearch): Promise<{ rows: DeadJob[]; next: string | null }>;
+  /**
+   * The jobs carrying `requestId` (docs/admin-api.md#timeline), oldest first, at most `limit`, through an index
+   * (`capabilities.requestIndex`: PostgreSQL; the memory queue reads its own entries). Off: NotSupportedError;
+   * the admin API then reads a bounded window of each listable state instead and says so.
+   */
+  jobsByRequest(params: { requestId: string; limit: number }): Promise<RequestJob[]>;
   /** Requeues dead jobs with attempts reset. Ids that are not dead letters come back in `missing`. */
   retryDead(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }>;
   /** Deletes dead letters for good. */
@@ -44,10 +51,41 @@ export interface AdminViews {
   /** Deletes a waiting job (ready or scheduled) for good; any other state is left as it is. As runNow. */
   deleteJob(params: { id: string }): Promise<JobActionResult>;
   /**
+   * Changes a waiting job's payload, priority or run time (`jobs.update`, docs/admin-api.md#editing-a-waiting-job)
+   * in one atomic step, only while it is still ready or scheduled: any other state is left as it is (`done:
+   * false`, its state; null: no such job). `task` is the job's task as read before (an encrypting backend seals
+   * the payload by it). As runNow for `capabilities.jobActions`.
+   */
+  updateJob(params: JobUpdate): Promise<JobActionResult>;
+  /**
    * Rewrites in place the payload and errors of waiting jobs and dead letters: how `jfast keys rotate` re-encrypts
    * them (core/stored-rewrite.ts, docs/security.md#encryption-at-rest).
    */
   rewriteStored(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<StoredRewriteResult>;
+  /**
+   * The keys a dead job blocks (docs/flow-control.md#order-per-key): tasks with `orderedBy` and onDead "block",
+   * oldest death first. `capabilities.orderPerKey` off: NotSupportedError.
+   */
+  blockedKeys(params: { limit: number }): Promise<BlockedKey[]>;
+  /** Lets a blocked key's next job start: its dead jobs stay dead letters but no longer hold the key. */
+  skipBlockedKey(params: { task: string; key: string }): Promise<{ skipped: string[] }>;
+}
+
+/** A key of a task with `orderedBy` held by a dead job (docs/flow-control.md#order-per-key). */
+export interface BlockedKey {
+  task: string;
+  key: string;
+  /** The dead job holding the key (the oldest, when several died). */
+  jobId: string;
+  diedAt: string;
+  /** Jobs of the key waiting behind it. */
+  waiting: number;
+}
+
+/** A job found by its request id, with the time it finished (completed, cancelled or dead) where the backend keeps it. */
+export interface RequestJob {
+  info: JobInfo;
+  finishedAt: string | null;
 }
 
 export type RetryDeadParams = { ids: string[] } | { all: true };
@@ -82,6 +120,7 @@ export const ListState = {
   completed: "completed",
   dead: "dead",
   cancelled: "cancelled",
+  expired: "expired",
 } as const;
 export type ListState = (typeof ListState)[keyof typeof ListState];
 
@@ -116,6 +155,17 @@ export interface JobListing {
   exact: boolean;
 }
 
+/** What `updateJob` changes; an absent field keeps its value. */
+export interface JobUpdate {
+  id: string;
+  task: string;
+  payload?: unknown;
+  /** 0 runs first, 9 last. */
+  priority?: number | undefined;
+  /** When the job may run; now or earlier makes it due. */
+  availableAt?: Date | undefined;
+}
+
 export interface JobActionResult {
   /** True when this call changed the job. */
   done: boolean;
@@ -146,4 +196,20 @@ export interface JobInfo {
   result?: unknown;
   /** Why a completed job's result was not stored (too large, not JSON). */
   resultOmitted?: string;
+  /**
+   * `tools.progress`: while it runs, the last value written (at most about a second old); once it ended, its last
+   * attempt's last value. Absent when its handler never reported any (docs/jobs.md#progress).
+   */
+  progress?: JobProgress;
+  /** Its attempts, oldest first, each with timing, worker, outcome, error, progress and log lines (docs/jobs.md#timing). */
+  attempts?: AttemptInfo[];
+  /** The last attempt's log lines (`tools.log`); every attempt's are under `attempts[].logs`. */
+  logs?: JobLogLine[];
+  /** When it was enqueued (its `createdAt`). */
+  enqueuedAt?: string;
+  /** From available to its first start; null before it started (or where it was not recorded). */
+  waitMs?: number | null;
+  /** A finished job's last attempt: when it ended and how long it ran. */
+  finishedAt?: string;
+  durationMs?: number;
 }

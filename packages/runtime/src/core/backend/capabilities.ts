@@ -21,6 +21,8 @@ export interface BackendCapabilities {
   readonly perTaskDepths: boolean;
   /** `searchDead` answers through an index of dead letters' payloads; off: NotSupportedError. */
   readonly payloadIndex: boolean;
+  /** `jobsByRequest` finds a request's jobs without reading whole states; off: NotSupportedError. */
+  readonly requestIndex: boolean;
   /**
    * `cancel`: true finds a job by id in any state; "recorded": cancellations are recorded beside the broker and
    * applied at delivery, which cannot look up a waiting job nor tell a finished one; false: NotSupportedError.
@@ -28,7 +30,7 @@ export interface BackendCapabilities {
   readonly cancellation: boolean | "recorded";
   /** `getJob` finds a job in any state; off: dead letters and this process's running jobs only. */
   readonly jobLookup: boolean;
-  /** `runNow` and `deleteJob` of a waiting job; off: NotSupportedError. */
+  /** `runNow`, `deleteJob` and `updateJob` of a waiting job; off: NotSupportedError. */
   readonly jobActions: boolean;
   /** The states `listJobs` can list; the others answer NotSupportedError (docs/admin-api.md#listing-jobs). */
   readonly listableStates: readonly ListState[];
@@ -36,8 +38,16 @@ export interface BackendCapabilities {
   readonly keepsFinished: boolean;
   /** Task limits (`setLimits` with a non-empty map); off: NotSupportedError. */
   readonly limits: boolean;
+  /** Per-key concurrency and rate limits (`setLimits` with `perKey` or `keyRate`, enforced in the claim); off: NotSupportedError. */
+  readonly keyedLimits: boolean;
+  /** Fair share across keys (`setLimits` with a `fair` limit: keys take turns in the claim); off: NotSupportedError. */
+  readonly fairShare: boolean;
+  /** Order per key (`setLimits` with `ordered`, blocked keys listed and skipped); off: NotSupportedError. */
+  readonly orderPerKey: boolean;
   /** Unique jobs (`enqueue` of a job with a unique key); off: NotSupportedError. */
   readonly unique: boolean;
+  /** Debounce (`enqueue` of a job with a debounce key folds into its key's waiting job); off: NotSupportedError at start. */
+  readonly debounce: boolean;
   /** Job priorities other than the default; off: NotSupportedError at enqueue. */
   readonly priority: boolean;
   /** `pauseStore`: the backend keeps paused tasks itself, where its claim reads them. */
@@ -46,6 +56,8 @@ export interface BackendCapabilities {
   readonly throughputStore: boolean;
   /** Flows and batches (core/backend/flows.ts): steps that run after others, the fan-in kept beside the jobs. */
   readonly flows: boolean;
+  /** `workerStore`: workers register and heartbeat where the admin API lists them (docs/worker.md#the-worker-registry). */
+  readonly workers: boolean;
 }
 
 export type Capability = keyof BackendCapabilities;
@@ -58,17 +70,23 @@ const DOCS: Record<Capability, string> = {
   leaseThread: "jfast docs worker#leases-and-heartbeats",
   perTaskDepths: "jfast docs backends#capabilities",
   payloadIndex: "jfast docs admin-api#job-search",
+  requestIndex: "jfast docs admin-api#timeline",
   cancellation: "jfast docs backends#capabilities",
   jobLookup: "jfast docs backends#capabilities",
   jobActions: "jfast docs backends#capabilities",
   listableStates: "jfast docs admin-api#listing-jobs",
   keepsFinished: "jfast docs queues#retention",
   limits: "jfast docs tasks#limits",
+  keyedLimits: "jfast docs flow-control#what-each-backend-enforces",
+  fairShare: "jfast docs flow-control#what-each-backend-enforces",
+  orderPerKey: "jfast docs flow-control#what-each-backend-enforces",
   unique: "jfast docs tasks#unique-jobs",
+  debounce: "jfast docs flow-control#debounce",
   priority: "jfast docs tasks#priority",
   pauseStore: "jfast docs backends#capabilities",
   throughputStore: "jfast docs backends#capabilities",
   flows: "jfast docs flows#backends",
+  workers: "jfast docs worker#the-worker-registry",
 };
 
 /**

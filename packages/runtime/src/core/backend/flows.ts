@@ -69,6 +69,12 @@ export interface FlowStepInfo {
   /** The last error, when it failed (dead, or retrying). */
   error?: { class: string; message: string };
   finishedAt: string | null;
+  /**
+   * Its last attempt's start and how long it ran (docs/jobs.md#timing): the step's duration. Absent before it ran
+   * (on RabbitMQ, where the flow store keeps them from the step's outcome, before it ended).
+   */
+  startedAt?: string;
+  durationMs?: number;
 }
 
 /** The members of a backend without flows (`capabilities.flows` off): each throws NotSupportedError with `reason`. */

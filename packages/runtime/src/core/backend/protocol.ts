@@ -4,6 +4,7 @@ import type { JobState } from "../job-state.js";
 import type { LeaseExtenderSpec } from "../lease-extender.js";
 import type { LimitMap, LimitUsage } from "../limits.js";
 import type { StoredResult } from "../result.js";
+import type { AttemptRun, JobProgress } from "../job-life.js";
 import type { SqlExecutor } from "../sql-port.js";
 
 /**
@@ -46,9 +47,20 @@ export interface JobProtocol {
    */
   complete(params: CompleteParams): Promise<void>;
   /** Records the failed attempt and makes the job claimable again at `availableAt`. */
-  retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date }): Promise<void>;
+  retry(params: { workerId: string; job: Job; error: AttemptError; availableAt: Date; run?: AttemptRun | undefined }): Promise<void>;
+  /**
+   * The job's deadline passed before it started (docs/flow-control.md#deadlines): it ends `expired` with `error`
+   * recorded and the claim's attempt given back, and never runs. Like kill, only while it is still this worker's.
+   */
+  expire(params: { workerId: string; job: Job; error: AttemptError }): Promise<void>;
   /** Records the final error and moves the job to dead letters. */
-  kill(params: { workerId: string; job: Job; error: AttemptError }): Promise<void>;
+  kill(params: { workerId: string; job: Job; error: AttemptError; run?: AttemptRun | undefined }): Promise<void>;
+  /**
+   * `tools.progress` (docs/jobs.md#progress): stores the running job's progress, only while `workerId` still owns it
+   * (a late write after its outcome changes nothing). Called at most about once a second per job, only by handlers
+   * that report progress; the last value goes with the attempt's outcome write (`run.progress`).
+   */
+  setProgress(params: { workerId: string; job: Job; progress: JobProgress }): Promise<void>;
   /**
    * Puts running (or claimed, not started) jobs back and returns their attempt: graceful shutdown, and a paused
    * task's jobs a backend could not filter at claim, handed back claimable again at `availableAt` (default now).
@@ -119,6 +131,11 @@ export interface CompleteParams {
    * same write, only when it completes the job; the flow's total grows by their number (`capabilities.flows`).
    */
   spawn?: FlowPlanStep[] | undefined;
+  /**
+   * The attempt's record (core/job-life.ts: its timing, worker, last progress and log lines), kept with the job in
+   * the same write as the outcome (docs/jobs.md#timing). retry, kill and snooze take it too.
+   */
+  run?: AttemptRun | undefined;
 }
 
 export interface ClaimParams {
@@ -150,6 +167,7 @@ export interface SnoozeParams {
   availableAt: Date;
   /** `[plugin.queue] max_snoozes`: the snoozes a job may have had before this one. */
   maxSnoozes: number;
+  run?: AttemptRun | undefined;
 }
 
 export interface LeaseReport {

@@ -2,13 +2,13 @@
 -- delivered within the retention period) is left alone, which is how a repeated event or job id is relayed
 -- once. The NOTIFY wakes every relay when (and only if) that transaction commits.
 -- params: $1 ids text[], $2 kinds text[], $3 destinations text[], $4 bodies json[] (as text),
---         $5 max_attempts integer, $6 notification channel
+--         $5 max_attempts integer, $6 notification channel, $7 tenants text[] ('' for none: the relay's share, claim.sql)
 -- result: one row { id } per row actually inserted
 -- index:  jfast_outbox_pkey (ON CONFLICT)
 WITH inserted AS (
-  INSERT INTO jfast_outbox (id, kind, destination, body, max_attempts)
-  SELECT r.id, r.kind, r.destination, r.body, $5
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::json[]) WITH ORDINALITY AS r(id, kind, destination, body, n)
+  INSERT INTO jfast_outbox (id, kind, destination, body, max_attempts, tenant)
+  SELECT r.id, r.kind, r.destination, r.body, $5, r.tenant
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::json[], $7::text[]) WITH ORDINALITY AS r(id, kind, destination, body, tenant, n)
   ORDER BY r.n
   ON CONFLICT (id) DO NOTHING
   RETURNING id

@@ -6,7 +6,9 @@
 -- onParentFailure = "run" was counted at the step's death already (counted). The step's spawned steps are written
 -- with it, counted for it already (planSpawn's pending leaves it out). Children, then the flow, in id order.
 -- params: $1 job id, $2 the job as it ended jsonb, $3 result jsonb (null: none), $4 why none was stored,
---         $5 spawned steps as JSON [{ id, job, children, pending, direct }] (null: none), $6 publish lease ms
+--         $5 spawned steps as JSON [{ id, job, children, pending, direct }] (null: none), $6 publish lease ms,
+--         $7 the attempt's start in epoch ms, $8 how long it ran in ms (both null: no attempt's record; the step
+--         keeps the timing it had)
 -- result: { written, job } for each step made ready; one row with job null when none is
 -- index:  jfast_flow_steps_pkey, jfast_flows_pkey
 WITH before AS MATERIALIZED (
@@ -19,7 +21,9 @@ spawned AS MATERIALIZED (
 done AS (
   UPDATE jfast_flow_steps AS j
   SET state = 'completed', finished_at = now(), job = $2::jsonb, result = $3::jsonb, result_omitted = $4,
-      publish_after = NULL, children = j.children || ARRAY(SELECT id FROM spawned WHERE direct)
+      publish_after = NULL, children = j.children || ARRAY(SELECT id FROM spawned WHERE direct),
+      started_at = coalesce(to_timestamp($7::double precision / 1000), j.started_at),
+      duration_ms = coalesce($8::double precision, j.duration_ms)
   FROM before AS b
   WHERE j.job_id = b.job_id AND b.state IN ('ready', 'dead')
   RETURNING j.flow_id, j.queue, j.children, j.counted, b.state AS was

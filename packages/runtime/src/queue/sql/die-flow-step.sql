@@ -2,7 +2,9 @@
 -- the job as it ended, only from ready (running), so a death written twice counts once. At its first death it
 -- counts once for each child declared onParentFailure = "run" (counted; not again after a retry); the others wait
 -- for it to be retried. The flow's dead count grows by one. Children, then the flow, in id order.
--- params: $1 job id, $2 the job as it ended jsonb (its errors), $3 publish lease ms
+-- params: $1 job id, $2 the job as it ended jsonb (its errors), $3 publish lease ms, $4 the attempt's start in
+--         epoch ms, $5 how long it ran in ms (both null: no attempt's record, as for a worker lost; the step keeps
+--         the timing it had)
 -- result: { written, job } for each child made ready; one row with job null when none is
 -- index:  jfast_flow_steps_pkey, jfast_flows_pkey
 WITH before AS MATERIALIZED (
@@ -10,7 +12,9 @@ WITH before AS MATERIALIZED (
 ),
 done AS (
   UPDATE jfast_flow_steps AS j
-  SET state = 'dead', finished_at = now(), job = $2::jsonb, publish_after = NULL, counted = true
+  SET state = 'dead', finished_at = now(), job = $2::jsonb, publish_after = NULL, counted = true,
+      started_at = coalesce(to_timestamp($4::double precision / 1000), j.started_at),
+      duration_ms = coalesce($5::double precision, j.duration_ms)
   FROM before AS b
   WHERE j.job_id = b.job_id AND b.state = 'ready'
   RETURNING j.flow_id, j.children, b.counted AS was_counted

@@ -1,4 +1,4 @@
-import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+import type { EnqueueJobs, ScheduleStore, StoredSchedule } from "./schedule-store.js";
 
 /**
  * Claims kept in this process: for the memory queue and single-process use. Nothing is shared, so two
@@ -8,6 +8,7 @@ export function createMemoryScheduleStore(params: { enqueue: EnqueueJobs; now?: 
   const now = params.now ?? Date.now;
   const claims = new Map<string, Map<number, number>>();
   const last = new Map<string, number>();
+  const stored = new Map<string, StoredSchedule>();
   return {
     kind: "memory",
     async lastTicks({ names }) {
@@ -55,6 +56,17 @@ export function createMemoryScheduleStore(params: { enqueue: EnqueueJobs; now?: 
         }
       }
       return removed;
+    },
+    async schedules() {
+      return [...stored.values()].map((s) => structuredClone(s));
+    },
+    async saveSchedule({ schedule, create }) {
+      if (create && stored.has(schedule.name)) return false;
+      stored.set(schedule.name, structuredClone(schedule));
+      return true;
+    },
+    async deleteSchedule({ name }) {
+      return stored.delete(name);
     },
     async close() {},
   };

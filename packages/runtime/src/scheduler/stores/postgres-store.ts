@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { SqlDatabase } from "../../core/sql-port.js";
-import type { EnqueueJobs, EnqueueJobsWithin, ScheduleStore } from "./schedule-store.js";
+import { NotSupportedError } from "../../errors/jfast-error.js";
+import type { EnqueueJobs, EnqueueJobsWithin, ScheduleStore, StoredSchedule, StoredScheduleSpec } from "./schedule-store.js";
 
 const sql = (name: string) => readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), "utf8");
 const SQL = {
@@ -10,7 +11,20 @@ const SQL = {
   release: sql("release-tick"),
   prune: sql("prune-claims"),
   tickClaims: sql("tick-claims"),
+  schedules: sql("schedules"),
+  insertSchedule: sql("insert-schedule"),
+  upsertSchedule: sql("upsert-schedule"),
+  deleteSchedule: sql("delete-schedule"),
 } as const;
+
+interface ScheduleRow {
+  name: string;
+  spec: StoredScheduleSpec | null;
+  paused: boolean;
+  since_ms: number;
+  updated_ms: number;
+  updated_by: string | null;
+}
 
 /**
  * Claims in jfast_schedules (migration 0004). With `enqueueWithin` (the PostgreSQL queue in the same
@@ -70,7 +84,59 @@ export function createPostgresScheduleStore(params: {
       const [row] = await db.query<{ deleted: number }>(SQL.prune, [new Date(before).toISOString()]);
       return Number(row?.deleted ?? 0);
     },
+    async schedules() {
+      let rows: ScheduleRow[];
+      try {
+        rows = await db.query<ScheduleRow>(SQL.schedules);
+      } catch (error) {
+        // A database without migration 0032 has no schedule made at run time, and the declared ones keep running.
+        if (missingTable(error)) return [];
+        throw error;
+      }
+      return rows.map((r): StoredSchedule => ({
+        name: r.name,
+        spec: r.spec,
+        paused: r.paused,
+        since: Number(r.since_ms),
+        updatedAt: Number(r.updated_ms),
+        updatedBy: r.updated_by,
+      }));
+    },
+    async saveSchedule({ schedule, create }) {
+      const params = [
+        schedule.name,
+        schedule.spec === null ? null : JSON.stringify(schedule.spec),
+        schedule.paused,
+        new Date(schedule.since).toISOString(),
+        new Date(schedule.updatedAt).toISOString(),
+        schedule.updatedBy,
+      ];
+      try {
+        return (await db.query(create ? SQL.insertSchedule : SQL.upsertSchedule, params)).length === 1;
+      } catch (error) {
+        if (missingTable(error)) {
+          throw new NotSupportedError("this database has no table for schedules made at run time (jfast_schedule_definitions)", {
+            hint: "start a process of this version once so that it applies migration 0032",
+            docs: "jfast docs scheduler#at-run-time",
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    },
+    async deleteSchedule({ name }) {
+      try {
+        return (await db.query(SQL.deleteSchedule, [name])).length === 1;
+      } catch (error) {
+        if (missingTable(error)) return false;
+        throw error;
+      }
+    },
     // The connection belongs to the database provider, which closes it.
     async close() {},
   };
+}
+
+function missingTable(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "42P01";
 }

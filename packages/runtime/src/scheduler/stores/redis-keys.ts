@@ -4,10 +4,12 @@
  *
  *   <p>{q}:schedule:last     HASH  schedule name → last claimed tick (epoch ms); never pruned
  *   <p>{q}:schedule:claims   ZSET  "<tick ms>:<name>" → claimed at (epoch ms); history, pruned
+ *   <p>{q}:schedule:stored   HASH  schedule name → JSON StoredSchedule (made at run time, or a declared one's pause)
  */
 export interface ScheduleKeys {
   readonly last: string;
   readonly claims: string;
+  readonly stored: string;
 }
 
 export function scheduleKeys(params: { queue: string; prefix?: string }): ScheduleKeys {
@@ -17,5 +19,5 @@ export function scheduleKeys(params: { queue: string; prefix?: string }): Schedu
     throw new TypeError(`a Redis queue name and prefix must be non-empty and free of braces, got queue "${queue}" prefix "${prefix}"`);
   }
   const stem = `${prefix}{${queue}}:schedule`;
-  return { last: `${stem}:last`, claims: `${stem}:claims` };
+  return { last: `${stem}:last`, claims: `${stem}:claims`, stored: `${stem}:stored` };
 }

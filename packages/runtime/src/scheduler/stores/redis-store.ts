@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { openConnection } from "../../backends/redis/connection.js";
 import { BackendError } from "../../errors/jfast-error.js";
 import { scheduleKeys, type ScheduleKeys } from "./redis-keys.js";
-import type { EnqueueJobs, ScheduleStore } from "./schedule-store.js";
+import type { EnqueueJobs, ScheduleStore, StoredSchedule } from "./schedule-store.js";
 
 const SCRIPTS = ["claim-tick", "release-tick", "prune-claims", "tick-claims"] as const;
 type ScriptName = (typeof SCRIPTS)[number];
@@ -100,6 +100,32 @@ export function createRedisScheduleStore(params: {
     },
     async prune({ before }) {
       return Number(await run<number>("prune old claims", "prune-claims", [before, PRUNE_BATCH]));
+    },
+    async schedules() {
+      let entries: Record<string, string>;
+      try {
+        entries = await redis.hgetall(keys.stored);
+      } catch (error) {
+        throw translate(error, "read the stored schedules", params.url);
+      }
+      return Object.values(entries).map((json) => JSON.parse(json) as StoredSchedule);
+    },
+    async saveSchedule({ schedule, create }) {
+      try {
+        const json = JSON.stringify(schedule);
+        if (create) return (await redis.hsetnx(keys.stored, schedule.name, json)) === 1;
+        await redis.hset(keys.stored, schedule.name, json);
+        return true;
+      } catch (error) {
+        throw translate(error, "store a schedule", params.url);
+      }
+    },
+    async deleteSchedule({ name }) {
+      try {
+        return (await redis.hdel(keys.stored, name)) === 1;
+      } catch (error) {
+        throw translate(error, "delete a schedule", params.url);
+      }
     },
     async close() {
       redis.disconnect();

@@ -1,4 +1,5 @@
 import type { Job } from "../../core/job.js";
+import type { IntervalSpec } from "../../core/task.js";
 import type { SqlExecutor } from "../../core/sql-port.js";
 
 /**
@@ -29,7 +30,40 @@ export interface ScheduleStore {
    * store lives in the process (memory), whose clock is the reference.
    */
   serverTime?(): Promise<number>;
+  /** Schedules made at run time, and the pause state of declared ones (docs/scheduler.md#at-run-time). Read every pass. */
+  schedules(): Promise<StoredSchedule[]>;
+  /** `create`: stores it only if no schedule has that name (false when one has). Otherwise replaces it. */
+  saveSchedule(params: { schedule: StoredSchedule; create: boolean }): Promise<boolean>;
+  /** Removes the stored schedule; its claims stay (pruned with the others). False when there was none. */
+  deleteSchedule(params: { name: string }): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * A schedule kept in the store. Made at run time it carries its `spec`; for a schedule declared in code the
+ * store holds only its run-time state (`spec` null): whether it is paused, and since when it fires.
+ */
+export interface StoredSchedule {
+  name: string;
+  spec: StoredScheduleSpec | null;
+  paused: boolean;
+  /**
+   * Ticks at or before this (epoch ms) never fire: the schedule was made, edited or resumed then. So a schedule
+   * resumed after a week does not fire the tick it missed, and an edited one starts with the new expression's
+   * next tick; a process that sees the change late still fires the first tick after it.
+   */
+  since: number;
+  updatedAt: number;
+  updatedBy: string | null;
+}
+
+export interface StoredScheduleSpec {
+  task: string;
+  cron?: string;
+  every?: IntervalSpec;
+  timezone?: string;
+  payload: Record<string, unknown>;
+  catchUp: boolean;
 }
 
 export interface TickClaims {

@@ -6,6 +6,7 @@ import { Snooze } from "../../core/outcome.js";
 import type { AppContext, TaskDefinition } from "../../core/task.js";
 import { JfastError } from "../../errors/jfast-error.js";
 import { sendable, type FromIsolate, type ToIsolate } from "./protocol.js";
+import { progressProblem, type JobLog, type JobProgress } from "../../core/job-life.js";
 
 /**
  * An isolate: a worker thread or a child process that runs the handlers of tasks declared with `isolate`
@@ -36,7 +37,16 @@ async function run(message: Extract<ToIsolate, { type: "run" }>): Promise<void> 
     const definition = definitions.find((d) => d.name === message.task);
     if (!definition) throw new Error(`${message.file} declares no task named "${message.task}" when imported in an isolate`);
     const job = Job.fromJSON(message.job);
-    const value = await definition.handler(job.payload, { ctx: isolatedContext(message.service), job, session: undefined, signal: controller.signal, locals: {} });
+    const value = await definition.handler(job.payload, {
+      ctx: isolatedContext(message.service),
+      job,
+      session: undefined,
+      signal: controller.signal,
+      locals: {},
+      // Not carried back to the worker's main thread (docs/jobs.md#progress): checked, then dropped.
+      progress: checkOnlyProgress,
+      log: STDERR_LOG,
+    });
     if (value instanceof Snooze) send({ type: "snooze", id: message.id, ms: value.ms });
     else send({ type: "done", id: message.id, value: carried(value) });
   } catch (error) {
@@ -93,3 +103,15 @@ else {
   // The worker's process is gone (or closed the channel): nothing will ever ask this one for anything again.
   process.on("disconnect", () => process.exit(0));
 }
+
+function checkOnlyProgress(value: JobProgress): void {
+  const problem = progressProblem(value);
+  if (problem) throw new TypeError(`tools.progress: ${problem}`);
+}
+
+/** An isolated handler's `tools.log`: lines go to the isolate's stderr (the worker's), not kept with the attempt. */
+const STDERR_LOG: JobLog = {
+  info: (message, fields) => console.error(JSON.stringify({ level: "info", msg: message, ...fields })),
+  warn: (message, fields) => console.error(JSON.stringify({ level: "warn", msg: message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: "error", msg: message, ...fields })),
+};

@@ -5,10 +5,13 @@ import Link from "next/link";
 import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState } from "~/components/empty-state";
-import { Sparkline } from "~/components/sparkline";
+import { ThroughputChart } from "~/components/stats-charts";
 import { isMissingProcedure } from "~/trpc/errors";
-import { useServiceTRPC, useServices } from "~/trpc/provider";
+import { useRoles } from "~/trpc/hooks";
+import { usePerson, useServiceTRPC, useServices } from "~/trpc/provider";
+import { QueueLatency } from "./queue-latency";
 import { THROUGHPUT_MINUTES } from "./throughput";
+import { WorkersOnline } from "./workers-online";
 
 export interface InitialOverview {
   service: string;
@@ -48,7 +51,7 @@ function ServiceCard({ service, initial }: { service: string; initial: InitialOv
       actions={
         <>
           {data?.queue.enabled ? <Badge tone="info">{data.queue.backend}</Badge> : null}
-          {data ? <Badge tone="neutral" title="the role of the dashboard's token on this service">{data.you.role}</Badge> : null}
+          <RoleBadges service={service} />
           <Badge tone={down ? "bad" : statusTone(data?.readiness.status)}>{down ? "down" : (data?.readiness.status ?? "…")}</Badge>
         </>
       }
@@ -60,6 +63,27 @@ function ServiceCard({ service, initial }: { service: string; initial: InitialOv
       ) : null}
       {data ? <ServiceBody service={service} data={data} /> : !down ? <p className="muted">Loading…</p> : null}
     </Card>
+  );
+}
+
+/**
+ * The signed-in person's role in the dashboard; beside it the token's role, labelled as such, where the dashboard's
+ * token on this service allows less than the person may do (a viewer token: nothing can be changed there).
+ */
+function RoleBadges({ service }: { service: string }) {
+  const person = usePerson();
+  const token = useRoles([service])[service];
+  return (
+    <>
+      <Badge tone="neutral" title={`your role in this dashboard, signed in as ${person.name}`}>
+        <span data-person-role={person.role}>{person.role}</span>
+      </Badge>
+      {token === "viewer" && person.role !== "viewer" ? (
+        <Badge tone="warn" title={`the dashboard's token on ${service} is a viewer token: nothing can be changed on this service, whatever your role`}>
+          <span data-token-role="viewer">token: viewer</span>
+        </Badge>
+      ) : null}
+    </>
   );
 }
 
@@ -84,6 +108,8 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
           </Badge>
         ))}
       </div>
+      {data.queue.enabled ? <WorkersOnline service={service} /> : null}
+      {data.queue.enabled && data.queue.queues ? <QueueLatency service={service} queues={data.queue.queues} /> : null}
       {data.queue.enabled ? <Throughput service={service} /> : null}
       <Extras service={service} plugins={data.plugins} />
       <div className="row muted">
@@ -97,14 +123,15 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
 }
 
 
-/** Jobs processed, failed and dead per minute over the last hour (stored by the service, so it survives restarts). */
+/** Jobs completed, failed and dead per minute over the last hour, with axes (stored by the service, so it survives restarts). */
 function Throughput({ service }: { service: string }) {
   const trpc = useServiceTRPC(service);
   const query = useQuery(trpc.overview.throughput.queryOptions({ minutes: THROUGHPUT_MINUTES }));
   if (query.isPending) return <p className="muted">Loading throughput…</p>;
   if (query.isError) return isMissingProcedure(query.error) ? <p className="muted">No throughput history: this service's runtime does not record it yet.</p> : <p className="muted">Throughput unavailable: {query.error.message}</p>;
   if (!query.data.enabled) return <p className="muted">No throughput history: this service records none (no queue worker reports to it).</p>;
-  return <Sparkline points={query.data.points} minutes={THROUGHPUT_MINUTES} />;
+  const points = query.data.points.map((p) => ({ at: p.minute, completed: p.processed, failed: p.failed, dead: p.dead }));
+  return <ThroughputChart points={points} span="minute" label={`Last ${THROUGHPUT_MINUTES} minutes`} height={150} />;
 }
 
 /** Outbox backlog and the next scheduled tick, on the services that run them. */

@@ -8,6 +8,8 @@ import { Button } from "~/components/button";
 import { Drawer } from "~/components/drawer";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
+import { NewJobDialog, type JobDraft } from "~/components/new-job-dialog";
+import { EditRetry } from "./edit-retry";
 import { Table } from "~/components/table";
 import { TaskInput } from "~/components/task-input";
 import { RelativeTime } from "~/components/time";
@@ -33,6 +35,7 @@ export function DeadLetters({ initialService }: { initialService: string }) {
   const [view, setView] = useState<"table" | "groups">("table");
   const [open, setOpen] = useState<Row | null>(null);
   const [bulk, setBulk] = useState<BulkAction | null>(null);
+  const [duplicate, setDuplicate] = useState<JobDraft | null>(null);
   const [notice, setNotice] = useState<{ tone: "bad" | "info"; text: string } | null>(null);
   const selected = service ? [service] : services;
   const cleanFilter = useMemo(() => compact(filter), [filter]);
@@ -148,9 +151,20 @@ export function DeadLetters({ initialService }: { initialService: string }) {
 
       {open ? (
         <Drawer title={`${open.item.task} · ${open.item.id}`} onClose={() => setOpen(null)}>
-          <JobDetail service={open.service} id={open.item.id} />
+          <div className="stack">
+            {may.act && roles[open.service] === "operator" ? (
+              <>
+                <EditRetry service={open.service} item={open.item} onDone={(text) => { setNotice({ tone: "info", text }); setOpen(null); }} />
+                <div className="row">
+                  <Button onClick={() => { setDuplicate({ service: open.service, task: open.item.task, payload: open.item.payload, tenant: open.item.tenantId }); setOpen(null); }}>Duplicate…</Button>
+                </div>
+              </>
+            ) : null}
+            <JobDetail service={open.service} id={open.item.id} />
+          </div>
         </Drawer>
       ) : null}
+      {duplicate ? <NewJobDialog services={services} draft={duplicate} onClose={() => setDuplicate(null)} onDone={(text) => setNotice({ tone: "info", text })} /> : null}
       {bulk ? <BulkDialog action={bulk} roles={roles} onClose={() => setBulk(null)} onDone={(text) => setNotice({ tone: "info", text })} /> : null}
     </div>
   );

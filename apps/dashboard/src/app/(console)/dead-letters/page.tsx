@@ -1,5 +1,6 @@
 import { dashboardConfig } from "~/server/config";
 import { WithFirstData } from "~/server/prefetch";
+import { BlockedKeys } from "./blocked-keys";
 import { DeadLetters } from "./dead-letters";
 
 export const dynamic = "force-dynamic";
@@ -17,6 +18,7 @@ export default async function DeadLettersPage({ searchParams }: { searchParams: 
         queries={(trpc) => [trpc.deadLetters.list.queryOptions({ limit: 100, filter: {} }), trpc.deadLetters.replays.queryOptions(), trpc.overview.whoami.queryOptions(), trpc.overview.tasks.queryOptions()]}
       >
         <DeadLetters initialService={service ?? ""} />
+        <BlockedKeys />
       </WithFirstData>
     </>
   );

@@ -110,6 +110,7 @@ export function FlowList({ initialService, initialState }: { initialService: str
               { key: "dead", header: "Dead", numeric: true, cell: (f) => (f.dead > 0 ? <span className="error-text">{f.dead}</span> : "0") },
               { key: "created", header: "Created", cell: (f) => <RelativeTime iso={f.createdAt} /> },
               { key: "finished", header: "Finished", cell: (f) => <RelativeTime iso={f.finishedAt} /> },
+              { key: "timeline", header: "Timeline", cell: (f) => <Link href={`/timeline?id=${encodeURIComponent(f.id)}`} data-timeline-link>Timeline</Link> },
               ...(several ? [{ key: "queue", header: "Queue", cell: (f: FlowListItem) => <code>{f.queue}</code> }] : []),
             ]}
           />

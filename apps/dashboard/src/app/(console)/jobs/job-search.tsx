@@ -17,10 +17,10 @@ import type { JobSearchInput, JobSearchView } from "~/trpc/types";
 type FoundJob = JobSearchView["items"][number];
 import { useServiceTRPC, useServices } from "~/trpc/provider";
 import { SearchForm } from "./search-form";
-import { EMPTY_DRAFT, toSearchInput, type SearchDraft } from "./search-input";
+import { EMPTY_DRAFT, searchesOf, toSearchInput, type SearchDraft } from "./search-input";
 
 /** `waiting`: a flow step whose parents have not all completed (docs/flows.md#states). */
-const STATE_TONE = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral" } as const;
+const STATE_TONE: Record<string, "warn" | "info" | "ok" | "bad" | "neutral"> = { waiting: "warn", ready: "info", running: "info", completed: "ok", dead: "bad", cancelled: "neutral", expired: "neutral" };
 
 /** Finds jobs on every service at once: by id, task, tenant, state, or a payload field's value. */
 export function JobSearch({ initial }: { initial: { id: string; tenant: string } }) {
@@ -45,7 +45,7 @@ export function JobSearch({ initial }: { initial: { id: string; tenant: string }
       <SearchForm initial={start} onSearch={search} />
       {problem ? <p className="alert alert-bad" role="alert">{problem}</p> : null}
       {!input ? (
-        <EmptyState title="Search jobs">By id (any state, every service), or dead letters by task, tenant and a payload field such as <code>customer.id</code>. Searches stay bounded: each service says what it looked through.</EmptyState>
+        <EmptyState title="Search jobs">By id (any state, every service), by task or tenant in every state, or dead letters by a payload field such as <code>customer.id</code>. Searches stay bounded: each service says what it looked through.</EmptyState>
       ) : (
         services.map((s) => <ServiceResults key={s} service={s} input={input} onOpen={(id) => setOpen({ service: s, id })} />)
       )}
@@ -58,7 +58,25 @@ export function JobSearch({ initial }: { initial: { id: string; tenant: string }
   );
 }
 
+/** One service's answers: one search, or one per state for a task or tenant searched in every state (searchesOf). */
 function ServiceResults({ service, input, onOpen }: { service: string; input: JobSearchInput; onOpen: (id: string) => void }) {
+  const searches = searchesOf(input);
+  if (searches.length === 1) return <SearchResults service={service} input={input} onOpen={onOpen} />;
+  return (
+    <Card title={service} label={`results of ${service}`} actions={<span className="muted" data-scope={service}>searched: every state</span>}>
+      <div className="stack">
+        {searches.map((search) => (
+          <section key={search.state} aria-label={`${search.state} jobs on ${service}`} data-search-state={search.state}>
+            <h3>{search.state}</h3>
+            <SearchResults service={service} input={search} onOpen={onOpen} bare />
+          </section>
+        ))}
+      </div>
+    </Card>
+  );
+}
+
+function SearchResults({ service, input, onOpen, bare }: { service: string; input: JobSearchInput; onOpen: (id: string) => void; bare?: boolean }) {
   const trpc = useServiceTRPC(service);
   const queryClient = useQueryClient();
   const query = useInfiniteQuery({
@@ -71,8 +89,8 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
   });
   const items = query.data?.pages.flatMap((p) => p.items) ?? [];
   const scope = query.data?.pages[0]?.scope;
-  return (
-    <Card title={service} label={`results of ${service}`} actions={scope ? <span className="muted" data-scope={service}>searched: {scope}</span> : null}>
+  const body = (
+    <>
       {query.isPending ? (
         <Loading what={`${service}'s jobs`} />
       ) : query.isError ? (
@@ -80,7 +98,7 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
       ) : !query.data.pages[0]?.enabled ? (
         <EmptyState title="No queue">{service} does not run a queue.</EmptyState>
       ) : items.length === 0 && !query.hasNextPage ? (
-        <EmptyState title="No matching job">{service} has no job that matches.</EmptyState>
+        bare ? <p className="muted">None{scope ? ` (${scope})` : ""}.</p> : <EmptyState title="No matching job">{service} has no job that matches.</EmptyState>
       ) : (
         <div className="stack">
           <Table<FoundJob>
@@ -105,6 +123,12 @@ function ServiceResults({ service, input, onOpen }: { service: string; input: Jo
           ) : null}
         </div>
       )}
+    </>
+  );
+  if (bare) return body;
+  return (
+    <Card title={service} label={`results of ${service}`} actions={scope ? <span className="muted" data-scope={service}>searched: {scope}</span> : null}>
+      {body}
     </Card>
   );
 }

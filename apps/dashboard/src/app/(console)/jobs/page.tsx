@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { WithFirstData } from "~/server/prefetch";
 import { JobSearch } from "./job-search";
+import { NewJobButton } from "./new-job-button";
 
 export const dynamic = "force-dynamic";
 
@@ -9,6 +10,7 @@ export default async function JobsPage({ searchParams }: { searchParams: Promise
   return (
     <>
       <h1>Jobs</h1>
+      <NewJobButton />
       <p>
         <Link href="/jobs/states">Browse jobs by state</Link>: ready, scheduled, running, completed, dead and cancelled, with cancel, run now and delete.
       </p>

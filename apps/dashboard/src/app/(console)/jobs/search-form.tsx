@@ -52,7 +52,7 @@ export function SearchForm({ initial, onSearch }: { initial: SearchDraft; onSear
         <Button type="submit" variant="primary">Find</Button>
         <Button onClick={() => { setDraft(EMPTY_DRAFT); onSearch(EMPTY_DRAFT); }}>Clear</Button>
       </div>
-      <p className="muted">A job in any state is found by its id; searches by task, tenant or payload field cover dead letters.</p>
+      <p className="muted">A job in any state is found by its id; a task or tenant is looked for in every state (or the one chosen); a payload field among dead letters.</p>
     </form>
   );
 }

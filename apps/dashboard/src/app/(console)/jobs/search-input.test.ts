@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EMPTY_DRAFT, toSearchInput } from "./search-input";
+import { EMPTY_DRAFT, searchesOf, toSearchInput } from "./search-input";
 
 describe("the job search form's input", () => {
   it("sends only the fields filled in, trimmed", () => {
@@ -17,5 +17,12 @@ describe("the job search form's input", () => {
     expect(toSearchInput({ ...EMPTY_DRAFT, path: "customer..id", value: "1" })).toEqual({ error: "The payload field is a dot path such as customer.id." });
     expect(toSearchInput({ ...EMPTY_DRAFT, path: "amount", value: "lots", as: "number" })).toEqual({ error: '"lots" is not a number.' });
     expect(toSearchInput({ ...EMPTY_DRAFT, path: "vip", value: "yes", as: "boolean" })).toEqual({ error: "A true/false value is true or false." });
+  });
+
+  it("looks for a task's or a tenant's jobs in every state unless one is chosen", () => {
+    expect(searchesOf({ task: "billing.charge" }).map((i) => i.state)).toEqual(["ready", "scheduled", "running", "completed", "cancelled", "expired", "dead"]);
+    expect(searchesOf({ tenant: "acme", state: "completed" })).toEqual([{ tenant: "acme", state: "completed" }]);
+    expect(searchesOf({ task: "billing.charge", payload: { path: "customer.id", equals: "c-1" } })).toHaveLength(1);
+    expect(searchesOf({ id: "01J9" })).toEqual([{ id: "01J9" }]);
   });
 });

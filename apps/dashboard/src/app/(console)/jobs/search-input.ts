@@ -3,7 +3,16 @@ import type { JobSearchInput } from "~/trpc/types";
 /** The states jobs.search takes (a flow's waiting steps are found by id, or on the Flows page). */
 type SearchState = NonNullable<JobSearchInput["state"]>;
 
-export const STATES: SearchState[] = ["ready", "running", "completed", "dead"];
+export const STATES: SearchState[] = ["ready", "scheduled", "running", "completed", "cancelled", "expired", "dead"];
+
+/**
+ * The searches one form makes: a search by task or tenant alone, in no chosen state, looks through every state (one
+ * jobs.search per state, each through that state's own listing); any other search is made as it is.
+ */
+export function searchesOf(input: JobSearchInput): JobSearchInput[] {
+  if (input.id || input.payload || input.state || (!input.task && !input.tenant)) return [input];
+  return STATES.map((state) => ({ ...input, state }));
+}
 
 export interface SearchDraft {
   id: string;

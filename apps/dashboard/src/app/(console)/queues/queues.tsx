@@ -12,6 +12,7 @@ import { RelativeTime } from "~/components/time";
 import type { TaskQueueView } from "~/trpc/types";
 import { useMayAct, useRoles } from "~/trpc/hooks";
 import { useServiceTRPC, useServices, useTRPC } from "~/trpc/provider";
+import { TenantDepths } from "./tenant-depths";
 
 /** Depths per task on every service, and pausing a task (its jobs stay queued, no worker claims them). */
 export function Queues({ initialTenant }: { initialTenant: string }) {
@@ -78,6 +79,7 @@ export function Queues({ initialTenant }: { initialTenant: string }) {
                     },
                   ]}
                 />
+                <TenantDepths service={service} />
               </div>
             )}
           </Card>

@@ -1,4 +1,5 @@
 import { headers } from "next/headers";
+import { BASE_PATH, COOKIE_PATH, withBase } from "~/base-path";
 import { readSmallForm, LOGIN_BODY_LIMIT } from "~/server/bounded-body";
 import { crossOriginRefusal } from "~/server/same-origin";
 import { checkCredentials, createSession, peerAddress, SESSION_COOKIE } from "~/server/session";
@@ -38,20 +39,20 @@ export async function POST(request: Request) {
   if (result.outcome === "locked") {
     const wait = Math.ceil(result.waitMs / 1000);
     log({ msg: "dashboard sign-in refused: address locked out", address, user: name, retry_after_s: wait });
-    return back(`/login?error=locked&wait=${wait}`, 429, wait);
+    return back(withBase(`/login?error=locked&wait=${wait}`), 429, wait);
   }
   const person = result.value;
   if (!person) {
     const { failures, lockMs } = result;
     log({ msg: "dashboard sign-in failed", address, user: name, failures, locked_for_s: lockMs / 1000 });
-    return lockMs > 0 ? back(`/login?error=locked&wait=${Math.ceil(lockMs / 1000)}`, 429, Math.ceil(lockMs / 1000)) : back("/login?error=1", 303);
+    return lockMs > 0 ? back(withBase(`/login?error=locked&wait=${Math.ceil(lockMs / 1000)}`), 429, Math.ceil(lockMs / 1000)) : back(withBase("/login?error=1"), 303);
   }
   const session = createSession(person);
   const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https" ? "; Secure" : "";
   console.info(JSON.stringify({ level: "info", msg: "dashboard sign-in", address, user: person.name, role: person.role }));
   return new Response(null, {
     status: 303,
-    headers: { location: "/", "set-cookie": `${SESSION_COOKIE}=${session.cookie}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${session.maxAge}${secure}` },
+    headers: { location: BASE_PATH || "/", "set-cookie": `${SESSION_COOKIE}=${session.cookie}; Path=${COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=${session.maxAge}${secure}` },
   });
 }
 

@@ -72,7 +72,9 @@ claimed AS (
   WHERE j.ctid = ANY (ARRAY(SELECT ctid FROM picked WHERE state = 'ready' OR attempts < coalesce(max_attempts, 1)))
   RETURNING j.id, j.seq, j.task, j.priority, j.payload, j.attempts, j.max_attempts,
             date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
-            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms, j.flow
+            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms, j.flow,
+            -- NULL but for a job with a deadline, which its worker ends 'expired' instead of running (expire.sql).
+            date_part('epoch', j.expires_at) * 1000 AS expires_at
 ),
 -- Slots whose job no longer runs go; the jobs claimed now take one (a job claimed again keeps its row). This
 -- statement's snapshot still sees those jobs ready, so they are kept out of the deletion by id.
@@ -100,5 +102,5 @@ started AS (
   )
   WHERE l.queue = $1 AND l.rate_max IS NOT NULL AND l.task IN (SELECT task FROM claimed)
 )
-SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms, flow
+SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms, flow, expires_at
 FROM claimed ORDER BY priority, available_at, seq

@@ -77,7 +77,9 @@ claimed AS (
   -- jsonb here and parse as JSON in the driver.
   RETURNING j.id, j.seq, j.task, j.priority, j.payload, j.attempts, j.max_attempts,
             date_part('epoch', j.available_at) * 1000 AS available_at, date_part('epoch', j.created_at) * 1000 AS created_at,
-            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms, j.flow
+            j.tenant_id, j.request_id, j.trace, nullif(j.errors, '[]'::jsonb) AS errors, j.timeout_ms, j.flow,
+            -- NULL but for a job with a deadline, which its worker ends 'expired' instead of running (expire.sql).
+            date_part('epoch', j.expires_at) * 1000 AS expires_at
 )
-SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms, flow
+SELECT id, task, priority, payload, attempts, max_attempts, available_at, created_at, tenant_id, request_id, trace, errors, timeout_ms, flow, expires_at
 FROM claimed ORDER BY priority, available_at, seq

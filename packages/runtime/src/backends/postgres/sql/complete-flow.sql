@@ -11,14 +11,16 @@
 -- A step that spawned steps (tools.flow.spawn) comes alone, after spawn-steps.sql wrote them and added them to its
 -- children in the same transaction: its flow's total grows by their number ($6) here, with its completion.
 -- params: $1 job ids text[], $2 worker id, $3 results as JSON text[] (NULL: none), $4 why not stored text[]
---         (NULL: stored or none), $5 notification channel, $6 steps each one spawned integer[] (NULL: none)
+--         (NULL: stored or none), $5 notification channel, $6 steps each one spawned integer[] (NULL: none),
+--         $7 attempt records as JSON text[] (NULL: none; appended to runs, core/job-life.ts)
 -- result: one row { completed, ready, notified }: steps completed, children made ready (a NOTIFY when any)
 -- index:  jfast_jobs_pkey (parents by id, children by id), jfast_flows_pkey
 WITH done AS (
   UPDATE jfast_jobs AS j
   SET state = 'completed', finished_at = now(), locked_by = NULL, locked_until = NULL,
-      result = r.result::jsonb, result_omitted = r.omitted
-  FROM unnest($1::text[], $3::text[], $4::text[], $6::integer[]) AS r(id, result, omitted, spawned)
+      result = r.result::jsonb, result_omitted = r.omitted,
+      runs = CASE WHEN r.run IS NULL THEN j.runs ELSE coalesce(j.runs, '[]'::jsonb) || r.run::jsonb END, progress = NULL
+  FROM unnest($1::text[], $3::text[], $4::text[], $6::integer[], $7::text[]) AS r(id, result, omitted, spawned, run)
   WHERE j.id = r.id AND j.locked_by = $2 AND j.state = 'running'
   RETURNING j.id, j.flow_id, j.flow_children, j.flow_counted, coalesce(r.spawned, 0) AS spawned
 ),

@@ -5,6 +5,7 @@
 -- first; load-sql.ts derives the newest-first statement (each ASC a DESC, the cursor's > a <) and the first page's.
 -- params: $1 queue, $2 state, $3 task (text or null), $4 tenant id (text or null), $5 continue after this
 --         died_at (text of a timestamptz), $6 ... and this seq, $7 entries read at most, $8 limit
+-- last_run: the last attempt's record, progress: the running job's (core/job-life.ts), for the row's timing
 -- result: the page's rows (job columns + state, locked_by, locked_until, died_at, cursor_at, cursor_seq) in order,
 --         each with edge_at, edge_seq (the last entry read) and scanned (entries read); one row of nulls but those
 --         three when no entry matched
@@ -27,6 +28,7 @@ edge AS (
 )
 SELECT j.id, j.seq, j.task, j.payload, j.attempts, j.max_attempts, j.available_at, j.created_at,
        j.tenant_id, j.request_id, j.trace, j.errors, j.timeout_ms, j.flow, j.state, j.locked_by, j.locked_until, j.died_at,
+       j.runs -> -1 AS last_run, j.progress,
        page.k::text AS cursor_at, page.seq AS cursor_seq, edge.edge_at, edge.edge_seq, edge.scanned
 FROM edge
 LEFT JOIN (page JOIN jfast_jobs AS j ON j.id = page.id) ON true

@@ -1,12 +1,12 @@
--- Deletes one batch of completed ($2 = 'completed') or cancelled ($2 = 'cancelled') jobs beyond the newest $3,
+-- Deletes one batch of completed ($2 = 'completed'), cancelled ($2 = 'cancelled') or expired ($2 = 'expired') jobs beyond the newest $3,
 -- oldest first (docs/queues.md#retention: keep_* as a count). Skips rows another transaction holds.
 -- params: $1 queue, $2 phase, $3 how many of the newest to keep, $4 batch size
 -- result: one row { deleted: count } (jobs; the flows that go with them are not counted)
--- index:  jfast_jobs_finished_idx (queue, phase, finished_at): read newest first past the $3 kept ones
+-- index:  jfast_jobs_finished_idx (queue, phase, finished_at); for 'expired' jfast_jobs_expired_idx (queue, finished_at): read newest first past the $3 kept ones
 --         jfast_jobs_flow_idx and jfast_flows_pkey for the flows of the deleted rows
 WITH doomed AS (
   SELECT id FROM jfast_jobs
-  WHERE queue = $1 AND phase = $2::text AND phase IN ('completed', 'cancelled')
+  WHERE queue = $1 AND phase = $2::text AND phase IN ('completed', 'cancelled', 'expired')
     -- A step of a flow still running is kept: the steps after it read its result (docs/flows.md#states).
     AND (flow_id IS NULL OR NOT EXISTS (SELECT 1 FROM jfast_flows AS rf WHERE rf.id = jfast_jobs.flow_id AND rf.finished_at IS NULL))
   ORDER BY finished_at DESC

@@ -1,13 +1,14 @@
 -- Records a failed attempt and makes the job claimable again at its backoff time; wakes listening
 -- workers so an idle one re-arms its timer for that time.
 -- params: $1 job id, $2 worker id, $3 the attempt's error (jsonb), $4 next available_at (timestamptz),
---         $5 notification channel
+--         $5 notification channel, $6 the attempt's record (jsonb, NULL: none; appended to runs, core/job-life.ts)
 -- result: one row { id } if this worker still owned the job, else none
 -- index:  jfast_jobs_pkey
 WITH retried AS (
   UPDATE jfast_jobs
   SET state = 'ready', available_at = $4::timestamptz, locked_by = NULL, locked_until = NULL,
-      errors = errors || jsonb_build_array($3::jsonb)
+      errors = errors || jsonb_build_array($3::jsonb),
+      runs = CASE WHEN $6::jsonb IS NULL THEN runs ELSE coalesce(runs, '[]'::jsonb) || $6::jsonb END, progress = NULL
   WHERE id = $1 AND locked_by = $2 AND state = 'running'
   RETURNING id
 )

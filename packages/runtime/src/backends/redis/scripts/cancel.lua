@@ -5,7 +5,7 @@
 -- needs `running`). The hash is kept for `keep` ms (0: until the pruner deletes it), then expires on its own; the
 -- cancelled ZSET orders it for the pruner.
 -- Any other state is left as it is.
--- ARGV 6 job id, 7 keep (ms), 8 parked LIST prefix, 9 cancelled ZSET.
+-- ARGV 6 job id, 7 keep (ms), 8 parked LIST prefix, 9 cancelled ZSET, 10 limit key prefix (a keyed job's own list).
 -- Returns { cancelled (1 or 0), state after the call ('' when there is no such job) }.
 local id, keep, parked_prefix = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local jkey = job_key(id)
@@ -24,6 +24,7 @@ if state == 'ready' then
   if task then
     redis.call('LREM', parked_prefix .. task, 0, id)
   end
+  take_off_key_list(ARGV[10], f[2], id)
 end
 cancel_job(jkey, id, state, keep, ARGV[9])
 return { 1, 'cancelled' }

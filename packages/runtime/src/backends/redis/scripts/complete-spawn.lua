@@ -5,7 +5,7 @@
 -- counting the completing step; those after the completing step become its children, counted right after.
 -- ARGV 6 worker id, 7 retention (ms), 8 job id, 9 result field ('result', 'result_omitted', '' for none),
 --      10 its text, 11..: groups of ten per spawned step, parents first: enqueue-flow.lua's nine, then direct
---      ('1': it runs after the completing step)
+--      ('1': it runs after the completing step); the last ARGV: the attempt's record (JSON, '' for none)
 -- Returns 1 when completed, 0 when the job was not this worker's (nothing written).
 local worker, retention, id = ARGV[6], tonumber(ARGV[7]), ARGV[8]
 local jkey = job_key(id)
@@ -16,6 +16,7 @@ end
 local flow_id = f[3]
 detach(jkey, id)
 redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW)
+append_run(jkey, ARGV[#ARGV])
 if ARGV[9] ~= '' then
   redis.call('HSET', jkey, ARGV[9], ARGV[10])
 end
@@ -25,7 +26,7 @@ if not flow_id then
 end
 local fkey = FLOW_PREFIX .. flow_id
 local added, direct = {}, {}
-for i = 11, #ARGV, 10 do
+for i = 11, #ARGV - 1, 10 do
   local sid, json = ARGV[i], ARGV[i + 1]
   local skey = job_key(sid)
   if redis.call('EXISTS', skey) == 0 then

@@ -7,22 +7,36 @@
 -- step only with the whole flow, once every step has completed: its result is read by the steps after it.
 -- A flow step's completion is counted here, in the same script, for its flow and its children (step_completed in
 -- lib.lua): only a job this call settled counts, so an outcome written twice counts once (docs/redis.md#flows).
--- ARGV 6 worker id, 7 retention (ms), 8 '' or 'results', 9.. job ids; with 'results' each id is followed by the
--- hash field its result goes in ('result', 'result_omitted', '' for none) and that field's text (core/result.ts).
+-- ARGV 6 worker id, 7 retention (ms), 8 '', 'results' or 'life', 9.. job ids; with 'results' each id is followed by
+-- the hash field its result goes in ('result', 'result_omitted', '' for none) and that field's text (core/result.ts);
+-- with 'life' by those two and the attempt's record as JSON ('' for none; core/job-life.ts, appended to `runs`).
 -- Returns { settled, refused }: the ids settled, and the ids that were not this worker's (left untouched).
+-- Per job the owner check (HMGET), the entry in the worker's processing list (LREM, as detach does) and the DEL or
+-- HSET; the leases of every settled job go in one ZREM at the end (nothing between reads the running set), and a
+-- job deleted outright needs no HDEL of its owner and lease first.
 local worker, retention = ARGV[6], tonumber(ARGV[7])
-local step = ARGV[8] == 'results' and 3 or 1
+local step = (ARGV[8] == 'life' and 4) or (ARGV[8] == 'results' and 3) or 1
+local processing = PROCESSING_PREFIX .. worker
 local settled, refused = {}, {}
 for i = 9, #ARGV, step do
   local id = ARGV[i]
   local jkey = job_key(id)
-  local f = redis.call('HMGET', jkey, 'state', 'owner', 'flow')
+  local f = redis.call('HMGET', jkey, 'state', 'owner', 'flow', 'runs')
   if f[1] == 'running' and f[2] == worker then
-    detach(jkey, id)
+    redis.call('LREM', processing, -1, id)
     if retention <= 0 and not f[3] then
       redis.call('DEL', jkey)
     else
-      if step == 3 and ARGV[i + 1] ~= '' then
+      redis.call('HDEL', jkey, 'owner', 'lease')
+      -- The attempt's record goes in the same HSET as the completion ('life').
+      local runs = step == 4 and runs_with(jkey, ARGV[i + 3], f[4]) or nil
+      if runs then
+        if ARGV[i + 1] ~= '' then
+          redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW, 'runs', runs, ARGV[i + 1], ARGV[i + 2])
+        else
+          redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW, 'runs', runs)
+        end
+      elseif step >= 3 and ARGV[i + 1] ~= '' then
         redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW, ARGV[i + 1], ARGV[i + 2])
       else
         redis.call('HSET', jkey, 'state', 'completed', 'done_at', NOW)
@@ -36,6 +50,9 @@ for i = 9, #ARGV, step do
   else
     refused[#refused + 1] = id
   end
+end
+for j = 1, #settled, 1000 do
+  redis.call('ZREM', RUNNING, unpack(settled, j, math.min(j + 999, #settled)))
 end
 -- Up to 100 more expired jobs than this call completed, so pruning keeps pace with completions however large
 -- the batches grow.

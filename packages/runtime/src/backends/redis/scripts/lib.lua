@@ -30,6 +30,34 @@ local function append_error(jkey, err_json)
   redis.call('HSET', jkey, 'errors', errs)
 end
 
+-- The job's `runs` (a JSON array, grown as `errors` is) with an attempt's record (core/job-life.ts) added, for the
+-- caller to write with its own HSET; the progress the running job wrote goes (its last value is in the record,
+-- and only a record with a progress can follow one). nil for '': nothing to add. `runs`: the field as the caller
+-- read it already (false: absent), else nil to read it here.
+local function runs_with(jkey, run_json, runs)
+  if run_json == nil or run_json == '' then
+    return nil
+  end
+  if string.find(run_json, '"progress":', 1, true) then
+    redis.call('HDEL', jkey, 'progress')
+  end
+  if runs == nil then
+    runs = redis.call('HGET', jkey, 'runs')
+  end
+  if (not runs) or runs == '' or runs == '[]' then
+    return '[' .. run_json .. ']'
+  end
+  return string.sub(runs, 1, -2) .. ',' .. run_json .. ']'
+end
+
+-- runs_with, written.
+local function append_run(jkey, run_json)
+  local runs = runs_with(jkey, run_json)
+  if runs then
+    redis.call('HSET', jkey, 'runs', runs)
+  end
+end
+
 -- The task of a stored job, read from its JSON without decoding the payload: the JSON is written by
 -- JSON.stringify(job.toJSON()), whose first two keys are "id" and "task". A quote inside the id is escaped,
 -- so the first `"task":"` is the task key. nil for text that is not a job.
@@ -404,4 +432,35 @@ local function for_each_dead(act)
     end
   end
   return { acted, missing }
+end
+
+-- Fair share (docs/flow-control.md#fair-share-across-keys): a key with waiting jobs joins its task's keys in turn
+-- order (<prefix>kturnq:<task> ZSET, key → its virtual time: the turns it took, never behind the least served
+-- waiting key, the first one), so a claim reads the first keys in turn order instead of every key.
+local function queue_key_turn(prefix, task, key)
+  local turnq = prefix .. 'kturnq:' .. task
+  if redis.call('ZSCORE', turnq, key) then
+    return
+  end
+  local first = redis.call('ZRANGE', turnq, 0, 0, 'WITHSCORES')
+  local least = tonumber(first[2])
+  local at = tonumber(redis.call('HGET', prefix .. 'kturns:' .. task, key)) or least or 0
+  if least and at < least then
+    at = least
+  end
+  redis.call('ZADD', turnq, at, key)
+end
+
+-- A waiting job of a keyed task may sit on its key's own list (<prefix>kparked:<task>:<key>); a script that ends or
+-- deletes such a job takes it off there too, so the list holds only waiting jobs and queue depths, which count
+-- it (depths-keyed.lua), stay true. Rare (cancel, delete, expiry), so one LREM of the key's list is acceptable.
+local function take_off_key_list(prefix, json, id)
+  if not prefix or prefix == '' or not json then
+    return
+  end
+  local task = task_of(json)
+  local ok, decoded = pcall(cjson.decode, json)
+  if task and ok and type(decoded) == 'table' and type(decoded.limitKey) == 'string' then
+    redis.call('LREM', prefix .. 'kparked:' .. task .. ':' .. decoded.limitKey, 0, id)
+  end
 end

@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { Badge } from "~/components/badge";
 import { Button } from "~/components/button";
@@ -8,6 +9,7 @@ import { EmptyState, Loading } from "~/components/empty-state";
 import { FlowGraph, MAX_DRAWN_STEPS, stateTone } from "~/components/flow-graph";
 import { layoutFlow } from "~/components/flow-layout";
 import { JobDetail } from "~/components/job-detail";
+import { formatDuration } from "~/components/job-life";
 import { QueryError } from "~/components/query-error";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
@@ -74,7 +76,7 @@ export function FlowDetail({ service, id }: { service: string; id: string }) {
         <code>{flow.id}</code> on <strong>{service}</strong> ({flow.queue} queue) · {flow.completed} of {flow.total} steps completed{flow.dead > 0 ? `, ${flow.dead} dead` : ""} · created{" "}
         <RelativeTime iso={flow.createdAt} />
         {flow.finishedAt ? <> · finished <RelativeTime iso={flow.finishedAt} /></> : null}
-        {flow.tenantId ? <> · tenant {flow.tenantId}</> : null}
+        {flow.tenantId ? <> · tenant {flow.tenantId}</> : null} · <Link href={`/timeline?id=${encodeURIComponent(flow.id)}`} data-timeline-link>Timeline</Link>
       </p>
       {notice ? <p className="alert alert-info" role="status">{notice}</p> : null}
 
@@ -94,6 +96,8 @@ export function FlowDetail({ service, id }: { service: string; id: string }) {
           { key: "after", header: "After", cell: (s) => (s.after.length ? s.after.join(", ") : <span className="muted">—</span>) },
           { key: "task", header: "Task", cell: (s) => <code>{s.task}</code> },
           { key: "attempts", header: "Attempts", numeric: true, cell: (s) => s.attempts },
+          // Its last attempt's run (docs/jobs.md#timing); none before it ran, nor on RabbitMQ's flow store.
+          { key: "duration", header: "Duration", numeric: true, cell: (s) => (s.durationMs === undefined ? <span className="muted">—</span> : <span data-step-duration={s.durationMs}>{formatDuration(s.durationMs)}</span>) },
           {
             key: "outcome",
             header: "Result or error",

@@ -8,6 +8,7 @@ import { TaskInput } from "~/components/task-input";
 import { Drawer } from "~/components/drawer";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
 import { JobDetail } from "~/components/job-detail";
+import { formatDuration } from "~/components/job-life";
 import { Table } from "~/components/table";
 import { RelativeTime } from "~/components/time";
 import { useMayAct, useRoles } from "~/trpc/hooks";
@@ -22,6 +23,7 @@ const STATES: Array<{ state: ListStateName; label: string; count?: "ready" | "sc
   { state: "completed", label: "Completed" },
   { state: "dead", label: "Dead", count: "dead" },
   { state: "cancelled", label: "Cancelled" },
+  { state: "expired", label: "Expired" },
 ];
 
 export const ACTION_LABEL: Record<JobActionName, string> = { cancel: "Cancel", runNow: "Run now", delete: "Delete" };
@@ -149,6 +151,9 @@ export function JobStates({ initialService, initialState }: { initialService: st
               { key: "tenant", header: "Tenant", cell: (j) => j.tenantId ?? <span className="muted">—</span> },
               { key: "attempts", header: "Attempts", numeric: true, cell: (j) => `${j.attempts}/${j.maxAttempts ?? "?"}` },
               { key: "time", header: timeHeader(state), cell: (j) => <RelativeTime iso={timeOf(state, j)} /> },
+              state === "running"
+                ? { key: "progress", header: "Progress", cell: (j) => (j.progress === null ? <span className="muted">—</span> : typeof j.progress === "number" ? `${j.progress}%` : <code>{JSON.stringify(j.progress)}</code>) }
+                : { key: "duration", header: "Duration", numeric: true, cell: (j) => (j.durationMs === null ? <span className="muted">—</span> : formatDuration(j.durationMs)) },
               {
                 key: "error",
                 header: "Last error",
@@ -197,12 +202,14 @@ function clean(filter: Filter): { task?: string; tenantId?: string; id?: string 
 }
 
 function timeHeader(state: ListStateName): string {
-  return { ready: "Due", scheduled: "Due", running: "Lease until", completed: "Created", dead: "Died", cancelled: "Created" }[state];
+  return { ready: "Due", scheduled: "Due", running: "Lease until", completed: "Finished", dead: "Died", cancelled: "Created", expired: "Created" }[state];
 }
 
 function timeOf(state: ListStateName, job: JobListItem): string | null {
   if (state === "dead") return job.diedAt;
   if (state === "running") return job.lockedUntil;
-  if (state === "completed" || state === "cancelled") return job.createdAt;
+  // A completed job's last attempt ended when it finished (docs/jobs.md#timing); the list is in that order.
+  if (state === "completed") return job.finishedAt ?? job.createdAt;
+  if (state === "cancelled" || state === "expired") return job.createdAt;
   return job.availableAt;
 }

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SQL } from "../../src/backends/postgres/load-sql.js";
+import { jsonbText } from "../../src/backends/postgres/job-rows.js";
+import type { TaskLimits } from "../../src/core/limits.js";
+import { workerLostError } from "../../src/core/queue-backend.js";
+import { makeJob } from "../conformance/harness.js";
+import { openTestBackend } from "./pg-test-env.js";
+
+const QUEUE = "jfast.jobs";
+const FAIR = "plan.fair";
+const KEYS = 1000;
+
+/**
+ * The fair claim (claim-fair.sql) and the drop of emptied keys (fair-keys-drop.sql) on tables whose statistics are
+ * stale, as they are between a burst of enqueues and the next ANALYZE (or always, where autovacuum is off): each
+ * key the claim reads or serves costs a few index lookups, never a walk of every key of the task or of every open
+ * job of the queue. Measured in buffers (EXPLAIN ANALYZE), which do not depend on the machine's speed.
+ */
+describe("postgres: the fair claim's plan on stale statistics", () => {
+  let env: Awaited<ReturnType<typeof openTestBackend>>;
+
+  beforeAll(async () => {
+    env = await openTestBackend({ queue: QUEUE });
+    await env.backend.setLimits({ limits: new Map<string, TaskLimits>([[FAIR, { concurrency: null, rateLimit: null, fair: { weights: {} } }]]) });
+    // 3 jobs for each of 1 000 keys; no ANALYZE, so the planner still believes the tables empty.
+    const jobs = Array.from({ length: 3 * KEYS }, (_, i) => {
+      const job = makeJob({ task: FAIR, payload: { i }, tenantId: `t${i % KEYS}` });
+      job.limitKey = `t${i % KEYS}`;
+      return job;
+    });
+    for (let i = 0; i < jobs.length; i += 1000) await env.backend.enqueue({ jobs: jobs.slice(i, i + 1000) });
+    // The first keys served once: their turns move on, as after a worker's first claims.
+    expect(await env.backend.claim({ workerId: "w0", limit: 50, leaseMs: 60_000 })).toHaveLength(50);
+  }, 120_000);
+
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  /**
+   * EXPLAIN ANALYZE of `sql`, prepared as the backend prepares it and run with the generic plan PostgreSQL may settle
+   * on for it (made without the parameters' values), in a transaction rolled back afterwards: nothing changes.
+   */
+  async function explainRun(sql: string, types: string, params: string): Promise<string> {
+    let text = "";
+    await env.database.sql
+      .transaction(async (tx) => {
+        await tx.query("SET LOCAL plan_cache_mode = force_generic_plan");
+        await tx.query(`PREPARE planned(${types}) AS ${sql}`);
+        try {
+          const rows = await tx.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) EXECUTE planned(${params})`);
+          text = rows.map((r) => r["QUERY PLAN"]).join("\n");
+        } finally {
+          // A prepared statement outlives the transaction: the next one prepares its own under the same name.
+          await tx.query("DEALLOCATE planned");
+        }
+        throw new Error("rolled back");
+      })
+      .catch((error: unknown) => {
+        if ((error as Error).message !== "rolled back") throw error;
+      });
+    return text;
+  }
+
+  /** The buffers read per loop by the index scan on `relation` found in the plan's section `section`. */
+  function buffersPerLoop(plan: string, section: RegExp, relation: string): number {
+    const lines = plan.split("\n");
+    const start = lines.findIndex((l) => section.test(l));
+    expect(start, `${section} in the plan`).toBeGreaterThanOrEqual(0);
+    const at = lines.findIndex((l, i) => i > start && new RegExp(`Index (Only )?Scan using \\w+ on ${relation}\\b`).test(l));
+    expect(at, `an index scan on ${relation} after ${section}`).toBeGreaterThan(start);
+    const loops = Number(/loops=(\d+)/.exec(lines[at]!)![1]);
+    const hit = lines.slice(at + 1, at + 6).map((l) => /Buffers: shared hit=(\d+)/.exec(l)).find(Boolean);
+    return Number(hit![1]) / loops;
+  }
+
+  it("serves each key through one index lookup, and probes each key it reads by its own jobs", async () => {
+    const lost = jsonbText(workerLostError(0)).replaceAll("'", "''");
+    const plan = await explainRun(SQL.claimFair, "text, integer, text, double precision, text, text[]", `'${QUEUE}', 50, 'w1', 60000, '${lost}', ARRAY['${FAIR}']`);
+    expect(plan).toMatch(/Update on jfast_jobs/);
+    // Moving the served keys on: a lookup of a few pages each (it read every key of the task for each: ~50 pages).
+    expect(buffersPerLoop(plan, /CTE turned/, "jfast_fair_keys")).toBeLessThanOrEqual(8);
+    // No probe became a hash of every open job of the queue.
+    expect(plan).not.toMatch(/hashed SubPlan/);
+    expect(plan).not.toMatch(/Seq Scan on jfast_jobs/);
+  });
+
+  it("drops emptied keys after one index probe each for an open job", async () => {
+    const keys = Array.from({ length: 60 }, (_, i) => `t${i}`);
+    const plan = await explainRun(SQL.fairKeysDrop, "text, text[], text[]", `'${QUEUE}', ARRAY[${keys.map(() => `'${FAIR}'`).join(", ")}], ARRAY[${keys.map((k) => `'${k}'`).join(", ")}]`);
+    expect(plan).not.toMatch(/Anti Join/);
+    expect(buffersPerLoop(plan, /Delete on jfast_fair_keys/, "jfast_jobs")).toBeLessThanOrEqual(8);
+  });
+});
