@@ -135,6 +135,22 @@ export class Harness {
     return Infinity;
   }
 
+  /**
+   * For a lost job, whether its handler ever began and in which worker (its "started" rows): a job that never
+   * started was dropped before its handler, one that started and never finished hung or was settled mid-run.
+   */
+  async whereLost(ns: number[]): Promise<string> {
+    const rows = await this.query<{ n: number; pid: number; at: Date }>(`SELECT n, pid, at FROM ${this.schema}.chaos_effects WHERE phase = 'started' AND n = ANY($1) ORDER BY at`, [ns]);
+    const names = new Map(this.workers.map((w) => [w.pid, w.name]));
+    return ns
+      .map((n) => {
+        const starts = rows.filter((r) => r.n === n);
+        if (starts.length === 0) return `n=${n} never started`;
+        return `n=${n} started ${starts.map((r) => `in ${names.get(r.pid) ?? `pid ${r.pid}`} at ${r.at.toISOString()}`).join(", ")}`;
+      })
+      .join("; ");
+  }
+
   /** Jobs of the range whose handler body has started more than once so far. */
   async settleRunsTwice(r: Range): Promise<number> {
     const [row] = await this.query<{ c: number }>(
@@ -184,7 +200,7 @@ export class Harness {
     const stuck = depths.ready + depths.scheduled + depths.running;
     const duplicated = counts!.total - counts!.distinct;
     const problems: string[] = [];
-    if (lostIds.length > 0) problems.push(`${lostIds.length} jobs never recorded their effect within ${timeout} ms (e.g. n=${lostIds.slice(0, 5).join(",")})`);
+    if (lostIds.length > 0) problems.push(`${lostIds.length} jobs never recorded their effect within ${timeout} ms (e.g. n=${lostIds.slice(0, 5).join(",")}; ${await this.whereLost(lostIds.slice(0, 5))})`);
     if (duplicated > 0) problems.push(`${duplicated} effects recorded more than once`);
     if (stuck > 0) problems.push(`${stuck} jobs still queued or running ${(settleLimitMs / 1000).toFixed(0)} s after the drain: ${JSON.stringify(depths)}`);
     if (depths.dead > 0) problems.push(`${depths.dead} dead letters: ${JSON.stringify((await this.queue.backend.listDead({ limit: 3 })).map((d) => d.lastError))}`);

@@ -7,9 +7,21 @@
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { sleep } from "../lib/subject.js";
 
+/**
+ * One direction of one connection: its chunks in the order they were read, each with the time it is due. TCP
+ * never reorders a stream, so neither does the proxy: a chunk read after the latency was lifted still waits for
+ * the delayed ones before it (a frame overtaking another would be a fault no network makes).
+ */
+interface Lane {
+  queue: Array<{ due: number; send: () => void }>;
+  timer: NodeJS.Timeout | null;
+}
+
 interface Pair {
   client: Socket;
   server: Socket;
+  up: Lane;
+  down: Lane;
   /** A statement went towards the engine and no byte has come back since. */
   awaitingReply: boolean;
 }
@@ -52,7 +64,7 @@ export class FaultProxy {
 
   private accept(client: Socket): void {
     const server = connect(this.target.port, this.target.host);
-    const pair: Pair = { client, server, awaitingReply: false };
+    const pair: Pair = { client, server, awaitingReply: false, up: { queue: [], timer: null }, down: { queue: [], timer: null } };
     this.pairs.add(pair);
     const close = () => {
       this.pairs.delete(pair);
@@ -65,20 +77,33 @@ export class FaultProxy {
     server.on("end", () => client.end());
     client.on("data", (chunk: Buffer) => {
       pair.awaitingReply = true;
-      this.forward(() => server.writable && server.write(chunk));
+      this.forward(pair.up, () => server.writable && server.write(chunk));
       for (const wake of this.waiters.splice(0)) wake();
     });
     server.on("data", (chunk: Buffer) => {
       pair.awaitingReply = false;
-      this.forward(() => client.writable && client.write(chunk));
+      this.forward(pair.down, () => client.writable && client.write(chunk));
     });
   }
 
-  /** In order per direction: a constant delay keeps the order of the timers that carry it. */
-  private forward(send: () => void): void {
-    if (this.holding) this.held.push(send);
-    else if (this.latencyMs > 0) setTimeout(send, this.latencyMs);
-    else send();
+  /** In order per direction, whatever the latency was when each chunk was read (see Lane). */
+  private forward(lane: Lane, send: () => void): void {
+    if (this.holding) {
+      this.held.push(send);
+      return;
+    }
+    if (this.latencyMs === 0 && lane.queue.length === 0) {
+      send();
+      return;
+    }
+    lane.queue.push({ due: Date.now() + this.latencyMs, send });
+    if (!lane.timer) this.drain(lane);
+  }
+
+  private drain(lane: Lane): void {
+    lane.timer = null;
+    while (lane.queue.length > 0 && lane.queue[0]!.due <= Date.now()) lane.queue.shift()!.send();
+    if (lane.queue.length > 0) lane.timer = setTimeout(() => this.drain(lane), lane.queue[0]!.due - Date.now());
   }
 
   setLatency(ms: number): void {
