@@ -1,6 +1,7 @@
 import path from "node:path";
 import { expect, type Locator, type Page } from "@playwright/test";
-import { PASSWORD, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test, waitForHydration } from "./fixtures.js";
+import pg from "pg";
+import { PASSWORD, PG_URL, SCREENSHOTS, TOKENS, TRACE_URL, adminCall, eventually, queueStats, test, waitForHydration } from "./fixtures.js";
 import { expectAccessible } from "./page-checks.js";
 
 /**
@@ -86,6 +87,41 @@ test.describe("dashboard in a browser", () => {
     await expectAccessible(page);
     await shot(page, "overview");
     await page.close();
+  });
+
+  test("shows a backlog past 50 000 as an estimate, and counts exactly again once it is gone", async ({ session: context, stack: { billing } }) => {
+    // 60 000 jobs due tomorrow, written straight into billing's table (no worker takes them today): past the
+    // 50 000 a state is counted exactly, so the Overview's Scheduled is estimated from a sample of the table.
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    const table = `"${billing.schema!}".jfast_jobs`;
+    const page = await context.newPage();
+    try {
+      const { rows } = await client.query<{ queue: string }>(`SELECT queue FROM ${table} LIMIT 1`);
+      await client.query(
+        `INSERT INTO ${table} (id, queue, task, payload, state, max_attempts, available_at)
+         SELECT 'backlog-' || g, $1, 'billing.ping', '{}', 'ready', 2, now() + interval '1 day' FROM generate_series(1, 60000) g`,
+        [rows[0]!.queue],
+      );
+      await page.goto("/");
+      const scheduled = page.getByRole("region", { name: "service billing" }).locator('[data-stat="Scheduled"] .stat-value');
+      await poll(() => scheduled.locator("[data-estimated]").count()).toBe(1);
+      const text = (await scheduled.textContent())!;
+      expect(text).toMatch(/^≈ \d{2},\d{3} \(estimated\)$/);
+      const shown = Number(text.replace(/[^\d]/g, ""));
+      expect(shown).toBeGreaterThan(48_000);
+      expect(shown).toBeLessThan(72_000);
+      expect(await scheduled.locator("[data-estimated]").getAttribute("title")).toContain("estimated");
+      await expectAccessible(page);
+      // Gone again: an exact count, no mark.
+      await client.query(`DELETE FROM ${table} WHERE id LIKE 'backlog-%'`);
+      await poll(() => scheduled.locator("[data-estimated]").count()).toBe(0);
+      expect(Number(await scheduled.textContent())).toBeLessThan(50_000);
+    } finally {
+      await client.query(`DELETE FROM ${table} WHERE id LIKE 'backlog-%'`).catch(() => undefined);
+      await client.end();
+      await page.close();
+    }
   });
 
   test("switches to the dark theme, keeps it across a reload, and goes back to the system setting", async ({ session: context }) => {

@@ -98,6 +98,8 @@ export interface Running {
   restart(): Promise<void>;
   /** Stops it for good and removes what it was given. */
   stop(): Promise<void>;
+  /** A service with the database plugin: its schema in PG_URL's database. */
+  schema?: string;
 }
 
 /** Starts a process, keeps its output for failure messages, and waits until `ready(url)` answers. */
@@ -215,7 +217,7 @@ export async function startService(params: {
     `import { subscribe } from "@jfast/runtime";\n\nexport const checkBudget = subscribe("receipt.registered", async () => {});\n\nexport const refundBudget = subscribe("receipt.voided", async () => {});\n`,
   );
   const port = await freePort();
-  return startProcess({
+  const running = await startProcess({
     name: params.name,
     command: process.execPath,
     args: [path.join(params.installed.dir, "fixture-service.mjs")],
@@ -236,6 +238,8 @@ export async function startService(params: {
       if (params.backend === "rabbitmq") await dropRabbitQueue(queueName);
     },
   });
+  if (hasDatabase) running.schema = schema;
+  return running;
 }
 
 /** Deletes every key of one Redis queue (they all carry its hash tag) and its schedule claims. */

@@ -219,6 +219,7 @@ function sumDepths(all: readonly Depths[]): Depths {
     sum.scheduled += d.scheduled;
     sum.running += d.running;
     sum.dead += d.dead;
+    if (d.estimated) sum.estimated = true;
   }
   return sum;
 }

@@ -55,7 +55,7 @@ describe("postgres: query plans on a table full of finished rows", () => {
   });
 
   it("counts depths without visiting finished rows; the dead count comes from the trigger-kept counter", async () => {
-    const text = await plan(SQL.depths, [QUEUE, 10_000]);
+    const text = await plan(SQL.depths, [QUEUE, 10_000, 50_001]);
     expect(text).not.toMatch(/Seq Scan on jfast_jobs/);
     expect(text).not.toMatch(/jfast_jobs_dead_idx/);
     expect(text).toMatch(/jfast_jobs_open_idx/);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXACT_COUNT_MAX } from "../../src/backends/postgres/admin.js";
 import { SQL } from "../../src/backends/postgres/load-sql.js";
 import { openTestBackend } from "./pg-test-env.js";
 
@@ -7,6 +8,9 @@ import { openTestBackend } from "./pg-test-env.js";
  * state: totals exact, the split by task scaled from the rows read, and never a scan of the whole table — which is
  * what grouping every ready row by task became once the backlog was a large part of jfast_jobs.
  */
+/** Entries counted at most per state, as the backend passes it. */
+const CAP = EXACT_COUNT_MAX + 1;
+
 describe("postgres: depths per task on a large backlog", () => {
   let env: Awaited<ReturnType<typeof openTestBackend>>;
   const QUEUE = "jfast.jobs";
@@ -62,9 +66,9 @@ describe("postgres: depths per task on a large backlog", () => {
 
   it("reads at most 10 000 rows of jfast_jobs per state besides counts of the open index, and never scans the table", async () => {
     const cases: Array<[string, string, unknown[]]> = [
-      ["depths-by-task", SQL.depthsByTask, [QUEUE, null, 10_000, 1_000]],
-      ["depths-by-task of a tenant", SQL.depthsByTask, [QUEUE, "acme", 10_000, 1_000]],
-      ["depths", SQL.depths, [QUEUE, 1_000]],
+      ["depths-by-task", SQL.depthsByTask, [QUEUE, null, 10_000, 1_000, CAP]],
+      ["depths-by-task of a tenant", SQL.depthsByTask, [QUEUE, "acme", 10_000, 1_000, CAP]],
+      ["depths", SQL.depths, [QUEUE, 1_000, CAP]],
     ];
     for (const [name, sql, params] of cases) {
       const [row] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
@@ -110,16 +114,18 @@ describe("postgres: depths per task on a large backlog", () => {
       SELECT 'p-later-' || g, '${Q}', 'p.go', '{}', 'ready', 3, now() + interval '1 day' FROM generate_series(1, 700) g;
     `);
     await env.database.sql.query("VACUUM (ANALYZE) jfast_jobs");
-    const [depths] = await env.database.sql.query<Record<string, string | boolean>>(SQL.depths, [Q, 100]);
+    const [depths] = await env.database.sql.query<Record<string, string | boolean>>(SQL.depths, [Q, 100, CAP]);
     expect(Object.fromEntries(Object.entries(depths!).map(([k, v]) => [k, typeof v === "boolean" ? v : Number(v)]))).toEqual({
       ready: 5_300,
       scheduled: 700,
       running: 50,
       dead: 0,
       more: false,
+      due_capped: false,
+      scheduled_capped: false,
     });
 
-    const rows = await env.database.sql.query<{ task: string | null; ready: string; scheduled: string; running: string }>(SQL.depthsByTask, [Q, null, 100, 100]);
+    const rows = await env.database.sql.query<{ task: string | null; ready: string; scheduled: string; running: string }>(SQL.depthsByTask, [Q, null, 100, 100, CAP]);
     const total = (state: "ready" | "scheduled" | "running") => rows.filter((r) => r.task !== null).reduce((n, r) => n + Number(r[state]), 0);
     // The totals agree with depths.sql; every running job is read, so their split is exact; the ready ones' split
     // is scaled from the rows read (an estimate here).
@@ -129,7 +135,7 @@ describe("postgres: depths per task on a large backlog", () => {
     expect(total("scheduled")).toBe(700);
     expect(Math.abs(total("ready") - 5_300)).toBeLessThanOrEqual(2);
 
-    const [plan] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.depths}`, [Q, 100]);
+    const [plan] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.depths}`, [Q, 100, CAP]);
     walk(plan!["QUERY PLAN"][0].Plan, null, (node) => {
       if (node["Relation Name"] !== "jfast_jobs" || node["Plan Width"] === 0) return;
       expect(node["Actual Rows"]! * node["Actual Loops"]!).toBeLessThanOrEqual(100);
@@ -146,7 +152,7 @@ describe("postgres: depths per task on a large backlog", () => {
       INSERT INTO jfast_jobs (id, queue, task, payload, state, max_attempts, available_at)
       SELECT 'd-ready-' || g, '${Q}', 'd.t', '{}', 'ready', 3, now() - interval '1 hour' + g * interval '1 millisecond' FROM generate_series(1, 400) g;
     `);
-    const [first] = await env.database.sql.query<{ running: string; more: boolean }>(SQL.depths, [Q, 1_000]);
+    const [first] = await env.database.sql.query<{ running: string; more: boolean }>(SQL.depths, [Q, 1_000, CAP]);
     expect([Number(first!.running), first!.more]).toEqual([1_000, true]);
     const deep = await openTestBackend({ schema: env.schema, queue: Q });
     try {
@@ -157,6 +163,72 @@ describe("postgres: depths per task on a large backlog", () => {
       await deep.backend.close();
       await deep.database.close();
     }
+  });
+});
+
+describe("postgres: depths of a backlog past the exact count", () => {
+  let env: Awaited<ReturnType<typeof openTestBackend>>;
+  const QUEUE = "jfast.huge";
+  const READY = 150_000;
+  const LATER = 60_000;
+
+  beforeAll(async () => {
+    env = await openTestBackend({ queue: QUEUE });
+    // Two ready jobs of task a for every one of b, 20 running ahead of them, 60 000 scheduled, and finished rows of
+    // another queue around them; no VACUUM or ANALYZE: a backlog that just arrived, with statistics behind it.
+    await env.database.sql.query(`
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, available_at, locked_by, locked_until)
+      SELECT 'run-' || g, '${QUEUE}', 'h.a', '{}', 'running', 1, 3, now() - interval '2 hours', 'w', now() + interval '1 minute'
+      FROM generate_series(1, 20) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, max_attempts, available_at)
+      SELECT 'r-' || g, '${QUEUE}', CASE WHEN g % 3 = 2 THEN 'h.b' ELSE 'h.a' END, '{}', 'ready', 3, now() - interval '1 hour' + g * interval '1 millisecond'
+      FROM generate_series(1, ${READY}) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, max_attempts, available_at)
+      SELECT 's-' || g, '${QUEUE}', 'h.a', '{}', 'ready', 3, now() + interval '1 day' FROM generate_series(1, ${LATER}) g;
+      INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, finished_at)
+      SELECT 'other-' || g, 'jfast.other', 'h.a', '{}', 'completed', 1, 3, now() FROM generate_series(1, 100000) g;
+    `);
+  }, 180_000);
+
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it("counts each state up to the cap and estimates the rest from a sample of the table, saying so", async () => {
+    const depths = await env.backend.depths();
+    expect(depths.estimated).toBe(true);
+    expect(depths.running).toBe(20);
+    // Far past the 50 001 entries counted, near the real backlog (a sample of pages: within a few percent).
+    expect(depths.ready).toBeGreaterThan(READY * 0.8);
+    expect(depths.ready).toBeLessThan(READY * 1.2);
+    expect(depths.scheduled).toBeGreaterThan(LATER * 0.8);
+    expect(depths.scheduled).toBeLessThan(LATER * 1.2);
+    // The same table read twice gives the same estimate (the sample's pages are chosen by a fixed seed).
+    expect(await env.backend.depths()).toEqual(depths);
+
+    const { tasks, exact } = await env.backend.depthsByTask();
+    expect(exact).toBe(false);
+    expect(tasks["h.a"]!.ready).toBeGreaterThan(READY * (2 / 3) * 0.8);
+    expect(tasks["h.a"]!.ready).toBeLessThan(READY * (2 / 3) * 1.2);
+    expect(tasks["h.b"]!.ready).toBeGreaterThan(READY * (1 / 3) * 0.8);
+    expect(tasks["h.b"]!.ready).toBeLessThan(READY * (1 / 3) * 1.2);
+    expect(tasks["h.a"]!.running).toBe(20);
+    expect(tasks["h.a"]!.scheduled).toBe(depths.scheduled);
+  });
+
+  it("reads at most the cap's entries per count, and the estimate samples pages instead of reading the backlog", async () => {
+    const [row] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.depths}`, [QUEUE, 1_000, CAP]);
+    walk(row!["QUERY PLAN"][0].Plan, null, (node) => {
+      if (node["Relation Name"] !== "jfast_jobs") return;
+      expect(node["Node Type"]).not.toBe("Seq Scan");
+      expect(node["Actual Rows"]! * node["Actual Loops"]!).toBeLessThanOrEqual(CAP);
+    });
+    const [sample] = await env.database.sql.query<{ "QUERY PLAN": [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${SQL.depthsEstimate}`, [QUEUE, 1_000]);
+    const scans: string[] = [];
+    walk(sample!["QUERY PLAN"][0].Plan, null, (node) => {
+      if (node["Relation Name"] === "jfast_jobs") scans.push(node["Node Type"]);
+    });
+    expect(scans).toEqual(["Sample Scan"]);
   });
 });
 

@@ -121,9 +121,9 @@ export const overviewRouter = router({
 /** The depths a readiness report's queue check carries, when it counted them. */
 function depthsIn(check: ReadinessReport["checks"][string] | undefined): Depths | null {
   if (!check) return null;
-  const { ready, scheduled, running, dead } = check;
+  const { ready, scheduled, running, dead, estimated } = check;
   if ([ready, scheduled, running, dead].every((n) => typeof n === "number")) {
-    return { ready, scheduled, running, dead } as Depths;
+    return { ready, scheduled, running, dead, ...(estimated === true ? { estimated } : {}) } as Depths;
   }
   return null;
 }

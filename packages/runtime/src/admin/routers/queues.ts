@@ -74,7 +74,7 @@ export const queuesRouter = router({
         enabled: true,
         queues: views.map((v) => v.summary),
         tasks: views.flatMap((v) => v.tasks),
-        countsAre: views.every((v) => v.exact) ? "exact" : "estimated",
+        countsAre: views.every((v) => v.exact && !v.summary.estimated) ? "exact" : "estimated",
         countsUnavailableReason: unavailable,
         pauseSupported: reason === null,
         pauseUnsupportedReason: reason,

@@ -35,6 +35,13 @@ const TASK_SPLIT_READ = 10_000;
  */
 const RUNNING_READ = 1_000;
 const RUNNING_READ_MAX = 100_000;
+/**
+ * Jobs counted exactly per state (ready, scheduled) in depths.sql and depths-by-task.sql. Past it the count is an
+ * estimate from ESTIMATE_PAGES pages of jfast_jobs (depths-estimate.sql), and `estimated` says so: counting every
+ * entry of a million-job backlog took 1.4 s on each probe of /ready and each refresh of the Overview.
+ */
+export const EXACT_COUNT_MAX = 50_000;
+const ESTIMATE_PAGES = 1_000;
 
 export async function getJob(q: PgQueue, { id }: { id: string }): Promise<JobInfo | null> {
   const [row] = await q.run("getJob", () => q.db.query<ListedRow>(SQL.getJob, [q.queue, id]));
@@ -96,35 +103,72 @@ export async function deleteJob(q: PgQueue, { id }: { id: string }): Promise<Job
 }
 
 export async function depths(q: PgQueue): Promise<Depths> {
-  type Row = Record<keyof Depths, string | number> & { more: boolean };
+  type Row = Record<"ready" | "scheduled" | "running" | "dead", string | number> & { more: boolean; due_capped: boolean; scheduled_capped: boolean };
   const [row] = await readingRunning(
-    (read) => q.run("depths", () => q.reader.query<Row>(SQL.depths, [q.queue, read])),
+    (read) => q.run("depths", () => q.reader.query<Row>(SQL.depths, [q.queue, read, EXACT_COUNT_MAX + 1])),
     (rows) => rows[0]?.more === true,
   );
-  return {
+  const counted: Depths = {
     ready: Number(row?.ready ?? 0),
     scheduled: Number(row?.scheduled ?? 0),
     running: Number(row?.running ?? 0),
     dead: Number(row?.dead ?? 0),
   };
+  if (!row?.due_capped && !row?.scheduled_capped) return counted;
+  const estimate = await estimateOpen(q);
+  return {
+    ...counted,
+    ...(row.due_capped ? { ready: Math.max(counted.ready, estimate.due - counted.running) } : {}),
+    ...(row.scheduled_capped ? { scheduled: Math.max(counted.scheduled, estimate.scheduled) } : {}),
+    estimated: true,
+  };
+}
+
+/** The queue's due and scheduled jobs estimated from a sample of jfast_jobs' pages (depths-estimate.sql). */
+async function estimateOpen(q: PgQueue): Promise<{ due: number; scheduled: number }> {
+  const [row] = await q.run("depths", () => q.reader.query<{ due: string | number; scheduled: string | number }>(SQL.depthsEstimate, [q.queue, ESTIMATE_PAGES]));
+  return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0) };
 }
 
 export async function depthsByTask(q: PgQueue, params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
-  type Row = { task: string | null; ready: string | number; scheduled: string | number; running: string | number; dead: string | number; estimated: boolean | null; more: boolean | null };
+  type Row = {
+    task: string | null;
+    ready: string | number;
+    scheduled: string | number;
+    running: string | number;
+    dead: string | number;
+    estimated: boolean | null;
+    more: boolean | null;
+    due_capped: boolean | null;
+    scheduled_capped: boolean | null;
+  };
   const rows = await readingRunning(
-    (read) => q.run("depthsByTask", () => q.reader.query<Row>(SQL.depthsByTask, [q.queue, params.tenantId ?? null, TASK_SPLIT_READ, read])),
+    (read) => q.run("depthsByTask", () => q.reader.query<Row>(SQL.depthsByTask, [q.queue, params.tenantId ?? null, TASK_SPLIT_READ, read, EXACT_COUNT_MAX + 1])),
     (result) => result.some((r) => r.task === null && r.more === true),
   );
-  const tasks: Record<string, Depths> = {};
-  let exact = true;
-  for (const row of rows) {
-    if (row.task === null) {
-      exact = row.estimated !== true;
-      continue;
-    }
-    tasks[row.task] = { ready: Number(row.ready), scheduled: Number(row.scheduled), running: Number(row.running), dead: Number(row.dead) };
+  const summary = rows.find((r) => r.task === null);
+  // A capped state was split over the jobs counted (EXACT_COUNT_MAX + 1 due entries, less the running ones); its
+  // shares scale to the estimate of the whole state.
+  let readyScale = 1;
+  let scheduledScale = 1;
+  if (summary?.due_capped || summary?.scheduled_capped) {
+    const estimate = await estimateOpen(q);
+    const running = Number(summary.running);
+    const countedReady = EXACT_COUNT_MAX + 1 - running;
+    if (summary.due_capped && countedReady > 0) readyScale = Math.max(1, (estimate.due - running) / countedReady);
+    if (summary.scheduled_capped) scheduledScale = Math.max(1, estimate.scheduled / (EXACT_COUNT_MAX + 1));
   }
-  return { tasks, exact };
+  const tasks: Record<string, Depths> = {};
+  for (const row of rows) {
+    if (row.task === null) continue;
+    tasks[row.task] = {
+      ready: Math.round(Number(row.ready) * readyScale),
+      scheduled: Math.round(Number(row.scheduled) * scheduledScale),
+      running: Number(row.running),
+      dead: Number(row.dead),
+    };
+  }
+  return { tasks, exact: summary?.estimated !== true && readyScale === 1 && scheduledScale === 1 };
 }
 
 export async function listDead(q: PgQueue, { limit, offset = 0 }: { limit: number; offset?: number }): Promise<DeadJob[]> {

@@ -62,6 +62,7 @@ export const SQL = {
   nextDue: loadSql("next-due"),
   depths: loadSql("depths"),
   depthsByTask: loadSql("depths-by-task"),
+  depthsEstimate: loadSql("depths-estimate"),
   listDead: loadSql("list-dead"),
   retryDead: loadSql("retry-dead"),
   retryDeadAll: loadSql("retry-dead-all"),

@@ -166,7 +166,7 @@ async function keyedDepths(q: RedisQueue, tenantId = ""): Promise<{ counts: Map<
  */
 export async function depthsByTask(q: RedisQueue, params: { tenantId?: string | undefined } = {}): Promise<TaskDepths> {
   const rows = (await q.script("depths-by-task", "count depths per task", [TASK_SAMPLE, params.tenantId ?? "", q.keys.paused, q.keys.parkedPrefix])) as Array<
-    [keyof Depths, number, number, number, Array<string | number>]
+    [Exclude<keyof Depths, "estimated">, number, number, number, Array<string | number>]
   >;
   const tasks: Record<string, Depths> = {};
   let exact = true;

@@ -97,6 +97,11 @@ export interface Depths {
   scheduled: number;
   running: number;
   dead: number;
+  /**
+   * Present (true) when `ready` or `scheduled` is an estimate: the PostgreSQL queue counts each exactly up to
+   * 50 000 jobs and estimates a larger backlog from a sample of its table (docs/postgres.md#depths).
+   */
+  estimated?: true;
 }
 
 export interface DeadSearch {

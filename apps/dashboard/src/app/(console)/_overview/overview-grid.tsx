@@ -93,8 +93,8 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
     <div className="stack">
       {data.queue.enabled && data.queue.depths ? (
         <div className="stats">
-          <Stat label="Ready" value={data.queue.depths.ready} />
-          <Stat label="Scheduled" value={data.queue.depths.scheduled} />
+          <Stat label="Ready" value={<Estimated depths={data.queue.depths} n={data.queue.depths.ready} />} />
+          <Stat label="Scheduled" value={<Estimated depths={data.queue.depths} n={data.queue.depths.scheduled} />} />
           <Stat label="Running" value={data.queue.depths.running} />
           <Stat label="Dead" value={data.queue.depths.dead} bad={data.queue.depths.dead > 0} />
         </div>
@@ -162,5 +162,19 @@ function Extras({ service, plugins }: { service: string; plugins: string[] }) {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * A count the backend estimated (a PostgreSQL backlog past 50 000 jobs is estimated from a sample of its table):
+ * shown with "≈", and said so on hover and to a screen reader.
+ */
+function Estimated({ depths, n }: { depths: { estimated?: true }; n: number }) {
+  if (!depths.estimated || n < 50_000) return <>{n}</>;
+  return (
+    <span title="estimated from a sample of the table: more than 50 000 jobs are not counted one by one" data-estimated="">
+      ≈ {n.toLocaleString("en-US")}
+      <span className="sr-only"> (estimated)</span>
+    </span>
   );
 }

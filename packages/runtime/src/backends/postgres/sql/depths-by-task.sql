@@ -6,13 +6,16 @@
 -- each task's share of them is scaled to its state's total. Exact while a state holds at most $3 jobs; an
 -- estimate beyond, which `estimated` says. Grouping every live row by task
 -- instead is a sequential scan of jfast_jobs (finished rows included) once the backlog is large, on every
--- refresh of the page and every scrape. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
+-- refresh of the page and every scrape. The totals of ready and scheduled stop at $5 entries, as depths.sql's do:
+-- a state that reaches it is reported capped, and the backend scales that state's split by its estimate. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
 -- without a tenant; with one, from the newest $3 dead rows only (the dead index read backwards, then filtered).
 -- params: $1 queue, $2 tenant id (text or null), $3 rows read at most per state (integer), $4 due rows read at
---         most to find the running ones (integer)
--- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying
+--         most to find the running ones (integer), $5 entries counted at most per state (integer)
+-- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying every
+--         the count of the queue's running jobs in running, and
 --         estimated (boolean): a state had more jobs than were read, so its counts per task are scaled; and
---         more (boolean): as in depths.sql, the head read for running jobs ended on a running one
+--         more (boolean): as in depths.sql, the head read for running jobs ended on a running one; due_capped and
+--         scheduled_capped (boolean): that total stopped at $5 (the split of the state is then of $5 jobs)
 -- index:  jfast_jobs_open_idx, jfast_task_counters_pkey, jfast_jobs_dead_idx (tenant), jfast_paused_tasks_pkey
 WITH head AS (
   -- As in depths.sql: the running jobs are at the head of the due entries, behind due jobs of paused tasks only.
@@ -33,12 +36,13 @@ running AS (
   FROM head
 ),
 totals AS (
-  SELECT 'ready' AS state, count(*) - (SELECT n FROM running) AS total
-  FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now()
+  SELECT 'ready' AS state, count(*) - (SELECT n FROM running) AS total, count(*) >= $5 AS capped
+  FROM (SELECT FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at <= now() LIMIT $5) AS d
   UNION ALL
-  SELECT 'scheduled', count(*) FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now()
+  SELECT 'scheduled', count(*), count(*) >= $5
+  FROM (SELECT FROM jfast_jobs WHERE queue = $1 AND phase = 'open' AND available_at > now() LIMIT $5) AS s
   UNION ALL
-  SELECT 'running', n FROM running
+  SELECT 'running', n, false FROM running
 ),
 sample AS (
   -- The ready ones among the first $3 due rows of the open index (the backlog in claim order, paused tasks' jobs
@@ -91,11 +95,15 @@ SELECT task,
        coalesce(sum(n) FILTER (WHERE state = 'running'), 0)::bigint AS running,
        coalesce(sum(n) FILTER (WHERE state = 'dead'), 0)::bigint AS dead,
        NULL::boolean AS estimated,
-       NULL::boolean AS more
+       NULL::boolean AS more,
+       NULL::boolean AS due_capped,
+       NULL::boolean AS scheduled_capped
 FROM counts
 GROUP BY task
 UNION ALL
-SELECT NULL, 0, 0, 0, 0,
+SELECT NULL, 0, 0, (SELECT n FROM running), 0,
        (SELECT count(*) FROM newest_dead) >= $3
        OR EXISTS (SELECT 1 FROM sampled JOIN totals USING (state) WHERE sampled.n < totals.total),
-       (SELECT more FROM running)
+       (SELECT more FROM running),
+       (SELECT capped FROM totals WHERE state = 'ready'),
+       (SELECT capped FROM totals WHERE state = 'scheduled')

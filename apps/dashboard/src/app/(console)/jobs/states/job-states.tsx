@@ -108,7 +108,7 @@ export function JobStates({ initialService, initialState }: { initialService: st
         {STATES.map((s) => (
           <button key={s.state} type="button" aria-pressed={state === s.state} onClick={() => { setState(s.state); restart(); }}>
             {s.label}
-            {s.count && data?.counts ? <span className="muted" data-count={s.state}> {data.counts[s.count]}</span> : null}
+            {s.count && data?.counts ? <span className="muted" data-count={s.state}> {data.counts.estimated && data.counts[s.count] >= 50_000 ? "≈ " : ""}{data.counts[s.count]}</span> : null}
           </button>
         ))}
       </div>
