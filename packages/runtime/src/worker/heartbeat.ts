@@ -4,6 +4,7 @@ import type { Logger } from "../observability/logger.js";
 import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbeat-backstop.js";
 import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/local-beats.js";
 import { now } from "./lease/messages.js";
+import type { LeaseExtenderSpec } from "../core/lease-extender.js";
 
 /**
  * A worker's heartbeat (docs/worker.md#leases-and-heartbeats): every third of the lease it extends the leases of
@@ -12,8 +13,13 @@ import { now } from "./lease/messages.js";
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
-  /** Keeps the leases while the event loop is blocked; null for leases judged in this process. */
+  /**
+   * Keeps the leases while the event loop is blocked; null for leases judged in this process, and until the worker
+   * first holds a job: an idle worker has no lease to keep, so it pays for no thread (a V8 isolate of its own and a
+   * database connection) before its first claim.
+   */
   private backstop: HeartbeatBackstop | null = null;
+  private backstopSpec: LeaseExtenderSpec | null = null;
   private local: LocalBeat | null = null;
   private unregister: (() => void) | null = null;
   /** The beat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */
@@ -39,19 +45,26 @@ export class Heartbeat {
     this.timer.unref();
     this.local = { lateAfterMs: every * 1.5, lastBeatAt: performance.now(), beat: () => this.beat() };
     this.unregister = registerLocalBeat(this.local);
-    const spec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
-    if (spec) this.backstop = attachHeartbeatBackstop({ spec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) });
+    this.backstopSpec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.unregister?.();
+    this.backstopSpec = null;
     this.backstop?.detach();
   }
 
-  /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on. */
+  /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on (started with the first). */
   hold(jobs: readonly Job[]): void {
-    if (this.backstop && jobs.length > 0) this.backstop.hold(jobs.map((job) => job.id));
+    if (jobs.length === 0) return;
+    if (!this.backstop && this.backstopSpec) {
+      const { workerId, leaseMs, logger } = this.params;
+      this.backstop = attachHeartbeatBackstop({ spec: this.backstopSpec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) });
+      // Attached (or it could not start: then the event loop keeps the leases alone, as it logged): once.
+      this.backstopSpec = null;
+    }
+    this.backstop?.hold(jobs.map((job) => job.id));
   }
 
   /** Lets the late heartbeats of this process's workers go first (before a claim). Null when none is late. */
