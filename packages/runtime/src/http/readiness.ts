@@ -31,7 +31,7 @@ export function createReadiness(params: { config: JfastConfig; running: RunningP
             ready: depths.ready,
             running: depths.running,
             scheduled: depths.scheduled,
-            // A backlog past the exact count (docs/postgres.md#depths): ready and scheduled are estimates.
+            // A backlog past the exact count (docs/postgres.md#a-large-backlog-exact-up-to-50-000-estimated-beyond): ready and scheduled are estimates.
             ...(depths.estimated ? { estimated: true } : {}),
             ...(depths.dead > 0 ? { reason: `${depths.dead} dead letter(s): inspect with \`jfast jobs dead\`` } : {}),
           };

@@ -99,7 +99,7 @@ export interface Depths {
   dead: number;
   /**
    * Present (true) when `ready` or `scheduled` is an estimate: the PostgreSQL queue counts each exactly up to
-   * 50 000 jobs and estimates a larger backlog from a sample of its table (docs/postgres.md#depths).
+   * 50 000 jobs and estimates a larger backlog from a sample of its table (docs/postgres.md#a-large-backlog-exact-up-to-50-000-estimated-beyond).
    */
   estimated?: true;
 }
