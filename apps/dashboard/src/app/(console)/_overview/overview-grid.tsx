@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Badge, statusTone } from "~/components/badge";
 import { Card, Stat } from "~/components/card";
 import { EmptyState } from "~/components/empty-state";
+import { EstimatedCount } from "~/components/estimated-count";
 import { ThroughputChart } from "~/components/stats-charts";
 import { isMissingProcedure } from "~/trpc/errors";
 import { useRoles } from "~/trpc/hooks";
@@ -93,8 +94,8 @@ function ServiceBody({ service, data }: { service: string; data: OverviewView })
     <div className="stack">
       {data.queue.enabled && data.queue.depths ? (
         <div className="stats">
-          <Stat label="Ready" value={<Estimated depths={data.queue.depths} n={data.queue.depths.ready} />} />
-          <Stat label="Scheduled" value={<Estimated depths={data.queue.depths} n={data.queue.depths.scheduled} />} />
+          <Stat label="Ready" value={<EstimatedCount n={data.queue.depths.ready} estimated={data.queue.depths.estimated} />} />
+          <Stat label="Scheduled" value={<EstimatedCount n={data.queue.depths.scheduled} estimated={data.queue.depths.estimated} />} />
           <Stat label="Running" value={data.queue.depths.running} />
           <Stat label="Dead" value={data.queue.depths.dead} bad={data.queue.depths.dead > 0} />
         </div>
@@ -165,16 +166,3 @@ function Extras({ service, plugins }: { service: string; plugins: string[] }) {
   );
 }
 
-/**
- * A count the backend estimated (a PostgreSQL backlog past 50 000 jobs is estimated from a sample of its table):
- * shown with "≈", and said so on hover and to a screen reader.
- */
-function Estimated({ depths, n }: { depths: { estimated?: true }; n: number }) {
-  if (!depths.estimated || n < 50_000) return <>{n}</>;
-  return (
-    <span title="estimated from a sample of the table: more than 50 000 jobs are not counted one by one" data-estimated="">
-      ≈ {n.toLocaleString("en-US")}
-      <span className="sr-only"> (estimated)</span>
-    </span>
-  );
-}

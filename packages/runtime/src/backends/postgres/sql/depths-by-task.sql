@@ -7,12 +7,12 @@
 -- estimate beyond, which `estimated` says. Grouping every live row by task
 -- instead is a sequential scan of jfast_jobs (finished rows included) once the backlog is large, on every
 -- refresh of the page and every scrape. The totals of ready and scheduled stop at $5 entries, as depths.sql's do:
--- a state that reaches it is reported capped, and the backend scales that state's split by its estimate. Dead letters come from jfast_task_counters (kept by the trigger of 0009)
--- without a tenant; with one, from the newest $3 dead rows only (the dead index read backwards, then filtered).
+-- a state that reaches it is reported capped, and the backend scales that state's split by its estimate. Dead
+-- letters come from jfast_task_counters (kept by the trigger of 0009) without a tenant; with one, from the newest $3 dead rows only (the dead index read backwards, then filtered).
 -- params: $1 queue, $2 tenant id (text or null), $3 rows read at most per state (integer), $4 due rows read at
 --         most to find the running ones (integer), $5 entries counted at most per state (integer)
--- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying every
---         the count of the queue's running jobs in running, and
+-- result: rows { task, ready, scheduled, running, dead } (bigint) and one row with task null carrying the count
+--         of the queue's running jobs in running, and
 --         estimated (boolean): a state had more jobs than were read, so its counts per task are scaled; and
 --         more (boolean): as in depths.sql, the head read for running jobs ended on a running one; due_capped and
 --         scheduled_capped (boolean): that total stopped at $5 (the split of the state is then of $5 jobs)

@@ -15,8 +15,8 @@
 --   * ready: the due entries (an index-only count) less the running ones.
 --   * ready and scheduled are counted exactly up to $3 - 1 entries each ($3 entries read at most): a count
 --     of every entry of a million-job backlog took 1.4 s, on every probe of /ready and every refresh of the
---     Overview. A state that reaches $3 is reported in `capped`, and the backend estimates it from a sample of
---     the table's pages (depths-estimate.sql).
+--     Overview. A state that reaches $3 is reported (due_capped, scheduled_capped), and the backend estimates
+--     it from a sample of the table's pages (depths-estimate.sql).
 -- The paused tasks are a NOT EXISTS on jfast_paused_tasks, not `task <> ALL (array)`: the planner estimates the
 -- latter as excluding most rows, and with few rows expected it reads and sorts every due row instead of
 -- walking the index in order.

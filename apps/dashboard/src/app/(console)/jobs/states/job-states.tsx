@@ -7,6 +7,7 @@ import { Button } from "~/components/button";
 import { TaskInput } from "~/components/task-input";
 import { Drawer } from "~/components/drawer";
 import { EmptyState, ErrorState, Loading } from "~/components/empty-state";
+import { EstimatedCount } from "~/components/estimated-count";
 import { JobDetail } from "~/components/job-detail";
 import { formatDuration } from "~/components/job-life";
 import { Table } from "~/components/table";
@@ -108,7 +109,7 @@ export function JobStates({ initialService, initialState }: { initialService: st
         {STATES.map((s) => (
           <button key={s.state} type="button" aria-pressed={state === s.state} onClick={() => { setState(s.state); restart(); }}>
             {s.label}
-            {s.count && data?.counts ? <span className="muted" data-count={s.state}> {data.counts.estimated && data.counts[s.count] >= 50_000 ? "≈ " : ""}{data.counts[s.count]}</span> : null}
+            {s.count && data?.counts ? <span className="muted" data-count={s.state}> <EstimatedCount n={data.counts[s.count]} estimated={data.counts.estimated} /></span> : null}
           </button>
         ))}
       </div>
