@@ -1,26 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
-import { PG_URL, REDIS_URL, redisServiceToml, sql } from "./services.js";
+import { PG_URL, REDIS_URL, dropRedisQueue, redisServiceToml, sql } from "./services.js";
 
 // `jfast outbox dead | retry | discard` as separate processes, on the real PostgreSQL (a schema of its own)
 // with the Redis queue on 127.0.0.1:6379. A missing server fails the test.
 
-/** Deletes every Redis key of the test's queue (its name is in each key's hash tag). */
-async function dropRedisQueue(queue: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await redis.scan(cursor, "MATCH", `*${queue}*`, "COUNT", 500);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== "0");
-  } finally {
-    redis.disconnect();
-  }
-}
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

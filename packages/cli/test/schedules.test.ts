@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { userInfo } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { createServiceRoot, runJfast } from "./jfast-process.js";
-import { PG_URL, REDIS_URL, sql } from "./services.js";
+import { PG_URL, REDIS_URL, dropRedisQueue, sql } from "./services.js";
 
 // `jfast schedules …` as separate processes against the real stores: each command changes the scheduler's store
 // (PostgreSQL's jfast_schedule_definitions, Redis' {<queue>}:schedule:stored) and writes one audit entry.
@@ -27,6 +27,8 @@ describe("jfast schedules", () => {
     it(`creates, lists, edits, pauses, triggers and deletes a schedule on the ${kind} store, each change audited`, { timeout: 180_000 }, async () => {
       const schema = `jfast_cli_sched_${randomBytes(4).toString("hex")}`;
       cleanups.push(() => sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
+      // The Redis store's schedules and the jobs its triggers enqueued, under the queue's hash tag.
+      if (kind === "redis") cleanups.push(() => dropRedisQueue(`jfast-test.cli-sched.${schema}`));
       const service = await createServiceRoot({
         "jfast.toml": [`[service]\nname = "svc"`, `[plugins]\nenabled = ["database", "queue"]`, `[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"`, ...queueSection(schema)].join("\n"),
         "modules/report/tasks.ts": TASKS,

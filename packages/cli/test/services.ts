@@ -1,4 +1,5 @@
 import amqp from "amqplib";
+import { Redis } from "ioredis";
 import pg from "pg";
 
 /** The machine's own services the CLI's tests run against (trust auth on PostgreSQL; a missing one fails the test). */
@@ -28,6 +29,21 @@ export function redisServiceToml(params: { schema: string; queue: string }): str
     `[plugin.queue]\nbackend = "redis"\nurl = "${REDIS_URL}"\nname = "${params.queue}"`,
     `[plugin.outbox]\npoll_interval = 30`,
   ].join("\n");
+}
+
+/** Deletes every Redis key of a test's queue (its name is in each key's hash tag). */
+export async function dropRedisQueue(queue: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `*${queue}*`, "COUNT", 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** Deletes a RabbitMQ queue, its dead letters and its delay cascade (queues and exchanges). */
