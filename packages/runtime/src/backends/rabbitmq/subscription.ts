@@ -62,8 +62,9 @@ export async function grow(sub: Subscription, prefetch: number, consume: () => P
     // Both sent in this turn, so no other basic.qos (a barrier) comes between them on the channel.
     const qos = sub.channel.prefetch(add, CHANNEL_WIDE);
     const consuming = consume();
-    await qos;
-    const { consumerTag } = await consuming;
+    // Both awaited together: when the connection dies, amqplib rejects both replies, and the one not awaited
+    // would be an unhandled rejection.
+    const [, { consumerTag }] = await Promise.all([qos, consuming]);
     if (sub.tag) sub.moreTags.push(sub.tag);
     sub.tag = consumerTag;
     sub.prefetch += add;
