@@ -57,6 +57,12 @@ export const jfastJobs = pgTable(
     progress: jsonb("progress"),
     /** The job's key under its task's per-key limits, order or fairness (docs/flow-control.md, migration 0030). */
     limitKey: text("limit_key"),
+    /**
+     * A fair task's job: its turn among its task's keys, the claim taking the lowest first; 'Infinity' while it waits
+     * to be placed (due later, or not yet claimed since it came due). docs/flow-control.md#fair-share-across-keys,
+     * migration 0040.
+     */
+    fairTurn: doublePrecision("fair_turn"),
     /** When a job not started by then ends expired (docs/flow-control.md#deadlines, migration 0031). */
     expiresAt: timestamptz("expires_at"),
     lockedBy: text("locked_by"),
@@ -83,6 +89,7 @@ export const jfastJobs = pgTable(
     index("jfast_jobs_limit_key_idx").on(t.queue, t.task, t.limitKey, t.priority, t.availableAt, t.seq).where(sql`phase = 'open' AND limit_key IS NOT NULL`),
     index("jfast_jobs_limit_key_order_idx").on(t.queue, t.task, t.limitKey, t.seq).where(sql`phase = 'open' AND limit_key IS NOT NULL`),
     index("jfast_jobs_limit_key_dead_idx").on(t.queue, t.task, t.limitKey).where(sql`phase = 'dead' AND limit_key IS NOT NULL`),
+    index("jfast_jobs_fair_idx").on(t.queue, t.task, t.fairTurn, t.availableAt, t.seq).where(sql`phase = 'open' AND fair_turn IS NOT NULL`),
     index("jfast_jobs_expiring_idx").on(t.queue, t.expiresAt).where(sql`phase = 'open' AND expires_at IS NOT NULL`),
     index("jfast_jobs_expired_idx").on(t.queue, t.finishedAt).where(sql`phase = 'expired'`),
     index("jfast_jobs_request_idx").on(t.requestId, t.createdAt).where(sql`request_id IS NOT NULL`),
@@ -336,7 +343,10 @@ export const jfastKeyTurns = pgTable(
   (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] })],
 );
 
-/** The keys of a fair task with open jobs, in turn order, read by its claim (docs/flow-control.md#fair-share-across-keys, migration 0036). */
+/**
+ * The keys of a fair task with open jobs, each with the last turn its jobs were placed at (docs/flow-control.md#fair-share-across-keys,
+ * migrations 0036 and 0040).
+ */
 export const jfastFairKeys = pgTable(
   "jfast_fair_keys",
   {
@@ -346,7 +356,7 @@ export const jfastFairKeys = pgTable(
     turn: doublePrecision("turn").notNull(),
     servedAt: timestamptz("served_at").notNull().default(sql`'-infinity'`),
   },
-  (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] }), index("jfast_fair_keys_turn_idx").on(t.queue, t.task, t.turn, t.servedAt, t.limitKey)],
+  (t) => [primaryKey({ columns: [t.queue, t.task, t.limitKey] }), index("jfast_fair_keys_last_idx").on(t.queue, t.task, t.turn)],
 );
 
 /** Each key's recent starts under a per-key rate limit (docs/flow-control.md#per-key-rate-limits, migration 0030). */

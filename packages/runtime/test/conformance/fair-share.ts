@@ -122,6 +122,30 @@ export function describeFairShare(factory: BackendFactory): void {
       expect(again.map((j) => j.tenantId).sort()).toEqual(["a", "b"]);
     });
 
+    it("starts a delayed job and a retry of a key once due among the keys waiting, not behind another key's backlog", async () => {
+      await backend.setLimits({ limits: fair() });
+      const delayed = tenantJob("b", 0);
+      delayed.availableAt = new Date(Date.now() + 300);
+      await backend.enqueue({ jobs: [delayed, tenantJob("c", 0)] });
+      await backend.enqueue({ jobs: Array.from({ length: 200 }, (_, i) => tenantJob("a", i)) });
+      // C's job and A's first ones start; C's fails and backs off for 300 ms.
+      const first = await backend.claim({ workerId: "fair-d", limit: 4, leaseMs: 60_000 });
+      expect(first.map((j) => j.tenantId)).toContain("c");
+      expect(first.map((j) => j.tenantId)).not.toContain("b");
+      const c = first.find((j) => j.tenantId === "c")!;
+      await backend.retry({ workerId: "fair-d", job: c, error: errorToAttempt(new Error("flaky"), c.attempts), availableAt: new Date(Date.now() + 300) });
+      for (const job of first) if (job !== c) await backend.complete({ workerId: "fair-d", job });
+      await new Promise((resolve) => setTimeout(resolve, 450));
+      // Both are due now: each takes its key's next turn, level with A's, so both start within a few of A's.
+      const next: string[] = [];
+      for (let round = 0; round < 6 && (!next.includes("b") || !next.includes("c")); round++) {
+        for (const job of await backend.claim({ workerId: "fair-d", limit: 2, leaseMs: 60_000 })) next.push(job.tenantId!);
+      }
+      expect(next).toContain("b");
+      expect(next).toContain("c");
+      expect(next.filter((t) => t === "a").length).toBeLessThanOrEqual(4);
+    });
+
     it("gives a key of weight 2 two turns to another key's one", async () => {
       await backend.setLimits({ limits: fair({ a: 2 }) });
       await backend.enqueue({ jobs: Array.from({ length: 40 }, (_, i) => tenantJob("a", i)) });

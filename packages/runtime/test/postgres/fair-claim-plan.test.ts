@@ -11,10 +11,11 @@ const FAIR = "plan.fair";
 const KEYS = 1000;
 
 /**
- * The fair claim (claim-fair.sql) and the drop of emptied keys (fair-keys-drop.sql) on tables whose statistics are
- * stale, as they are between a burst of enqueues and the next ANALYZE (or always, where autovacuum is off): each
- * key the claim reads or serves costs a few index lookups, never a walk of every key of the task or of every open
- * job of the queue. Measured in buffers (EXPLAIN ANALYZE), which do not depend on the machine's speed.
+ * The fair claim (claim-fair.sql), the placement of jobs at their turns (fair-place.sql) and the pruner's drop of
+ * emptied keys (fair-keys-drop.sql) on tables whose statistics are stale, as they are between a burst of enqueues
+ * and the next ANALYZE (or always, where autovacuum is off): the claim reads one index range, a placement and a
+ * drop a few index lookups per job or key, never a walk of every key of the task or of every open job of the queue.
+ * Measured in buffers (EXPLAIN ANALYZE), which do not depend on the machine's speed.
  */
 describe("postgres: the fair claim's plan on stale statistics", () => {
   let env: Awaited<ReturnType<typeof openTestBackend>>;
@@ -74,15 +75,43 @@ describe("postgres: the fair claim's plan on stale statistics", () => {
     return Number(hit![1]) / loops;
   }
 
-  it("serves each key through one index lookup, and probes each key it reads by its own jobs", async () => {
+  /** The shared buffers the whole statement read and wrote (the plan's first Buffers line). */
+  function totalBuffers(plan: string): number {
+    const line = plan.split("\n").find((l) => /Buffers: shared/.test(l))!;
+    return Number(/hit=(\d+)/.exec(line)?.[1] ?? 0) + Number(/read=(\d+)/.exec(line)?.[1] ?? 0);
+  }
+
+  it("claims the lowest turns from one index range, reading a few pages per job, no key read or written", async () => {
     const lost = jsonbText(workerLostError(0)).replaceAll("'", "''");
     const plan = await explainRun(SQL.claimFair, "text, integer, text, double precision, text, text[]", `'${QUEUE}', 50, 'w1', 60000, '${lost}', ARRAY['${FAIR}']`);
     expect(plan).toMatch(/Update on jfast_jobs/);
-    // Moving the served keys on: a lookup of a few pages each (it read every key of the task for each: ~50 pages).
-    expect(buffersPerLoop(plan, /CTE turned/, "jfast_fair_keys")).toBeLessThanOrEqual(8);
-    // No probe became a hash of every open job of the queue.
-    expect(plan).not.toMatch(/hashed SubPlan/);
+    expect(plan).toMatch(/Index Scan using jfast_jobs_fair_idx on jfast_jobs/);
+    expect(plan).not.toMatch(/jfast_fair_keys/);
     expect(plan).not.toMatch(/Seq Scan on jfast_jobs/);
+    // About what the plain claim reads for the same 50 jobs (the fair one read keys and their jobs: about 1 200
+    // pages for 30 jobs).
+    const plain = await explainRun(SQL.claim, "text, integer, text, double precision, text, text[]", `'${QUEUE}', 50, 'w1', 60000, '${lost}', '{}'`);
+    expect(plain).toMatch(/Update on jfast_jobs/);
+    expect(totalBuffers(plan)).toBeLessThanOrEqual(totalBuffers(plain) * 1.25);
+  });
+
+  it("places an enqueue's jobs by their ids and a claim's waiting jobs from the fair index, never reading the queue's jobs", async () => {
+    const ids = (await env.database.sql.query<{ id: string }>("SELECT id FROM jfast_jobs WHERE queue = $1 AND task = $2 AND state = 'ready' ORDER BY seq LIMIT 20", [QUEUE, FAIR])).map((r) => r.id);
+    // Those jobs as they are just after their insert: waiting for a turn.
+    await env.database.sql.query("UPDATE jfast_jobs SET fair_turn = 'Infinity' WHERE id = ANY($1::text[])", [ids]);
+    try {
+      const byIds = await explainRun(SQL.fairPlace, "text, text[], integer, text[]", `'${QUEUE}', ARRAY['${FAIR}'], 20, ARRAY[${ids.map((id) => `'${id}'`).join(", ")}]`);
+      expect(byIds).toMatch(/Update on jfast_jobs/);
+      expect(byIds).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
+      // About 35 pages a job: its lookup, its key locked and written (two indexes), its turn written.
+      expect(totalBuffers(byIds)).toBeLessThanOrEqual(20 * 40);
+      const waiting = await explainRun(SQL.fairPlace, "text, text[], integer, text[]", `'${QUEUE}', ARRAY['${FAIR}'], 100, NULL`);
+      expect(waiting).toMatch(/Index Scan using jfast_jobs_fair_idx on jfast_jobs/);
+      expect(waiting).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
+      expect(totalBuffers(waiting)).toBeLessThanOrEqual(20 * 40);
+    } finally {
+      await env.database.sql.query("UPDATE jfast_jobs SET fair_turn = 0 WHERE id = ANY($1::text[])", [ids]);
+    }
   });
 
   it("drops emptied keys after one index probe each for an open job", async () => {

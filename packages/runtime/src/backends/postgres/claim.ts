@@ -83,11 +83,7 @@ async function claimCounted(q: PgQueue, { workerId, room, leaseMs, lost, skip }:
       const fairTasks = locked.flatMap((row) => (fairOnly.includes(row.task) ? [row.task] : []));
       const keyedTasks = locked.flatMap((row) => (keyed.includes(row.task) && !fairOnly.includes(row.task) ? [row.task] : []));
       let claimed = rows;
-      if (fairTasks.length > 0) {
-        const fair = await claimFair(tx, q, [q.queue, room - claimed.length, workerId, leaseMs, lost, fairTasks]);
-        if (fair.empty.tasks.length > 0) await tx.query(SQL.fairKeysDrop, [q.queue, fair.empty.tasks, fair.empty.keys]);
-        claimed = [...claimed, ...fair.rows];
-      }
+      if (fairTasks.length > 0) claimed = [...claimed, ...(await claimFair(tx, q, [q.queue, room - claimed.length, workerId, leaseMs, lost, fairTasks]))];
       if (keyedTasks.length === 0 || claimed.length >= room) return claimed;
       const more = await tx.query<JobRow>(SQL.claimKeyed, [q.queue, room - claimed.length, workerId, leaseMs, lost, keyedTasks], PREPARED.claimKeyed);
       return claimed.length === 0 ? more : [...claimed, ...more];
@@ -97,41 +93,47 @@ async function claimCounted(q: PgQueue, { workerId, room, leaseMs, lost, skip }:
 
 /**
  * Fair tasks that count nothing at claim: claim-fair.sql on its own, one statement and one commit, no lock on the
- * tasks' limit rows (it locks the keys it serves, so concurrent claims serve different keys). The keys it found
- * with no open job are dropped afterwards, in a transaction that locks them again first (fair-keys-lock.sql).
+ * tasks' limit rows (concurrent claims pass each other's locked jobs).
  */
-async function claimFairAlone(q: PgQueue, params: unknown[]): Promise<Job[]> {
-  const fair = await q.run("claim", () => claimFair(q.db, q, params, q.claimFairSql));
-  if (fair.empty.tasks.length > 0) {
-    const { tasks, keys } = fair.empty;
-    await q.run("claim", () =>
-      q.db.transaction(async (tx) => {
-        await tx.query(SQL.fairKeysLock, [q.queue, tasks, keys]);
-        await tx.query(SQL.fairKeysDrop, [q.queue, tasks, keys]);
-      }),
-    );
-  }
-  return fair.rows.map(rowToJob);
+async function claimFairAlone(q: PgQueue, params: [string, number, ...unknown[]]): Promise<Job[]> {
+  return (await claimFair(q.db, q, params, q.claimFairSql)).map(rowToJob);
 }
 
-/** claim-fair.sql: the jobs claimed, and the keys it found with no open job left (rows with a null id). */
+/**
+ * claim-fair.sql: the jobs of fair tasks in turn order. When it reports due jobs waiting for a turn (a delayed job
+ * come due, a retry, a dead letter retried), they are placed (fair-place.sql, at most a few claims' worth, the
+ * oldest due first), and the room left, if any, is claimed again, so a job that comes due is never behind a claim
+ * that could have taken it.
+ */
 async function claimFair(
   tx: SqlExecutor,
   q: PgQueue,
-  params: unknown[],
+  params: [string, number, ...unknown[]],
   sql: { text: string; prepared: { name: string } } = { text: SQL.claimFair, prepared: PREPARED.claimFair },
-): Promise<{ rows: JobRow[]; empty: { tasks: string[]; keys: string[] } }> {
-  const found = await tx.query<Omit<JobRow, "id"> & { id: string | null; empty_key: string | null }>(sql.text, params, sql.prepared);
+): Promise<JobRow[]> {
+  const { rows, pending } = await claimFairOnce(tx, params, sql);
+  const [queue, limit, , , , tasks] = params;
+  if (!pending) return rows;
+  // Placed even when this claim is full: they take turns among the keys waiting, so the next claims reach them.
+  await tx.query(SQL.fairPlace, [queue, tasks, Math.max(limit * PLACE_AHEAD, PLACE_MIN), null], PREPARED.fairPlace);
+  if (rows.length >= limit) return rows;
+  const more = await claimFairOnce(tx, [queue, limit - rows.length, ...params.slice(2)], sql);
+  return rows.length === 0 ? more.rows : [...rows, ...more.rows];
+}
+
+/** How many waiting jobs one placement takes: this many claims' worth, and never fewer than PLACE_MIN. */
+const PLACE_AHEAD = 4;
+const PLACE_MIN = 500;
+
+async function claimFairOnce(tx: SqlExecutor, params: unknown[], sql: { text: string; prepared: { name: string } }): Promise<{ rows: JobRow[]; pending: boolean }> {
+  const found = await tx.query<Omit<JobRow, "id"> & { id: string | null; pending: boolean | null }>(sql.text, params, sql.prepared);
   const rows: JobRow[] = [];
-  const empty = { tasks: [] as string[], keys: [] as string[] };
+  let pending = false;
   for (const row of found) {
     if (row.id !== null) rows.push(row as JobRow);
-    else if (row.empty_key !== null) {
-      empty.tasks.push(row.task);
-      empty.keys.push(row.empty_key);
-    }
+    else if (row.pending) pending = true;
   }
-  return { rows, empty };
+  return { rows, pending };
 }
 
 async function claimPlain(q: PgQueue, params: unknown[]): Promise<Job[]> {

@@ -60,6 +60,7 @@ export const PREPARED = {
   claimKeyed: { name: "jfast_claim_keyed" },
   claimFair: { name: "jfast_claim_fair" },
   claimFairAlone: { name: "jfast_claim_fair_alone" },
+  fairPlace: { name: "jfast_fair_place" },
   complete: { name: "jfast_complete" },
   completeDelete: { name: "jfast_complete_delete" },
   completeResults: { name: "jfast_complete_results" },

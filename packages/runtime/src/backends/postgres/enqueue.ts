@@ -86,7 +86,13 @@ function enqueueKeyed(q: PgQueue, executor: SqlExecutor, jobs: Job[]): Promise<E
     const result = hasUnique(jobs)
       ? await enqueueUnique({ executor: tx, queue: q.queue, jobs })
       : await insertWith(q, { executor: tx, jobs, fresh: firstHandOff(jobs), notify: null });
-    await tx.query(SQL.setLimitKeys, [q.queue, textArray(keyed.map((job) => job.id)), textArray(keyed.map((job) => job.limitKey))]);
+    const keys = await tx.query<{ fair: string | null; task: string }>(SQL.setLimitKeys, [q.queue, textArray(keyed.map((job) => job.id)), textArray(keyed.map((job) => job.limitKey))]);
+    // Jobs of fair tasks take their keys' next turns now, when due (docs/flow-control.md#fair-share-across-keys).
+    const fair = keys.filter((row) => row.fair !== null);
+    if (fair.length > 0) {
+      const tasks = [...new Set(fair.map((row) => row.task))];
+      await tx.query(SQL.fairPlace, [q.queue, textArray(tasks), fair.length, textArray(fair.map((row) => row.fair))], PREPARED.fairPlace);
+    }
     return result;
   };
   if (hasUnique(jobs)) firstHandOff(jobs);

@@ -18,7 +18,7 @@ export async function prune(q: PgQueue, { state, select, limit }: PruneParams): 
 
 /**
  * Per-key state of keys with no open job (docs/flow-control.md#pruning-per-key-state), up to `limit` rows of each
- * kind: fair keys left in turn order (locked, then dropped with a fresh snapshot as a claim drops them), turn
+ * kind: fair keys with no open job (locked, then dropped with a fresh snapshot, their last turn kept), turn
  * counts, and rate windows that can hold nothing back any more. Returns how many rows went.
  */
 export async function pruneKeys(q: PgQueue, { limit }: { limit: number }): Promise<number> {

@@ -1,7 +1,7 @@
--- After claim-fair.sql, in its transaction (or after fair-keys-lock.sql, when the claim ran on its own): the keys
--- it found with no open job leave their task's keys in turn order, their turn kept in jfast_key_turns for when they
--- come back. A fresh snapshot, and the rows still locked: a job an enqueue committed meanwhile keeps its key; an
--- enqueue adding one now waits, then adds the key.
+-- The pruner's second step (docs/flow-control.md#pruning-per-key-state), after prune-fair-keys-lock.sql in its
+-- transaction: the keys it found with no open job leave jfast_fair_keys, their last turn kept in jfast_key_turns for
+-- when they come back (fair-place.sql starts them from it). A fresh snapshot, and the rows still locked: a job an
+-- enqueue committed meanwhile keeps its key.
 -- params: $1 queue, $2 tasks text[], $3 keys text[]
 -- result: none
 -- index:  jfast_fair_keys_pkey; jfast_jobs_limit_key_idx

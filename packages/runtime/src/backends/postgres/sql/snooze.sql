@@ -5,11 +5,13 @@
 --         $6 the attempt's record (jsonb, NULL: none)
 -- result: one row { id } when snoozed; none when the job is not this worker's or has reached $4 snoozes
 -- index:  jfast_jobs_pkey
+-- A fair task's job (fair_turn set) given a later start waits for a new turn, placed when it comes due (fair-place.sql).
 WITH snoozed AS (
   UPDATE jfast_jobs
   SET state = 'ready', attempts = greatest(attempts - 1, 0), snoozes = snoozes + 1, available_at = $3::timestamptz,
       locked_by = NULL, locked_until = NULL,
-      runs = CASE WHEN $6::jsonb IS NULL THEN runs ELSE coalesce(runs, '[]'::jsonb) || $6::jsonb END, progress = NULL
+      runs = CASE WHEN $6::jsonb IS NULL THEN runs ELSE coalesce(runs, '[]'::jsonb) || $6::jsonb END, progress = NULL,
+      fair_turn = CASE WHEN fair_turn IS NOT NULL THEN 'Infinity'::double precision END
   WHERE id = $1 AND locked_by = $2 AND state = 'running' AND snoozes < $4
   RETURNING id
 )

@@ -5,11 +5,13 @@
 --         $6 notification channel
 -- result: one row { id } when changed, else none
 -- index:  jfast_jobs_pkey
+-- A fair task's job given a new run time waits for a new turn, placed when it comes due (fair-place.sql).
 WITH changed AS (
   UPDATE jfast_jobs
   SET payload = coalesce($3::json, payload),
       priority = coalesce($4::smallint, priority),
-      available_at = coalesce($5::timestamptz, available_at)
+      available_at = coalesce($5::timestamptz, available_at),
+      fair_turn = CASE WHEN fair_turn IS NOT NULL AND $5::timestamptz IS NOT NULL THEN 'Infinity'::double precision ELSE fair_turn END
   WHERE id = $2 AND queue = $1 AND state = 'ready'
   RETURNING id
 )
