@@ -6,7 +6,7 @@
  *   2. throughput of one worker at concurrency 10 on a backlog of JOBS no-op jobs: a plain task in a service with no
  *      fair task (the base), the same task beside the fair one, then a task with `fairness: "tenant"` whose jobs are
  *      spread over 1, 100 and 1 000 tenants, jobs/s and the ratio to the base, and what a key costs per claim
- *      ((fair time − base time) / claims / keys waiting).
+ *      ((fair time − base time) / claims / keys waiting), and how fast each backlog was enqueued (batches of 1 000).
  *
  *   npx tsx bench/flow-control/fair-share.ts             (DATABASE_URL, REDIS_URL as the tests use them)
  *   JOBS=20000 BACKENDS=postgres npx tsx bench/flow-control/fair-share.ts
@@ -86,13 +86,16 @@ async function figure(jfast: Jfast): Promise<string> {
   return `tenant B's 10 jobs all started with ${aBetween} of tenant A's started after B's were enqueued (of ${JOBS} waiting; the figure asks for fewer than 100)`;
 }
 
-async function throughput(jfast: Jfast, keys: number | null): Promise<number> {
+/** Jobs/s drained by the worker, and jobs/s the enqueue stored them at (batches of 1 000). */
+async function throughput(jfast: Jfast, keys: number | null): Promise<{ rate: number; enqueued: number }> {
   const jobs = Array.from({ length: JOBS }, (_, i) =>
     keys === null ? new Job({ task: "bench.plain", payload: { i } }) : new Job({ task: "bench.fair", payload: { i }, tenantId: `t${i % keys}` }),
   );
+  const t0 = performance.now();
   await enqueue(jfast, jobs);
+  const enqueueMs = performance.now() - t0;
   const ms = await drain(jfast, JOBS);
-  return (JOBS / ms) * 1000;
+  return { rate: (JOBS / ms) * 1000, enqueued: (JOBS / enqueueMs) * 1000 };
 }
 
 async function main(): Promise<void> {
@@ -107,16 +110,18 @@ async function main(): Promise<void> {
     try {
       console.log(`${backend}: ${await figure(jfast)}`);
       if (KEYS.length === 0) continue;
-      const base = await throughput(alone, null);
-      console.log(`${backend}: plain task ${base.toFixed(0)} jobs/s (a queue with no fair task)`);
-      const beside = await throughput(jfast, null);
+      const { rate: base, enqueued: baseEnqueued } = await throughput(alone, null);
+      console.log(`${backend}: plain task ${base.toFixed(0)} jobs/s (a queue with no fair task), enqueued at ${baseEnqueued.toFixed(0)} jobs/s`);
+      const { rate: beside } = await throughput(jfast, null);
       console.log(`${backend}: plain task beside the fair one ${beside.toFixed(0)} jobs/s, ${((beside / base) * 100).toFixed(0)} % of plain`);
       for (const keys of KEYS) {
-        const rate = await throughput(jfast, keys);
+        const { rate, enqueued } = await throughput(jfast, keys);
         // A claim takes up to CONCURRENCY jobs: per claim, the extra time over plain, divided by the keys waiting.
         const extraPerJobUs = (1e6 / rate - 1e6 / base);
         const perKeyPerClaimUs = (extraPerJobUs * CONCURRENCY) / keys;
-        console.log(`${backend}: fairness over ${keys} key(s) ${rate.toFixed(0)} jobs/s, ${((rate / base) * 100).toFixed(0)} % of plain, ${perKeyPerClaimUs.toFixed(1)} us per key per claim`);
+        console.log(
+          `${backend}: fairness over ${keys} key(s) ${rate.toFixed(0)} jobs/s, ${((rate / base) * 100).toFixed(0)} % of plain, ${perKeyPerClaimUs.toFixed(1)} us per key per claim; enqueued at ${enqueued.toFixed(0)} jobs/s, ${((enqueued / baseEnqueued) * 100).toFixed(0)} % of plain`,
+        );
       }
     } finally {
       await alone.stop();

@@ -4,7 +4,12 @@ import type { Logger } from "../observability/logger.js";
 import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbeat-backstop.js";
 import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/local-beats.js";
 import { now } from "./lease/messages.js";
-import type { LeaseExtenderSpec } from "../core/lease-extender.js";
+
+/**
+ * The least a worker's first claim waits for the heartbeat thread to open its connection: a thread loading its code
+ * through a TypeScript loader, on a loaded machine, takes a second or more, longer than a short lease.
+ */
+const OPEN_WAIT_MIN_MS = 10_000;
 
 /**
  * A worker's heartbeat (docs/worker.md#leases-and-heartbeats): every third of the lease it extends the leases of
@@ -13,17 +18,18 @@ import type { LeaseExtenderSpec } from "../core/lease-extender.js";
  */
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
-  /**
-   * Keeps the leases while the event loop is blocked; null for leases judged in this process, and until the worker
-   * first holds a job: an idle worker has no lease to keep, so it pays for no thread (a V8 isolate of its own and a
-   * database connection) before its first claim.
-   */
+  /** Keeps the leases while the event loop is blocked; null for leases judged in this process. */
   private backstop: HeartbeatBackstop | null = null;
-  private backstopSpec: LeaseExtenderSpec | null = null;
   private local: LocalBeat | null = null;
   private unregister: (() => void) | null = null;
   /** The beat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */
   private beating: Promise<void> | null = null;
+  /**
+   * Settles once the heartbeat thread has its connection open (or has none to open, or could not open it): the
+   * worker claims nothing before, so no job of it ever holds a lease nobody would keep while its handler blocks the
+   * event loop. The thread's start-up, once per process: tens of milliseconds on an idle machine.
+   */
+  ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly params: {
@@ -45,26 +51,40 @@ export class Heartbeat {
     this.timer.unref();
     this.local = { lateAfterMs: every * 1.5, lastBeatAt: performance.now(), beat: () => this.beat() };
     this.unregister = registerLocalBeat(this.local);
-    this.backstopSpec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
+    const spec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
+    // Null when it could not start: the event loop then keeps the leases alone, as it logged.
+    this.backstop = spec ? attachHeartbeatBackstop({ spec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) }) : null;
+    if (this.backstop) this.ready = this.awaitOpened(this.backstop.opened, leaseMs);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.unregister?.();
-    this.backstopSpec = null;
     this.backstop?.detach();
   }
 
-  /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on (started with the first). */
+  /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on. */
   hold(jobs: readonly Job[]): void {
-    if (jobs.length === 0) return;
-    if (!this.backstop && this.backstopSpec) {
-      const { workerId, leaseMs, logger } = this.params;
-      this.backstop = attachHeartbeatBackstop({ spec: this.backstopSpec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) });
-      // Attached (or it could not start: then the event loop keeps the leases alone, as it logged): once.
-      this.backstopSpec = null;
-    }
-    this.backstop?.hold(jobs.map((job) => job.id));
+    if (jobs.length > 0) this.backstop?.hold(jobs.map((job) => job.id));
+  }
+
+  private async awaitOpened(opened: Promise<void>, leaseMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    // A thread that cannot open its connection (a database that does not answer it) holds the claims back no longer
+    // than a lease, and never less than OPEN_WAIT_MIN_MS.
+    const waitMs = Math.max(leaseMs, OPEN_WAIT_MIN_MS);
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.params.logger.warn("the heartbeat thread has not opened its connection; the worker claims without it", {
+          waited_ms: waitMs,
+          docs: "jfast docs worker#a-blocked-event-loop-does-not-lose-the-lease",
+        });
+        resolve();
+      }, waitMs);
+      timer.unref();
+    });
+    await Promise.race([opened, late]);
+    clearTimeout(timer);
   }
 
   /** Lets the late heartbeats of this process's workers go first (before a claim). Null when none is late. */

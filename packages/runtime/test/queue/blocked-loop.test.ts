@@ -103,6 +103,15 @@ describe("a worker process whose event loop is blocked for three leases keeps it
     }
   }, 120_000);
 
+  it("PostgreSQL, the worker's first job blocking from its first line", async () => {
+    const { backend, cleanup, schema, database } = await openTestBackend();
+    try {
+      await runBlocked({ backend, query: (sql) => database.sql.query(sql), settings: { backend: "postgres", schema, queue: "jfast.jobs", url: "", blockAtOnce: true }, keepsFinished: true });
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
   it("Redis", async () => {
     const { cleanup, schema, database } = await openTestBackend();
     const queue = uniqueRedisQueue("blocked");

@@ -152,6 +152,14 @@ export class RedisBackend implements QueueBackend {
     });
   }
 
+  /**
+   * Connected (the heartbeat thread's backend, lease-extender.ts): its first extension then needs no connection of
+   * its own first. Nothing else of setup() (the sweep, the tick).
+   */
+  async connected(): Promise<void> {
+    await waitUntilReady(this.redis, { deadline: Date.now() + (this.options.startupWaitMs ?? 10_000), lastError: () => this.lastConnectionError });
+  }
+
   async setup(): Promise<void> {
     try {
       await waitUntilReady(this.redis, { deadline: Date.now() + (this.options.startupWaitMs ?? 10_000), lastError: () => this.lastConnectionError });
