@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Channel, GetMessage } from "amqplib";
 import type { JobJSON } from "../../core/job.js";
 import { JobState } from "../../core/job-state.js";
@@ -34,6 +35,10 @@ export interface DeadEntry {
  * listing at that instant sees fewer) and the dead count in depths() dips; both recover when it ends.
  * Cost: one round trip per dead letter, and every dead letter is read to sort them.
  */
+/** How long a browse waits for the dead letters it put back to be counted again, and how often it looks. */
+const PUT_BACK_WAIT_MS = 2_000;
+const PUT_BACK_POLL_MS = 10;
+
 export class DeadLetters {
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -72,7 +77,7 @@ export class DeadLetters {
 
   /** Requeues with attempts reset: publishes a fresh copy to the work queue, then acks the dead one. */
   async retry(params: RetryDeadParams): Promise<{ retried: string[]; missing: string[] }> {
-    return this.browse("retry dead letters", async (entries, channel) => {
+    return this.browse("retry dead letters", async (entries, ack) => {
       const { found, missing } = select(entries, params);
       const now = new Date().toISOString();
       const publications: Publication[] = found.map((e) => ({
@@ -81,7 +86,7 @@ export class DeadLetters {
         message: encodeJob({ ...e.json, attempts: 0, availableAt: now }),
       }));
       await this.connection.publish("retry dead letters", publications);
-      for (const e of found) channel.ack(e.message);
+      for (const e of found) ack(e);
       return { retried: unique(found.map((e) => e.json.id)), missing };
     });
   }
@@ -91,7 +96,7 @@ export class DeadLetters {
    * death, and the original acked once the broker confirmed the copy.
    */
   async rewrite(params: { rewrite(parts: StoredParts): StoredParts | null }): Promise<{ dead: number; skipped: StoredRewriteResult["skipped"] }> {
-    return this.browse("rewrite dead letters", async (entries, channel) => {
+    return this.browse("rewrite dead letters", async (entries, ack) => {
       const skipped: StoredRewriteResult["skipped"] = [];
       const changed: Array<{ entry: DeadEntry; json: JobJSON }> = [];
       for (const entry of entries) {
@@ -102,15 +107,15 @@ export class DeadLetters {
         "rewrite dead letters",
         changed.map(({ entry, json }) => ({ exchange: "", routingKey: this.names.dead, message: encodeJob(json, { diedAt: entry.diedAt }) })),
       );
-      for (const { entry } of changed) channel.ack(entry.message);
+      for (const { entry } of changed) ack(entry);
       return { dead: changed.length, skipped };
     });
   }
 
   async discard(params: RetryDeadParams): Promise<{ discarded: string[]; missing: string[] }> {
-    return this.browse("discard dead letters", async (entries, channel) => {
+    return this.browse("discard dead letters", async (entries, ack) => {
       const { found, missing } = select(entries, params);
-      for (const e of found) channel.ack(e.message);
+      for (const e of found) ack(e);
       return { discarded: unique(found.map((e) => e.json.id)), missing };
     });
   }
@@ -141,7 +146,7 @@ export class DeadLetters {
     });
   }
 
-  private browse<T>(operation: string, use: (entries: DeadEntry[], channel: Channel) => Promise<T>): Promise<T> {
+  private browse<T>(operation: string, use: (entries: DeadEntry[], ack: (entry: DeadEntry) => void) => Promise<T>): Promise<T> {
     return this.inTurn(operation, async (channel) => {
       const entries: DeadEntry[] = [];
       // Stop at the count the first get reports, so dead letters arriving meanwhile cannot keep us reading.
@@ -152,8 +157,27 @@ export class DeadLetters {
         if (expected === Number.POSITIVE_INFINITY) expected = message.fields.messageCount + 1;
         entries.push(this.entry(message, entries.length));
       }
-      return use(entries, channel);
+      let acked = 0;
+      const result = await use(entries, (entry) => {
+        channel.ack(entry.message);
+        acked++;
+      });
+      await this.putBack(channel, entries.length - acked);
+      return result;
     });
+  }
+
+  /**
+   * Nacks what the browse took and kept, and waits until the dead queue counts them again (at most
+   * PUT_BACK_WAIT_MS). A quorum queue applies a requeue through its log after the nack is sent: without the wait, the
+   * next browse, a moment later, could find the queue empty (a retry of every dead letter right after a discard
+   * retried none).
+   */
+  private async putBack(channel: Channel, kept: number): Promise<void> {
+    channel.nackAll(true);
+    if (kept === 0) return;
+    const until = Date.now() + PUT_BACK_WAIT_MS;
+    while ((await channel.checkQueue(this.names.dead)).messageCount < kept && Date.now() < until) await sleep(PUT_BACK_POLL_MS);
   }
 
   /** Runs `use` on a channel of its own after the browses before it; whatever it took and did not ack goes back. */
