@@ -96,21 +96,35 @@ describe("postgres: the fair claim's plan on stale statistics", () => {
   });
 
   it("places an enqueue's jobs by their ids and a claim's waiting jobs from the fair index, never reading the queue's jobs", async () => {
-    const ids = (await env.database.sql.query<{ id: string }>("SELECT id FROM jfast_jobs WHERE queue = $1 AND task = $2 AND state = 'ready' ORDER BY seq LIMIT 20", [QUEUE, FAIR])).map((r) => r.id);
-    // Those jobs as they are just after their insert: waiting for a turn.
-    await env.database.sql.query("UPDATE jfast_jobs SET fair_turn = 'Infinity' WHERE id = ANY($1::text[])", [ids]);
+    const rows = await env.database.sql.query<{ id: string; limit_key: string }>(
+      "SELECT id, limit_key FROM jfast_jobs WHERE queue = $1 AND task = $2 AND state = 'ready' ORDER BY seq LIMIT 20",
+      [QUEUE, FAIR],
+    );
+    const ids = rows.map((r) => r.id);
+    const list = (values: string[]) => `ARRAY[${values.map((v) => `'${v}'`).join(", ")}]`;
+    const types = "text, text[], integer, text[], text[]";
     try {
-      const byIds = await explainRun(SQL.fairPlace, "text, text[], integer, text[]", `'${QUEUE}', ARRAY['${FAIR}'], 20, ARRAY[${ids.map((id) => `'${id}'`).join(", ")}]`);
+      // Those jobs as they are just after their insert: no key yet.
+      await env.database.sql.query("UPDATE jfast_jobs SET limit_key = NULL, fair_turn = NULL WHERE id = ANY($1::text[])", [ids]);
+      const byIds = await explainRun(SQL.fairPlace, types, `'${QUEUE}', ARRAY['${FAIR}'], 20, ${list(ids)}, ${list(rows.map((r) => r.limit_key))}`);
       expect(byIds).toMatch(/Update on jfast_jobs/);
       expect(byIds).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
-      // About 35 pages a job: its lookup, its key locked and written (two indexes), its turn written.
+      // About 35 pages a job: its lookup, its key locked and written (two indexes), its key and turn written.
       expect(totalBuffers(byIds)).toBeLessThanOrEqual(20 * 40);
-      const waiting = await explainRun(SQL.fairPlace, "text, text[], integer, text[]", `'${QUEUE}', ARRAY['${FAIR}'], 100, NULL`);
+      // Waiting for their turn, as jobs come due are.
+      await env.database.sql.query("UPDATE jfast_jobs AS j SET limit_key = r.k, fair_turn = 'Infinity' FROM unnest($1::text[], $2::text[]) AS r(id, k) WHERE j.id = r.id", [
+        ids,
+        rows.map((r) => r.limit_key),
+      ]);
+      const waiting = await explainRun(SQL.fairPlace, types, `'${QUEUE}', ARRAY['${FAIR}'], 100, NULL, NULL`);
       expect(waiting).toMatch(/Index Scan using jfast_jobs_fair_idx on jfast_jobs/);
       expect(waiting).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
       expect(totalBuffers(waiting)).toBeLessThanOrEqual(20 * 40);
     } finally {
-      await env.database.sql.query("UPDATE jfast_jobs SET fair_turn = 0 WHERE id = ANY($1::text[])", [ids]);
+      await env.database.sql.query("UPDATE jfast_jobs AS j SET limit_key = r.k, fair_turn = 0 FROM unnest($1::text[], $2::text[]) AS r(id, k) WHERE j.id = r.id", [
+        ids,
+        rows.map((r) => r.limit_key),
+      ]);
     }
   });
 

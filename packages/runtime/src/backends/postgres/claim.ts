@@ -115,7 +115,7 @@ async function claimFair(
   const [queue, limit, , , , tasks] = params;
   if (!pending) return rows;
   // Placed even when this claim is full: they take turns among the keys waiting, so the next claims reach them.
-  await tx.query(SQL.fairPlace, [queue, tasks, Math.max(limit * PLACE_AHEAD, PLACE_MIN), null], PREPARED.fairPlace);
+  await tx.query(SQL.fairPlace, [queue, tasks, Math.max(limit * PLACE_AHEAD, PLACE_MIN), null, null], PREPARED.fairPlace);
   if (rows.length >= limit) return rows;
   const more = await claimFairOnce(tx, [queue, limit - rows.length, ...params.slice(2)], sql);
   return rows.length === 0 ? more.rows : [...rows, ...more.rows];

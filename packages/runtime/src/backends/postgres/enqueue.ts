@@ -77,8 +77,8 @@ function hasLimitKey(jobs: readonly Job[]): boolean {
 
 /**
  * A batch with a job of a task limited per key (docs/flow-control.md#per-key-concurrency): inserted as any other,
- * then its keys stored by set-limit-keys.sql in the same transaction (the caller's, or one opened here), so no
- * claim sees one of its jobs without its key.
+ * then its keys stored (and a fair task's due jobs placed at their turns) by fair-place.sql in the same transaction
+ * (the caller's, or one opened here), so no claim sees one of its jobs without its key.
  */
 function enqueueKeyed(q: PgQueue, executor: SqlExecutor, jobs: Job[]): Promise<EnqueueResult> {
   const keyed = jobs.filter((job) => job.limitKey !== null);
@@ -86,13 +86,10 @@ function enqueueKeyed(q: PgQueue, executor: SqlExecutor, jobs: Job[]): Promise<E
     const result = hasUnique(jobs)
       ? await enqueueUnique({ executor: tx, queue: q.queue, jobs })
       : await insertWith(q, { executor: tx, jobs, fresh: firstHandOff(jobs), notify: null });
-    const keys = await tx.query<{ fair: string | null; task: string }>(SQL.setLimitKeys, [q.queue, textArray(keyed.map((job) => job.id)), textArray(keyed.map((job) => job.limitKey))]);
-    // Jobs of fair tasks take their keys' next turns now, when due (docs/flow-control.md#fair-share-across-keys).
-    const fair = keys.filter((row) => row.fair !== null);
-    if (fair.length > 0) {
-      const tasks = [...new Set(fair.map((row) => row.task))];
-      await tx.query(SQL.fairPlace, [q.queue, textArray(tasks), fair.length, textArray(fair.map((row) => row.fair))], PREPARED.fairPlace);
-    }
+    // Their keys, and a fair task's due jobs their keys' next turns (docs/flow-control.md#fair-share-across-keys).
+    const tasks = [...new Set(keyed.map((job) => job.task))];
+    const ids = textArray(keyed.map((job) => job.id));
+    await tx.query(SQL.fairPlace, [q.queue, textArray(tasks), keyed.length, ids, textArray(keyed.map((job) => job.limitKey))], PREPARED.fairPlace);
     return result;
   };
   if (hasUnique(jobs)) firstHandOff(jobs);

@@ -32,7 +32,6 @@ export const SQL = {
   fairKeysDrop: loadSql("fair-keys-drop"),
   fairKeysMissing: loadSql("fair-keys-missing"),
   fairPlace: loadSql("fair-place"),
-  setLimitKeys: loadSql("set-limit-keys"),
   pruneFairKeysLock: loadSql("prune-fair-keys-lock"),
   pruneKeyTurns: loadSql("prune-key-turns"),
   pruneKeyStarts: loadSql("prune-key-starts"),

@@ -1,20 +1,35 @@
--- Places due jobs of fair tasks (docs/flow-control.md#fair-share-across-keys) that wait for a turn (fair_turn
--- 'Infinity'): each key's jobs take its next turns, 1/weight apart, the first never behind the task's least waiting
--- turn (the lowest turn of a ready job; with none waiting, the last turn placed), so a key that arrives or comes back
--- starts level with the keys waiting, with no catching up on turns it did not take. The key's last turn is kept in
+-- Stores the keys of keyed jobs just inserted, and places due jobs of fair tasks (docs/flow-control.md#fair-share-across-keys)
+-- at their turns, in one statement and one new version of each row. Two callers:
+--   * the enqueue, in the transaction of the insert ($4 ids, $5 their keys), so no claim ever sees one of them
+--     without its key: every job gets its key (docs/flow-control.md#per-key-concurrency); a job of a fair task
+--     (fairness alone: claim-fair.sql) also gets its turn when due, else waits for one ('Infinity');
+--   * the claim ($4 and $5 NULL), for due jobs of fair tasks waiting for a turn (a delayed job come due, a retry's
+--     backoff, a dead letter retried), the oldest due first, at most $3, locked so two claimers place different ones.
+-- Each key's jobs take its next turns, 1/weight apart, the first never behind the task's least waiting turn (the
+-- lowest turn of a ready job; with none waiting, the last turn placed), so a key that arrives or comes back starts
+-- level with the keys waiting, with no catching up on turns it did not take. The key's last turn is kept in
 -- jfast_fair_keys (locked, in key order, so two placements of one key follow each other); a key pruned from it
--- starts from its count in jfast_key_turns. Run by the enqueue, in its transaction, for the jobs it stored due
--- ($4, read by id); by the claim for any due job waiting (a delayed job come due, a retry's backoff, a dead letter
--- retried), the oldest due first, locked so two claimers place different ones.
--- params: $1 queue, $2 fair tasks text[], $3 how many jobs at most, $4 job ids text[] (the enqueue's) or NULL
--- result: one row { placed }
--- index:  jfast_jobs_fair_idx (the waiting jobs; the least waiting turn); jfast_jobs_pkey (the enqueue's jobs);
---         jfast_fair_keys_pkey; jfast_key_turns_pkey; jfast_fair_keys_last_idx (the last turn placed)
+-- starts from its count in jfast_key_turns.
+-- params: $1 queue, $2 tasks text[] (the enqueue's jobs' tasks; the claim's fair tasks), $3 how many jobs at most
+--         (the claim), $4 job ids text[] or NULL, $5 their keys text[] or NULL
+-- result: one row { placed }, the jobs written
+-- index:  jfast_jobs_pkey (the enqueue's jobs); jfast_jobs_fair_idx (the waiting jobs; the least waiting turn);
+--         jfast_task_limits_pkey; jfast_fair_keys_pkey; jfast_key_turns_pkey; jfast_fair_keys_last_idx
 WITH lim AS (
-  SELECT task, weights FROM jfast_task_limits WHERE queue = $1 AND task = ANY($2::text[]) AND fair
+  SELECT task, weights FROM jfast_task_limits
+  WHERE queue = $1 AND task = ANY($2::text[]) AND fair AND NOT per_key AND on_dead IS NULL AND key_rate_max IS NULL
 ),
-due AS (
-  SELECT j.id, j.task, j.limit_key, j.priority, j.available_at, j.seq
+-- The jobs written: the enqueue's by id (one primary-key lookup each; its own rows), with the key to store and
+-- whether they are a fair task's; or the claim's, waiting for a turn.
+given AS (
+  SELECT j.id, j.task, e.limit_key AS new_key, e.limit_key, j.priority, j.available_at, j.seq,
+         j.task IN (SELECT task FROM lim) AS fair, j.available_at <= clock_timestamp() AS due
+  FROM unnest($4::text[], $5::text[]) AS e(id, limit_key)
+  CROSS JOIN LATERAL (
+    SELECT id, task, priority, available_at, seq FROM jfast_jobs WHERE id = e.id AND queue = $1 AND limit_key IS NULL
+  ) AS j
+  UNION ALL
+  SELECT j.id, j.task, NULL, j.limit_key, j.priority, j.available_at, j.seq, true, true
   FROM lim
   CROSS JOIN LATERAL (
     SELECT id, task, limit_key, priority, available_at, seq
@@ -25,16 +40,9 @@ due AS (
     LIMIT $3
     FOR UPDATE SKIP LOCKED
   ) AS j
-  UNION ALL
-  -- By id, one primary-key lookup each (the enqueue's own rows, not locked by anyone else).
-  SELECT j.id, j.task, j.limit_key, j.priority, j.available_at, j.seq
-  FROM unnest($4::text[]) AS e(id)
-  CROSS JOIN LATERAL (
-    SELECT id, task, limit_key, priority, available_at, seq
-    FROM jfast_jobs
-    WHERE id = e.id AND queue = $1 AND task = ANY($2::text[]) AND phase = 'open'
-      AND fair_turn = 'Infinity'::double precision AND available_at <= clock_timestamp()
-  ) AS j
+),
+due AS (
+  SELECT * FROM given WHERE fair AND due
 ),
 counts AS (
   SELECT d.task, d.limit_key, count(*) AS n, coalesce((lim.weights ->> d.limit_key)::double precision, 1) AS weight
@@ -87,9 +95,11 @@ turns AS (
 ),
 placed AS (
   UPDATE jfast_jobs AS j
-  SET fair_turn = t.turn
-  FROM turns AS t
-  WHERE j.id = t.id
+  SET limit_key = coalesce(g.new_key, j.limit_key),
+      fair_turn = CASE WHEN g.fair THEN coalesce(t.turn, 'Infinity'::double precision) ELSE j.fair_turn END
+  FROM given AS g
+  LEFT JOIN turns AS t ON t.id = g.id
+  WHERE j.id = g.id
   RETURNING 1
 )
 SELECT count(*)::integer AS placed FROM placed
