@@ -44,8 +44,12 @@ given AS (
 due AS (
   SELECT * FROM given WHERE fair AND due
 ),
+-- Per key: its due jobs in the order they take turns, as arrays, so each job finds its turn below without a join
+-- (the planner, seeing CTEs of one row, would loop over every key for every job).
 counts AS (
-  SELECT d.task, d.limit_key, count(*) AS n, coalesce((lim.weights ->> d.limit_key)::double precision, 1) AS weight
+  SELECT d.task, d.limit_key, count(*) AS n, coalesce((lim.weights ->> d.limit_key)::double precision, 1) AS weight,
+         array_agg(d.id ORDER BY d.priority, d.available_at, d.seq) AS ids,
+         array_agg(d.new_key ORDER BY d.priority, d.available_at, d.seq) AS new_keys
   FROM due AS d JOIN lim ON lim.task = d.task
   GROUP BY d.task, d.limit_key, lim.weights
   ORDER BY d.task, d.limit_key
@@ -63,7 +67,7 @@ frontier AS MATERIALIZED (
 -- Each key's last turn, its row locked (in key order, so two placements of one key follow each other, and see each
 -- other's turn once the earlier commits), else its count kept when the pruner dropped it. One lookup each.
 keys AS (
-  SELECT c.task, c.limit_key, c.n, c.weight,
+  SELECT c.task, c.limit_key, c.n, c.weight, c.ids, c.new_keys,
          greatest(coalesce(l.turn, t.served, '-Infinity'::double precision), fr.turn - 1 / c.weight) AS base
   FROM counts AS c
   JOIN frontier AS fr ON fr.task = c.task
@@ -89,17 +93,22 @@ kept AS (
   ORDER BY k.task, k.limit_key
   ON CONFLICT (queue, task, limit_key) DO UPDATE SET turn = greatest(fk.turn, excluded.turn)
 ),
-turns AS (
-  SELECT d.id, k.base + row_number() OVER (PARTITION BY d.task, d.limit_key ORDER BY d.priority, d.available_at, d.seq) / k.weight AS turn
-  FROM due AS d JOIN keys AS k ON k.task = d.task AND k.limit_key = d.limit_key
+-- Every row written, with its key to store (the enqueue's) and its turn: the fair jobs due at theirs, a fair job due
+-- later 'Infinity', any other job none.
+writes AS (
+  SELECT u.id, u.new_key, k.base + u.place / k.weight AS turn
+  FROM keys AS k
+  CROSS JOIN LATERAL unnest(k.ids, k.new_keys) WITH ORDINALITY AS u(id, new_key, place)
+  UNION ALL
+  SELECT g.id, g.new_key, CASE WHEN g.fair THEN 'Infinity'::double precision END
+  FROM given AS g
+  WHERE NOT (g.fair AND g.due)
 ),
 placed AS (
   UPDATE jfast_jobs AS j
-  SET limit_key = coalesce(g.new_key, j.limit_key),
-      fair_turn = CASE WHEN g.fair THEN coalesce(t.turn, 'Infinity'::double precision) ELSE j.fair_turn END
-  FROM given AS g
-  LEFT JOIN turns AS t ON t.id = g.id
-  WHERE j.id = g.id
+  SET limit_key = coalesce(w.new_key, j.limit_key), fair_turn = w.turn
+  FROM writes AS w
+  WHERE j.id = w.id
   RETURNING 1
 )
 SELECT count(*)::integer AS placed FROM placed
