@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
@@ -7,7 +6,7 @@ import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, freePort, REPO_ROOT, start, type Exit, type Running } from "./support/processes.js";
+import { eventually, freePort, REPO_ROOT, runClean, runCleanOk, start, type Running } from "./support/processes.js";
 import { PG_URL, REDIS_URL } from "./support/test-service.js";
 
 // A service as a team outside this repository would write it: the packed tarballs of @jfast/runtime and
@@ -25,32 +24,8 @@ const VERSIONS = { pg: "8.23.1", "drizzle-orm": "0.45.4", hono: "4.13.19", iored
 let work: string;
 let service: string;
 
-/** Runs a command to completion with the outer npm's settings removed, so the service installs as its own project. */
-function run(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
-
-async function ok(command: string, args: string[], cwd: string): Promise<Exit> {
-  const result = await run(command, args, cwd);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
 async function pack(dir: string): Promise<string> {
-  const result = await ok("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
+  const result = await runCleanOk("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
   const [{ filename }] = JSON.parse(result.stdout) as [{ filename: string }];
   return path.join(work, filename);
 }
@@ -234,7 +209,7 @@ beforeAll(async () => {
   );
   for (const [file, text] of Object.entries(FILES)) await writeFile(path.join(service, file), text);
   await writeFile(path.join(service, "jfast.toml"), jfastToml('backend = "postgres"', 8700));
-  await ok("npm", ["install", "--no-audit", "--no-fund"], service);
+  await runCleanOk("npm", ["install", "--no-audit", "--no-fund"], service);
 }, 600_000);
 
 afterAll(async () => {
@@ -263,13 +238,13 @@ describe("the published packages, installed into a service outside the workspace
   });
 
   it("type-checks against the installed declarations", async () => {
-    const result = await run(path.join(service, "node_modules/.bin/tsc"), ["-p", "."], service);
+    const result = await runClean(path.join(service, "node_modules/.bin/tsc"), ["-p", "."], service);
     expect(result.stdout + result.stderr).toBe("");
     expect(result.code).toBe(0);
   });
 
   it("jfast docs prints the pages the hints name, from the installed package", async () => {
-    const result = await run(path.join(service, "node_modules/.bin/jfast"), ["docs", "getting-started#drivers"], service);
+    const result = await runClean(path.join(service, "node_modules/.bin/jfast"), ["docs", "getting-started#drivers"], service);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^## Drivers/);
     expect(result.stderr).toContain(path.join("node_modules", "@jfast", "runtime", "docs", "getting-started.md"));
@@ -281,13 +256,13 @@ describe("the published packages, installed into a service outside the workspace
 
   it("on Redis by configuration only: a missing driver names its install command; once installed, the same code runs", async () => {
     await writeFile(path.join(service, "jfast.toml"), jfastToml(`backend = "redis"\nurl = "${REDIS_URL}"`, 8700));
-    const missing = await run(path.join(service, "node_modules/.bin/jfast"), ["worker"], service);
+    const missing = await runClean(path.join(service, "node_modules/.bin/jfast"), ["worker"], service);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('the package "ioredis" is not installed');
     expect(missing.stderr).toContain("fix: npm install ioredis");
     expect(missing.stderr).toContain("see: jfast docs getting-started#drivers");
 
-    await ok("npm", ["install", "--no-audit", "--no-fund", `ioredis@${VERSIONS.ioredis}`], service);
+    await runCleanOk("npm", ["install", "--no-audit", "--no-fund", `ioredis@${VERSIONS.ioredis}`], service);
     await enqueueThroughTheRoute();
   });
 });

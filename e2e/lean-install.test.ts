@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -6,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, REPO_ROOT, start, type Exit } from "./support/processes.js";
+import { freePort, REPO_ROOT, runCleanOk, start } from "./support/processes.js";
 import { PG_URL } from "./support/test-service.js";
 
 // The production install of a PostgreSQL service on Express from the packed packages (npm pack, then npm ci
@@ -20,27 +19,8 @@ const SCHEMA = `e2e_lean_${id}`;
 let work: string;
 let service: string;
 
-function run(command: string, args: string[], cwd: string): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
-async function ok(command: string, args: string[], cwd: string): Promise<Exit> {
-  const result = await run(command, args, cwd);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
 async function pack(dir: string): Promise<string> {
-  const result = await ok("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
+  const result = await runCleanOk("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
   const [{ filename }] = JSON.parse(result.stdout.slice(result.stdout.indexOf("["))) as [{ filename: string }];
   return path.join(work, filename);
 }
@@ -83,8 +63,8 @@ describe("the production install of a PostgreSQL service", () => {
     // What jfast build leaves: JavaScript (the build itself is tested in packages/cli/test/build.test.ts).
     await writeFile(path.join(service, "server.js"), SERVER);
     await writeFile(path.join(service, "modules", "orders", "tasks.js"), `import { task } from "@jfast/runtime";\nexport const charge = task("orders.charge", async () => undefined);\n`);
-    await ok("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--package-lock-only"], service);
-    await ok("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], service);
+    await runCleanOk("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--package-lock-only"], service);
+    await runCleanOk("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], service);
   }, 600_000);
 
   afterAll(async () => {
@@ -96,7 +76,7 @@ describe("the production install of a PostgreSQL service", () => {
   });
 
   it(`is under ${LIMIT_MB} MB, without TypeScript, tsx, esbuild or drizzle-orm`, async () => {
-    const du = await ok("du", ["-sk", "node_modules"], service);
+    const du = await runCleanOk("du", ["-sk", "node_modules"], service);
     const megabytes = Number(du.stdout.split("\t")[0]) / 1024;
     expect(megabytes).toBeLessThan(LIMIT_MB);
     for (const absent of ["typescript", "tsx", "esbuild", "@esbuild", "drizzle-orm", "@trpc/server"]) expect(existsSync(path.join(service, "node_modules", absent)), absent).toBe(false);

@@ -1,23 +1,13 @@
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, type Exit } from "./support/processes.js";
+import { REPO_ROOT, runClean, type Exit } from "./support/processes.js";
 
 // The e2e suites pack the runtime from several test files at once, while other processes import the compiled
 // runtime. Its prepack step (scripts/vendor-trpc.mjs, the vendored @trpc/server) must let packs run side by side:
 // each one succeeds, and each tarball holds the same complete files.
 
 function pack(): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
-    const child = spawn("npm", ["pack", "--dry-run", "--json"], { cwd: path.join(REPO_ROOT, "packages/runtime"), env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  return runClean("npm", ["pack", "--dry-run", "--json"], path.join(REPO_ROOT, "packages/runtime"));
 }
 
 describe("packing the runtime", () => {

@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cp, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, REPO_ROOT, start, type Exit } from "./support/processes.js";
+import { freePort, REPO_ROOT, runClean, runCleanOk, start } from "./support/processes.js";
 import { PG_URL } from "./support/test-service.js";
 
 // apps/stacks/<framework> as a team outside this repository runs them: the packed @jfast/runtime and @jfast/cli
@@ -37,27 +36,8 @@ async function jobsOf(orderId: string): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
-function run(command: string, args: string[], cwd: string): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
-
-async function ok(command: string, args: string[], cwd: string): Promise<Exit> {
-  const result = await run(command, args, cwd);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
 async function pack(dir: string): Promise<string> {
-  const result = await ok("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
+  const result = await runCleanOk("npm", ["pack", "--pack-destination", work, "--json"], path.join(REPO_ROOT, dir));
   const [{ filename }] = JSON.parse(result.stdout.slice(result.stdout.indexOf("["))) as [{ filename: string }];
   return path.join(work, filename);
 }
@@ -86,7 +66,7 @@ beforeAll(async () => {
       overrides: { "@jfast/runtime": `file:${runtime}` },
     }),
   );
-  await ok("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts"], work);
+  await runCleanOk("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts"], work);
   await admin(PG_URL, (c) => c.query(`CREATE DATABASE "${DATABASE}"`));
 }, 600_000);
 
@@ -110,7 +90,7 @@ describe("apps/stacks from the packed packages", () => {
     it(`${framework}: jfast build, then jfast start --root dist serves the route, /ready, an enqueue with the request's tenant, and one in a ${library} transaction kept on commit and gone on rollback`, async () => {
       const root = path.join(work, framework);
       const jfast = path.join(work, "node_modules", ".bin", "jfast");
-      const built = await run(jfast, ["build"], root);
+      const built = await runClean(jfast, ["build"], root);
       expect(built.code, built.stderr).toBe(0);
       const port = await freePort();
       const app = start(jfast, ["start", "--root", "dist", "--grace", "2"], { cwd: root, env: { PORT: String(port), HOST: "127.0.0.1", JFAST_ENV: "development", DATABASE_URL } });

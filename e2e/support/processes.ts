@@ -20,6 +20,35 @@ export interface Running {
   waitFor(text: string, timeoutMs?: number): Promise<void>;
 }
 
+/**
+ * Runs a command to its end as a user's shell would: without npm's environment (npm_* variables, INIT_CWD,
+ * NODE_PATH), which `npm test` would otherwise leak into an `npm pack` or `npm ci` of the test's own.
+ */
+export function runClean(command: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD" && key !== "NODE_PATH"));
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    // A command that hangs (an install waiting on the network) ends the test instead of stalling it.
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** runClean, failing with the command's output unless it exits 0. */
+export async function runCleanOk(command: string, args: string[], cwd: string): Promise<Exit> {
+  const result = await runClean(command, args, cwd);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.code}):\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
 /** Starts a process and collects its output. `group` puts it in its own process group (npx forks a child). */
 export function start(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; group?: boolean } = {}): Running {
   const child = spawn(command, args, {

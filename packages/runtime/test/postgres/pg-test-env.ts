@@ -39,6 +39,28 @@ export async function dropSchema(schema: string): Promise<void> {
   await withAdmin((c) => c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
 }
 
+/**
+ * A schema as a service left it before migration `name`: every earlier migration applied and recorded, then
+ * `fill` run in it (search_path set), so a test can see what the upgrade does to rows of the older layout.
+ */
+export async function schemaBeforeMigration(schema: string, name: string, fill: (client: pg.Client) => Promise<void>): Promise<void> {
+  const { loadMigrations } = await import("../../src/database/migrate.js");
+  const migrations = await loadMigrations();
+  const target = migrations.find((m) => m.name === name);
+  if (!target) throw new Error(`no migration named ${name}`);
+  await withAdmin(async (c) => {
+    await c.query(`CREATE SCHEMA "${schema}"`);
+    await c.query(`SET search_path TO "${schema}"`);
+    await c.query(`CREATE TABLE jfast_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    for (const m of migrations.filter((m) => m.version < target.version)) {
+      await c.query(m.sql);
+      await c.query("INSERT INTO jfast_migrations (version, name, checksum) VALUES ($1, $2, $3)", [m.version, m.name, m.checksum]);
+    }
+    await fill(c);
+  });
+}
+
 export function databaseConfig(overrides: Partial<DatabaseConfig> & { schema: string }): DatabaseConfig {
   return { url: PG_URL, readUrl: null, rls: false, poolSize: 4, inboxRetentionDays: 7, ...overrides };
 }

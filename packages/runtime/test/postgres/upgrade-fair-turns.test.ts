@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TaskLimits } from "../../src/core/limits.js";
-import { loadMigrations } from "../../src/database/migrate.js";
-import { dropSchema, openTestBackend, uniqueSchema, withAdmin } from "./pg-test-env.js";
+import { dropSchema, openTestBackend, schemaBeforeMigration, uniqueSchema, withAdmin } from "./pg-test-env.js";
 
 const QUEUE = "up.fair";
 const TASK = "up.fair_task";
@@ -17,18 +16,7 @@ describe("postgres: upgrading fair jobs stored before migration 0040", () => {
   it("claims the fair jobs stored before it, keys in turn, and those an earlier process stores after it once a process restarts", async () => {
     const schema = uniqueSchema("upfair");
     try {
-      const migrations = await loadMigrations();
-      const turns = migrations.find((m) => m.name === "fair_turns");
-      expect(turns, "migration 0040_fair_turns.sql").toBeDefined();
-      await withAdmin(async (c) => {
-        await c.query(`CREATE SCHEMA "${schema}"`);
-        await c.query(`SET search_path TO "${schema}"`);
-        await c.query(`CREATE TABLE jfast_migrations (
-          version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-        for (const m of migrations.filter((m) => m.version < turns!.version)) {
-          await c.query(m.sql);
-          await c.query("INSERT INTO jfast_migrations (version, name, checksum) VALUES ($1, $2, $3)", [m.version, m.name, m.checksum]);
-        }
+      await schemaBeforeMigration(schema, "fair_turns", async (c) => {
         // As the earlier version left them: the task fair, its keys in turn order, four jobs of A then one of B.
         await c.query("INSERT INTO jfast_task_limits (queue, task, fair) VALUES ($1, $2, true)", [QUEUE, TASK]);
         await c.query("INSERT INTO jfast_fair_keys (queue, task, limit_key, turn) VALUES ($1, $2, 'a', 0), ($1, $2, 'b', 0)", [QUEUE, TASK]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadMigrations } from "../../src/database/migrate.js";
-import { dropSchema, openTestBackend, uniqueSchema, withAdmin } from "./pg-test-env.js";
+import { dropSchema, openTestBackend, schemaBeforeMigration, uniqueSchema, withAdmin } from "./pg-test-env.js";
 
 /**
  * Migration 0013 moves jfast_jobs to the layout whose claims are HOT updates (indexes on the generated `phase`
@@ -12,18 +12,9 @@ describe("postgres: upgrading a populated jfast_jobs to the layout of migration 
     const schema = uniqueSchema("upgrade");
     try {
       const migrations = await loadMigrations();
-      const hot = migrations.find((m) => m.name === "hot_claims");
-      expect(hot, "migration 0013_hot_claims.sql").toBeDefined();
+      expect(migrations.find((m) => m.name === "hot_claims"), "migration 0013_hot_claims.sql").toBeDefined();
       // The schema as a service left it before this release: every earlier migration applied and recorded.
-      await withAdmin(async (c) => {
-        await c.query(`CREATE SCHEMA "${schema}"`);
-        await c.query(`SET search_path TO "${schema}"`);
-        await c.query(`CREATE TABLE jfast_migrations (
-          version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-        for (const m of migrations.filter((m) => m.version < hot!.version)) {
-          await c.query(m.sql);
-          await c.query("INSERT INTO jfast_migrations (version, name, checksum) VALUES ($1, $2, $3)", [m.version, m.name, m.checksum]);
-        }
+      await schemaBeforeMigration(schema, "hot_claims", async (c) => {
         await c.query(`
           INSERT INTO jfast_jobs (id, queue, task, payload, state, attempts, max_attempts, available_at, locked_by, locked_until, finished_at, died_at, errors) VALUES
             ('ready', 'up.q', 'up.a', '{}', 'ready', 0, 3, now() - interval '1 minute', NULL, NULL, NULL, NULL, '[]'),
