@@ -6,12 +6,6 @@ import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/loca
 import { now } from "./lease/messages.js";
 
 /**
- * The least a worker's first claim waits for the heartbeat thread to open its connection: a thread loading its code
- * through a TypeScript loader, on a loaded machine, takes a second or more, longer than a short lease.
- */
-const OPEN_WAIT_MIN_MS = 10_000;
-
-/**
  * A worker's heartbeat (docs/worker.md#leases-and-heartbeats): every third of the lease it extends the leases of
  * the jobs it holds and learns which were cancelled. With the heartbeat thread (lease/) it also keeps them while
  * the event loop is blocked (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease).
@@ -24,12 +18,6 @@ export class Heartbeat {
   private unregister: (() => void) | null = null;
   /** The beat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */
   private beating: Promise<void> | null = null;
-  /**
-   * Settles once the heartbeat thread has its connection open (or has none to open, or could not open it): the
-   * worker claims nothing before, so no job of it ever holds a lease nobody would keep while its handler blocks the
-   * event loop. The thread's start-up, once per process: tens of milliseconds on an idle machine.
-   */
-  ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly params: {
@@ -52,9 +40,7 @@ export class Heartbeat {
     this.local = { lateAfterMs: every * 1.5, lastBeatAt: performance.now(), beat: () => this.beat() };
     this.unregister = registerLocalBeat(this.local);
     const spec = backend.capabilities.leaseThread ? backend.leaseExtender() : null;
-    // Null when it could not start: the event loop then keeps the leases alone, as it logged.
-    this.backstop = spec ? attachHeartbeatBackstop({ spec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) }) : null;
-    if (this.backstop) this.ready = this.awaitOpened(this.backstop.opened, leaseMs);
+    if (spec) this.backstop = attachHeartbeatBackstop({ spec, workerId, leaseMs, logger, onCancelled: (ids) => this.params.cancelled(ids) });
   }
 
   stop(): void {
@@ -65,26 +51,7 @@ export class Heartbeat {
 
   /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on. */
   hold(jobs: readonly Job[]): void {
-    if (jobs.length > 0) this.backstop?.hold(jobs.map((job) => job.id));
-  }
-
-  private async awaitOpened(opened: Promise<void>, leaseMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    // A thread that cannot open its connection (a database that does not answer it) holds the claims back no longer
-    // than a lease, and never less than OPEN_WAIT_MIN_MS.
-    const waitMs = Math.max(leaseMs, OPEN_WAIT_MIN_MS);
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        this.params.logger.warn("the heartbeat thread has not opened its connection; the worker claims without it", {
-          waited_ms: waitMs,
-          docs: "jfast docs worker#a-blocked-event-loop-does-not-lose-the-lease",
-        });
-        resolve();
-      }, waitMs);
-      timer.unref();
-    });
-    await Promise.race([opened, late]);
-    clearTimeout(timer);
+    if (this.backstop && jobs.length > 0) this.backstop.hold(jobs.map((job) => job.id));
   }
 
   /** Lets the late heartbeats of this process's workers go first (before a claim). Null when none is late. */

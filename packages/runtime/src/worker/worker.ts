@@ -72,14 +72,7 @@ export class Worker {
     this.turns = new ChainTurns(() => this.fillSlots());
     this.writer = new OutcomeWriter({ backend, workerId: this.id, leaseMs, maxSnoozes: options.maxSnoozes ?? 100, maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, logger, stopNow: this.stopNowSignal });
     this.attempts = new Attempts({ options, workerId: this.id, writer: this.writer, finish: this.finish, unhandled: this.unhandled });
-    this.heartbeat = new Heartbeat({
-      backend,
-      workerId: this.id,
-      leaseMs,
-      logger,
-      held: () => this.slots.held(),
-      cancelled: (ids) => cancelHeld(this.slots, ids, { ...this.options, workerId: this.id }),
-    });
+    this.heartbeat = new Heartbeat({ backend, workerId: this.id, leaseMs, logger, held: () => this.slots.held(), cancelled: (ids) => cancelHeld(this.slots, ids, { ...this.options, workerId: this.id }) });
     this.presence = backend.capabilities.workers
       ? new WorkerPresence({
           store: backend.workerStore(),
@@ -142,8 +135,6 @@ export class Worker {
     const { backend, leaseMs, pollIntervalMs, logger } = this.options;
     const slots = this.slots;
     let failures = 0;
-    // No job is claimed before the heartbeat thread can keep its lease (docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease).
-    await this.heartbeat.ready;
     while (!this.stopping) {
       this.fillSlots();
       // A broker that pushes ahead holds the prefetch itself (told with each claim); no local buffer then.

@@ -117,7 +117,8 @@ export function describeKeyLimits(factory: BackendFactory): void {
         // Two in the first window for each key (neither holds the other), two more after it.
         expect(times.length).toBeGreaterThanOrEqual(3);
         expect(times.length).toBeLessThanOrEqual(4);
-        for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThan(perMs - 150);
+        // Times are taken here, after each claim returns: a loaded machine delays a return by up to a few hundred ms.
+        for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThan(perMs - 300);
       }
     });
 

@@ -10,11 +10,6 @@ import { startThread } from "./start-thread.js";
  * (at each claim and after each beat of its own); the thread keeps their leases while the worker cannot.
  */
 export interface HeartbeatBackstop {
-  /**
-   * Settles once the thread has its connection open and can keep leases (or could not open it, or failed): until
-   * then a job that blocks the event loop could lose its lease, so a worker starts its first jobs after it.
-   */
-  readonly opened: Promise<void>;
   /** Jobs just claimed (or handed over): kept from now on. */
   hold(ids: readonly string[]): void;
   /** The worker's own heartbeat went through, for exactly the jobs it held at `heldAt` (now(), when it began). */
@@ -35,8 +30,7 @@ interface Attached {
 
 let thread: Thread | null = null;
 const attached = new Set<Attached>();
-/** Each connection asked of the thread, settled when it reports it open or failed (or the thread fails). */
-const opened = new Map<string, { promise: Promise<void>; settle(): void }>();
+const opened = new Set<string>();
 let lastWorker = 0;
 
 export function attachHeartbeatBackstop(params: {
@@ -55,12 +49,8 @@ export function attachHeartbeatBackstop(params: {
     logger.warn("the heartbeat thread could not start; leases are kept by the event loop alone", { error });
     return null;
   }
-  let open = opened.get(key);
-  if (!open) {
-    let settle!: () => void;
-    const promise = new Promise<void>((resolve) => (settle = resolve));
-    open = { promise, settle };
-    opened.set(key, open);
+  if (!opened.has(key)) {
+    opened.add(key);
     send({ type: "open", key, spec });
   }
   const worker = ++lastWorker;
@@ -69,7 +59,6 @@ export function attachHeartbeatBackstop(params: {
   const at = now();
   send({ type: "beat", key, worker, workerId, leaseMs, ids: [], heldAt: at, at });
   return {
-    opened: open.promise,
     hold(ids) {
       if (ids.length > 0) send({ type: "hold", key, worker, workerId, leaseMs, ids: [...ids], at: now() });
     },
@@ -82,7 +71,7 @@ export function attachHeartbeatBackstop(params: {
       send({ type: "forget", key, worker });
       if (attached.size === 0 && thread === current) {
         thread = null;
-        settleAll();
+        opened.clear();
         void current.terminate();
       }
     },
@@ -99,7 +88,7 @@ function threadForProcess(): Thread {
     for (const a of attached) a.logger.error("the heartbeat thread failed; leases are kept by the event loop alone", { error });
     if (thread === started) {
       thread = null;
-      settleAll();
+      opened.clear();
     }
   });
   thread = started;
@@ -110,15 +99,7 @@ function send(message: ToHeartbeatThread): void {
   thread?.postMessage(message);
 }
 
-/** No connection is awaited any more (the thread ended or failed): whoever waits goes on. */
-function settleAll(): void {
-  for (const open of opened.values()) open.settle();
-  opened.clear();
-}
-
 function receive(message: FromHeartbeatThread): void {
-  if (message.type === "opened" || (message.type === "failed" && message.worker === null)) opened.get(message.key)?.settle();
-  if (message.type === "opened") return;
   for (const a of attached) {
     if (a.key !== message.key || (message.worker !== null && a.worker !== message.worker)) continue;
     if (message.type === "failed") {

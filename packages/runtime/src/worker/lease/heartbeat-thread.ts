@@ -32,9 +32,8 @@ port.on("message", (message: ToHeartbeatThread) => {
     case "open":
       specs.set(message.key, message.spec);
       // Connected now, not when first needed: loading the driver and connecting can take longer than a lease.
-      extenderFor(message.key).then(
-        () => post({ type: "opened", key: message.key }),
-        (error: unknown) => post({ type: "failed", key: message.key, worker: null, message: (error as Error).message }),
+      extenderFor(message.key).catch((error: unknown) =>
+        post({ type: "failed", key: message.key, worker: null, message: (error as Error).message }),
       );
       break;
     case "hold": {

@@ -18,8 +18,6 @@ export type ToHeartbeatThread =
 
 /** From the heartbeat thread to the workers. */
 export type FromHeartbeatThread =
-  /** The connection for `key` is open (or could not be: a "failed" with a null worker follows): it can keep leases. */
-  | { type: "opened"; key: string }
   | { type: "kept"; key: string; worker: number; workerId: string; ids: string[]; cancelled: string[]; silentMs: number }
   | { type: "failed"; key: string; worker: number | null; message: string };
 
