@@ -9,7 +9,7 @@ export type RedisLeaseExtenderOptions = Pick<RedisBackendOptions, "url" | "clust
  */
 export async function openLeaseExtender(options: RedisLeaseExtenderOptions): Promise<LeaseExtender> {
   const backend = createRedisBackend(options);
-  // Connected before the thread says it can keep leases: a first extension that must connect may come too late.
+  // Connected as the heartbeat thread starts: a first extension that must connect first may come too late.
   await backend.connected();
   return {
     async extend(params) {

@@ -162,7 +162,7 @@ export class RedisBackend implements QueueBackend {
 
   async setup(): Promise<void> {
     try {
-      await waitUntilReady(this.redis, { deadline: Date.now() + (this.options.startupWaitMs ?? 10_000), lastError: () => this.lastConnectionError });
+      await this.connected();
       if (this.options.cluster) this.slot = Number(await (this.redis as Cluster).cluster("KEYSLOT", this.keys.ready));
       await requireVersion(this.redis, this.options);
     } catch (error) {
