@@ -24,6 +24,12 @@ const startingAt = (first: ClusterNode) => [first, ...([1, 2, 3] as ClusterNode[
 const JOBS = 3000;
 const CONCURRENCY = 10;
 const JOB_MS = 2;
+/**
+ * How long before the fault was noticed a finished job's ack may still have been unapplied: acks written to the
+ * dying node's socket, or passed to a dying leader, are lost with it. A loaded machine's broker lags by a few
+ * hundred milliseconds; a job finished earlier than this must not run again.
+ */
+const HELD_BEFORE_MS = 3_000;
 const queues: string[] = [];
 
 afterAll(async () => {
@@ -33,6 +39,15 @@ afterAll(async () => {
 interface Figures {
   lost: number;
   duplicated: number;
+  /** The most runs of one job. */
+  mostRuns: number;
+  /**
+   * Jobs run twice that the service did not hold when the fault struck: first claimed after the fault was noticed,
+   * or first completed more than HELD_BEFORE_MS before it, and not in an enqueue batch in flight then. Must be 0.
+   */
+  unexplained: string[];
+  /** Jobs run twice that were in an enqueue batch in flight during the outage (a batch is published again whole). */
+  republished: number;
   dead: number;
   recoveryMs: number;
   heldAtKill: number;
@@ -53,14 +68,14 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
   const victim = scenario === "connected node" ? connected : leader;
   expect(victim === leader).toBe(scenario === "queue leader");
 
-  const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+  const warnings: Array<{ message: string; at: number; fields?: Record<string, unknown> }> = [];
   const backend: RabbitMqBackend = await openBackend(queue, {
     url: startingAt(connected),
     queueType: QueueType.quorum,
     connectTimeoutMs: 30_000,
     logger: {
       warn: (message, fields) => {
-        warnings.push({ message, ...(fields ? { fields } : {}) });
+        warnings.push({ message, at: Date.now(), ...(fields ? { fields } : {}) });
         console.log(`${Date.now()} warn ${message} ${JSON.stringify(fields ?? {})}`);
       },
       error: (message, fields) => console.log(`${Date.now()} error ${message} ${JSON.stringify(fields ?? {})}`),
@@ -68,6 +83,8 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
   });
   const runs = new Map<string, number>();
   const completions: number[] = [];
+  const firstRun = new Map<string, { claimedAt: number; completedAt?: number }>();
+  const batches: Array<{ ids: string[]; from: number; to: number }> = [];
   const task = defineTask("kill.drain", async () => {
     await sleep(JOB_MS);
   });
@@ -81,11 +98,14 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
     // The second half is enqueued in batches while the node dies: publishes in flight then are retried.
     const producing = (async () => {
       for (let i = JOBS / 2; i < JOBS; i += 50) {
-        await backend.enqueue({ jobs: Array.from({ length: 50 }, (_, k) => new Job({ task: "kill.drain", payload: { i: i + k }, maxAttempts: 10 })) });
+        const jobs = Array.from({ length: 50 }, (_, k) => new Job({ task: "kill.drain", payload: { i: i + k }, maxAttempts: 10 }));
+        const from = Date.now();
+        await backend.enqueue({ jobs });
+        batches.push({ ids: jobs.map((j) => j.id), from, to: Date.now() });
         await sleep(20);
       }
     })();
-    const counted = countRuns(backend, runs, completions);
+    const counted = countRuns(backend, runs, completions, firstRun);
     await until(() => completions.length >= JOBS / 4, 60_000, "a quarter of the jobs to complete");
     const held = (await backend.depths()).running;
     killedAt = Date.now();
@@ -101,11 +121,24 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
     const depths = await backend.depths();
     const moved = warnings.find((w) => w.message === "reconnected to RabbitMQ");
     const lostWith = warnings.find((w) => w.message === "lost the RabbitMQ connection; reconnecting");
+    const recoveryMs = after.length > 0 ? firstAfterGap(after, killedAt) : Infinity;
+    // When the service stopped receiving on what died: the lost connection's warning, or (the leader died and the
+    // connection stayed) the end of the pause in completions, when the new leader delivers again.
+    const noticedAt = lostWith?.at ?? killedAt + recoveryMs;
+    const inFlight = new Set(batches.filter((b) => b.to >= killedAt && b.from <= killedAt + recoveryMs).flatMap((b) => b.ids));
+    const twice = [...runs].filter(([, n]) => n > 1).map(([id]) => id);
+    const heldAtFault = (id: string) => {
+      const first = firstRun.get(id)!;
+      return first.claimedAt <= noticedAt && (first.completedAt ?? noticedAt) >= noticedAt - HELD_BEFORE_MS;
+    };
     return {
       lost: JOBS - runs.size,
-      duplicated: [...runs.values()].reduce((sum, n) => sum + n - 1, 0),
+      duplicated: twice.reduce((sum, id) => sum + runs.get(id)! - 1, 0),
+      mostRuns: Math.max(...runs.values()),
+      unexplained: twice.filter((id) => !inFlight.has(id) && !heldAtFault(id)),
+      republished: twice.filter((id) => inFlight.has(id)).length,
       dead: depths.dead,
-      recoveryMs: after.length > 0 ? firstAfterGap(after, killedAt) : Infinity,
+      recoveryMs,
       heldAtKill: held + CONCURRENCY,
       movedTo: moved ? String(moved.fields?.url) : null,
       lostReason: lostWith?.fields?.reason === undefined ? null : String(lostWith.fields.reason),
@@ -122,16 +155,38 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
 
 /**
  * Counts every run of every job by wrapping the backend's complete(): the worker completes each job it ran,
- * including a second run of a job whose first ack died with the connection.
+ * including a second run of a job whose first ack died with the connection. Notes when each job was first claimed
+ * and first completed, by wrapping claim() too.
  */
-function countRuns(backend: RabbitMqBackend, runs: Map<string, number>, completions: number[]): { stop(): void } {
+function countRuns(
+  backend: RabbitMqBackend,
+  runs: Map<string, number>,
+  completions: number[],
+  firstRun: Map<string, { claimedAt: number; completedAt?: number }>,
+): { stop(): void } {
   const complete = backend.complete.bind(backend);
+  const claim = backend.claim.bind(backend);
+  backend.claim = async (params) => {
+    const jobs = await claim(params);
+    const now = Date.now();
+    for (const job of jobs) if (!firstRun.has(job.id)) firstRun.set(job.id, { claimedAt: now });
+    return jobs;
+  };
   backend.complete = async (params) => {
+    const now = Date.now();
     runs.set(params.job.id, (runs.get(params.job.id) ?? 0) + 1);
-    completions.push(Date.now());
+    completions.push(now);
+    const first = firstRun.get(params.job.id);
+    if (first === undefined) firstRun.set(params.job.id, { claimedAt: now, completedAt: now });
+    else first.completedAt ??= now;
     return complete(params);
   };
-  return { stop: () => void (backend.complete = complete) };
+  return {
+    stop: () => {
+      backend.complete = complete;
+      backend.claim = claim;
+    },
+  };
 }
 
 /** Milliseconds from the kill to the end of the longest pause in completions that follows it. */
@@ -160,10 +215,12 @@ describe("rabbitmq cluster: a node killed with -9 mid-drain (quorum queues)", ()
       console.log(`rabbitmq cluster, ${scenario} killed: ${JSON.stringify(figures)}`);
       expect(figures.lost).toBe(0);
       expect(figures.dead).toBe(0);
-      // Jobs that finished on the lost connection before their ack reached the queue's leader run again (acks go
-      // out in batches, and the dead node may have taken some without passing them on), and an enqueue batch whose
-      // confirm was lost is published again whole (50 jobs): a bound, counted and reported.
-      expect(figures.duplicated).toBeLessThanOrEqual(figures.heldAtKill + 200);
+      // Jobs the service held when the node died may run again: those running then, and those finished shortly
+      // before whose ack the dead node took without passing it on (how many depends on how far behind the broker
+      // was; on a loaded CI machine a few hundred). So may an enqueue batch whose confirm was lost: it is published
+      // again whole. Any other job run twice, or a job run three times, is a fault.
+      expect(figures.unexplained).toEqual([]);
+      expect(figures.mostRuns).toBeLessThanOrEqual(2);
       expect(figures.recoveryMs).toBeLessThan(60_000);
       if (scenario === "connected node") expect(figures.movedTo).not.toBeNull();
       // The node the service is connected to lives on, so the connection should stay. Once, on a CI machine at load
