@@ -165,13 +165,20 @@ async function killPrimaryMidDrain(params: { waitReplicas: number; replicaLagMs:
     }
     if (!restarted) startClusterNode(primary);
 
+    // The killed node, started again, holds no data and may answer for its old slots for a moment before it learns
+    // of the failover: an empty queue read from it would end the wait below early. Read once it is a replica.
+    await until("the killed node to rejoin as a replica", async () => (await role(primary)) === "replica", 60_000);
     const deadline = Date.now() + 60_000;
     let ran: Record<string, string> = {};
+    let emptySince = 0;
     while (Date.now() < deadline) {
       ran = await effects.hgetall(effectsKey);
+      if (acknowledged.every((id) => ran[id])) break;
       const depths = await producer.depths();
-      // An empty queue is the end: an acknowledged job the new primary never had will not run any more.
-      if (depths.ready + depths.scheduled + depths.running === 0) break;
+      // An empty queue, read so for 2 s, is the end: an acknowledged job the new primary never had will not run.
+      if (depths.ready + depths.scheduled + depths.running > 0) emptySince = 0;
+      else if (emptySince === 0) emptySince = Date.now();
+      else if (Date.now() - emptySince >= 2_000) break;
       await sleep(100);
     }
     const drainedAt = Date.now();
