@@ -5,6 +5,9 @@ import { attachHeartbeatBackstop, type HeartbeatBackstop } from "./lease/heartbe
 import { beatLateWorkers, registerLocalBeat, type LocalBeat } from "./lease/local-beats.js";
 import { now } from "./lease/messages.js";
 
+/** Jobs held between two lists of all held (see Heartbeat.hold). */
+const RELIST_AFTER = 1000;
+
 /**
  * A worker's heartbeat (docs/worker.md#leases-and-heartbeats): every third of the lease it extends the leases of
  * the jobs it holds and learns which were cancelled. With the heartbeat thread (lease/) it also keeps them while
@@ -18,6 +21,8 @@ export class Heartbeat {
   private unregister: (() => void) | null = null;
   /** The beat in flight: a claim of this process waits for it rather than race it (lease/local-beats.ts). */
   private beating: Promise<void> | null = null;
+  /** Jobs told to the heartbeat thread since it last had the whole list (a beat, or held()). */
+  private toldSinceList = 0;
 
   constructor(
     private readonly params: {
@@ -49,9 +54,19 @@ export class Heartbeat {
     this.backstop?.detach();
   }
 
-  /** Jobs just claimed or handed over: the heartbeat thread keeps them from now on. */
+  /**
+   * Jobs just claimed or handed over (not yet among `held()`): the heartbeat thread keeps them from now on. The
+   * thread learns which jobs finished from the next list of all held; a fast worker holds many thousands between
+   * two beats, so it gets that list every RELIST_AFTER jobs too, and the ids it keeps stay few.
+   */
   hold(jobs: readonly Job[]): void {
-    if (this.backstop && jobs.length > 0) this.backstop.hold(jobs.map((job) => job.id));
+    if (!this.backstop || jobs.length === 0) return;
+    this.toldSinceList += jobs.length;
+    if (this.toldSinceList > RELIST_AFTER) {
+      this.toldSinceList = jobs.length;
+      this.backstop.held(this.params.held());
+    }
+    this.backstop.hold(jobs.map((job) => job.id));
   }
 
   /** Lets the late heartbeats of this process's workers go first (before a claim). Null when none is late. */
@@ -69,6 +84,7 @@ export class Heartbeat {
 
   private async extend(): Promise<void> {
     const heldAt = now();
+    this.toldSinceList = 0;
     const ids = this.params.held();
     if (ids.length === 0) {
       this.backstop?.beat(ids, heldAt);

@@ -14,6 +14,8 @@ export interface HeartbeatBackstop {
   hold(ids: readonly string[]): void;
   /** The worker's own heartbeat went through, for exactly the jobs it held at `heldAt` (now(), when it began). */
   beat(ids: readonly string[], heldAt: number): void;
+  /** Exactly the jobs the worker holds now, between beats: those it told of and finished since are forgotten. */
+  held(ids: readonly string[]): void;
   detach(): void;
 }
 
@@ -65,6 +67,9 @@ export function attachHeartbeatBackstop(params: {
     beat(ids, heldAt) {
       self.reportedStall = false;
       send({ type: "beat", key, worker, workerId, leaseMs, ids: [...ids], heldAt, at: now() });
+    },
+    held(ids) {
+      send({ type: "held", key, worker, workerId, leaseMs, ids: [...ids], heldAt: now() });
     },
     detach() {
       if (!attached.delete(self)) return;

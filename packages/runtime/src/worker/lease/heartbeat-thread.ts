@@ -43,20 +43,28 @@ port.on("message", (message: ToHeartbeatThread) => {
     }
     case "beat": {
       const entry = entryFor(message.key, message.worker, message.workerId, message.leaseMs);
-      const ids = new Map<string, number>();
-      for (const id of message.ids) ids.set(id, entry.ids.get(id) ?? message.heldAt);
-      // Held after the beat's list was taken (a claim while its query was in flight): kept until a later beat says.
-      for (const [id, heldAt] of entry.ids) if (heldAt > message.heldAt && !ids.has(id)) ids.set(id, heldAt);
-      entry.ids = ids;
+      replaceHeld(entry, message.ids, message.heldAt);
       // The main thread's time of the beat, not this thread's time of reading it: this thread may read late.
       entry.lastBeat = Math.max(entry.lastBeat, message.at);
       break;
     }
+    case "held":
+      replaceHeld(entryFor(message.key, message.worker, message.workerId, message.leaseMs), message.ids, message.heldAt);
+      break;
     case "forget":
       held.delete(`${message.key}\n${message.worker}`);
       break;
   }
 });
+
+/** The jobs the worker held at `heldAt` replace those it had told of; held after then, they stay (a later list says). */
+function replaceHeld(entry: Held, list: readonly string[], at: number): void {
+  const ids = new Map<string, number>();
+  for (const id of list) ids.set(id, entry.ids.get(id) ?? at);
+  // Held after the list was taken (a claim while a beat's query was in flight): kept until a later list says.
+  for (const [id, heldAt] of entry.ids) if (heldAt > at && !ids.has(id)) ids.set(id, heldAt);
+  entry.ids = ids;
+}
 
 function entryFor(key: string, worker: number, workerId: string, leaseMs: number): Held {
   const id = `${key}\n${worker}`;

@@ -14,6 +14,11 @@ export type ToHeartbeatThread =
    * began). Jobs held since (a claim while the beat was in flight) are not in it and stay held.
    */
   | { type: "beat"; key: string; worker: number; workerId: string; leaseMs: number; ids: string[]; heldAt: number; at: number }
+  /**
+   * All the jobs the worker held at `heldAt`, sent between beats once many jobs were held since the last list: the
+   * thread forgets the finished ones. Not a beat: it says nothing of the leases.
+   */
+  | { type: "held"; key: string; worker: number; workerId: string; leaseMs: number; ids: string[]; heldAt: number }
   | { type: "forget"; key: string; worker: number };
 
 /** From the heartbeat thread to the workers. */
