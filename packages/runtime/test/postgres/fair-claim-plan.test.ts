@@ -9,6 +9,8 @@ import { openTestBackend } from "./pg-test-env.js";
 const QUEUE = "jfast.jobs";
 const FAIR = "plan.fair";
 const KEYS = 1000;
+/** The most pages a placement may read and write per job (see the placement case). */
+const PAGES_PER_JOB = 60;
 
 /**
  * The fair claim (claim-fair.sql), the placement of jobs at their turns (fair-place.sql) and the pruner's drop of
@@ -109,8 +111,10 @@ describe("postgres: the fair claim's plan on stale statistics", () => {
       const byIds = await explainRun(SQL.fairPlace, types, `'${QUEUE}', ARRAY['${FAIR}'], 20, ${list(ids)}, ${list(rows.map((r) => r.limit_key))}`);
       expect(byIds).toMatch(/Update on jfast_jobs/);
       expect(byIds).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
-      // About 35 pages a job: its lookup, its key locked and written (two indexes), its key and turn written.
-      expect(totalBuffers(byIds)).toBeLessThanOrEqual(20 * 40);
+      // About 35 pages a job: its lookup, its key locked and written (two indexes), its key and turn written. More
+      // (44 seen) when other sessions of the server hold back the pruning of the rows this file's rolled-back
+      // statements left dead; a plan that walks the task's keys or the queue's jobs for each job reads thousands.
+      expect(totalBuffers(byIds)).toBeLessThanOrEqual(20 * PAGES_PER_JOB);
       // Waiting for their turn, as jobs come due are.
       await env.database.sql.query("UPDATE jfast_jobs AS j SET limit_key = r.k, fair_turn = 'Infinity' FROM unnest($1::text[], $2::text[]) AS r(id, k) WHERE j.id = r.id", [
         ids,
@@ -119,7 +123,7 @@ describe("postgres: the fair claim's plan on stale statistics", () => {
       const waiting = await explainRun(SQL.fairPlace, types, `'${QUEUE}', ARRAY['${FAIR}'], 100, NULL, NULL`);
       expect(waiting).toMatch(/Index Scan using jfast_jobs_fair_idx on jfast_jobs/);
       expect(waiting).not.toMatch(/Seq Scan on jfast_(jobs|fair_keys)/);
-      expect(totalBuffers(waiting)).toBeLessThanOrEqual(20 * 40);
+      expect(totalBuffers(waiting)).toBeLessThanOrEqual(20 * PAGES_PER_JOB);
     } finally {
       await env.database.sql.query("UPDATE jfast_jobs AS j SET limit_key = r.k, fair_turn = 0 FROM unnest($1::text[], $2::text[]) AS r(id, k) WHERE j.id = r.id", [
         ids,
