@@ -133,7 +133,7 @@ async function drainThroughKill(scenario: "connected node" | "queue leader"): Pr
     };
     return {
       lost: JOBS - runs.size,
-      duplicated: twice.reduce((sum, id) => sum + runs.get(id)! - 1, 0),
+      duplicated: [...runs.values()].reduce((sum, n) => sum + n - 1, 0),
       mostRuns: Math.max(...runs.values()),
       unexplained: twice.filter((id) => !inFlight.has(id) && !heldAtFault(id)),
       republished: twice.filter((id) => inFlight.has(id)).length,
