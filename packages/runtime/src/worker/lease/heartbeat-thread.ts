@@ -54,6 +54,12 @@ port.on("message", (message: ToHeartbeatThread) => {
     case "forget":
       held.delete(`${message.key}\n${message.worker}`);
       break;
+    case "close":
+      for (const extender of extenders.values()) extender.then((e) => e.close()).catch(() => undefined);
+      extenders.clear();
+      specs.clear();
+      held.clear();
+      break;
   }
 });
 

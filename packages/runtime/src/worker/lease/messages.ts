@@ -19,7 +19,9 @@ export type ToHeartbeatThread =
    * thread forgets the finished ones. Not a beat: it says nothing of the leases.
    */
   | { type: "held"; key: string; worker: number; workerId: string; leaseMs: number; ids: string[]; heldAt: number }
-  | { type: "forget"; key: string; worker: number };
+  | { type: "forget"; key: string; worker: number }
+  /** The last worker detached: every connection is closed (an "open" comes before the next worker's jobs). */
+  | { type: "close" };
 
 /** From the heartbeat thread to the workers. */
 export type FromHeartbeatThread =
