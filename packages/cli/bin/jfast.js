@@ -8,6 +8,10 @@ if (!existsSync(entry)) {
   process.stderr.write("jfast: the CLI is not built (dist/main.js is missing)\n  fix: run `npm run build` at the repository root\n");
   process.exit(1);
 }
+// Before anything else is imported: an installed package's files resolve without Node re-reading its package.json
+// for each of them (src/fast-imports.ts; Node 22.15 and later).
+const { installFastImports } = await import(new URL("../dist/fast-imports.js", import.meta.url).href);
+installFastImports();
 const { main } = await import(entry.href);
 const debug = process.env.JFAST_DEBUG === "1" || process.env.JFAST_DEBUG === "true";
 const code = await main(process.argv.slice(2), { debug });
