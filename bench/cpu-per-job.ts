@@ -4,7 +4,8 @@
  * broker, the kernel). Each round enqueues BENCH_JOBS no-op jobs, then drains them at the given concurrency;
  * the figures cover the drain only, then the enqueue only. In brackets, the server's own share of "rest": every
  * process named as the server (beam.smp, redis-server, postgres), so other clients of the same server count too.
- * Then the socket writes (system calls) and bytes this process sent per job.
+ * Then the socket writes (system calls) and bytes this process sent per job, and (a second line) how the Node
+ * process's CPU split between its threads: the main thread, V8's helpers, the heartbeat thread.
  *
  *   npx tsx cpu-per-job.ts <subject> [concurrency=10] [rounds=5]
  *
@@ -19,7 +20,7 @@ import { cpus } from "node:os";
 import { Socket } from "node:net";
 import { SUBJECTS } from "./subjects/index.js";
 import { singleProcess } from "./lib/subject.js";
-import { serverCpuMs } from "./lib/server-cpu.js";
+import { serverCpuMs, threadCpuBetween, threadCpuMs } from "./lib/server-cpu.js";
 
 const name = process.argv[2] ?? "";
 const concurrency = Number(process.argv[3] ?? 10);
@@ -58,20 +59,22 @@ const written = { writes: 0, bytes: 0 };
 /** The server's processes by name (every PostgreSQL backend is added): its share of "rest of machine". */
 const serverComm = name.includes("rabbitmq") || name.startsWith("amqplib") ? "beam.smp" : name.includes("redis") || name.startsWith("bullmq") ? "redis-server" : "postgres";
 
-async function measure(work: () => Promise<void>): Promise<{ wallMs: number; nodeUs: number; restUs: number; serverUs: number; writes: number; bytes: number }> {
+async function measure(work: () => Promise<void>): Promise<{ wallMs: number; nodeUs: number; restUs: number; serverUs: number; writes: number; bytes: number; threads: Array<[string, number]> }> {
   const s0 = await serverCpuMs(serverComm);
   const w0 = { ...written };
   const m0 = machineBusyUs();
+  const th0 = threadCpuMs();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   await work();
   const wallMs = performance.now() - t0;
   const c = process.cpuUsage(c0);
+  const th1 = threadCpuMs();
   const nodeUs = c.user + c.system;
   const restUs = Math.max(0, machineBusyUs() - m0 - nodeUs);
   const writes = written.writes - w0.writes;
   const bytes = written.bytes - w0.bytes;
-  return { wallMs, nodeUs, restUs, serverUs: ((await serverCpuMs(serverComm)) - s0) * 1000, writes, bytes };
+  return { wallMs, nodeUs, restUs, serverUs: ((await serverCpuMs(serverComm)) - s0) * 1000, writes, bytes, threads: threadCpuBetween(th0, th1, nodeUs / 1000) };
 }
 
 const profileTo = process.env.BENCH_PROFILE;
@@ -105,6 +108,7 @@ try {
         ` | enqueue ${Math.round(JOBS / (enq.wallMs / 1000))} jobs/s, node ${fmt(enq.nodeUs / JOBS)} µs, rest ${fmt(enq.restUs / JOBS)} µs (${serverComm} ${fmt(enq.serverUs / JOBS)}), writes/job ${(enq.writes / JOBS).toFixed(3)}, bytes/job ${(enq.bytes / JOBS).toFixed(0)}`,
     );
     console.log(rows.at(-1));
+    console.log(`  drain's Node CPU by thread, ms: ${drain.threads.map(([name, ms]) => `${name} ${ms.toFixed(0)}`).join(", ")}`);
   }
 } finally {
   await subject.teardown();

@@ -1,4 +1,5 @@
 /** A server's CPU time, read from /proc (Linux only), for the bench's per-side CPU measurements. */
+import { readdirSync, readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 
 /** USER_HZ is 100 on Linux: /proc/<pid>/stat counts CPU time in 10 ms ticks. */
@@ -40,4 +41,39 @@ export async function machineCpuMs(): Promise<{ busy: number; total: number }> {
   const total = ticks.reduce((a, b) => a + b, 0);
   const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
   return { busy: (total - idle) * TICK_MS, total: total * TICK_MS };
+}
+
+/**
+ * CPU ms of each thread of this process so far, by thread id, with its name (Node 22 and later name theirs:
+ * "MainThread", "V8Worker" for the garbage collector's and compiler's helpers, a worker thread by its `name`; Node 20
+ * calls every one "node"). A thread that ended is no longer listed: the process's own total (process.cpuUsage) still
+ * counts it.
+ */
+export function threadCpuMs(): Map<string, { name: string; ms: number }> {
+  const threads = new Map<string, { name: string; ms: number }>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      threads.set(tid, { name, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS });
+    } catch {
+      // The thread ended while we looked.
+    }
+  }
+  return threads;
+}
+
+/** Each thread name's CPU ms between two readings of threadCpuMs; "ended threads" is what the process counted beyond them. */
+export function threadCpuBetween(before: Map<string, { name: string; ms: number }>, after: Map<string, { name: string; ms: number }>, processMs: number): Array<[string, number]> {
+  const byName = new Map<string, number>();
+  let listed = 0;
+  for (const [tid, { name, ms }] of after) {
+    const spent = ms - (before.get(tid)?.ms ?? 0);
+    listed += spent;
+    byName.set(name, (byName.get(name) ?? 0) + spent);
+  }
+  const ended = processMs - listed;
+  if (ended >= TICK_MS) byName.set("ended threads", ended);
+  return [...byName].filter(([, ms]) => ms > 0).sort((a, b) => b[1] - a[1]);
 }
