@@ -8,8 +8,9 @@ import { startThread } from "./start-thread.js";
  * A worker's side of the heartbeat thread (heartbeat-thread.ts, docs/worker.md#a-blocked-event-loop-does-not-lose-the-lease): one thread per process,
  * shared by every worker, started with the first. When the last detaches, the thread closes its connections at
  * once and ends LINGER_MS later, unless a worker attaches before: a worker started again soon after (a restart
- * within the process, the next phase of a benchmark, a test's next case) reuses it rather than pay its start. The worker tells it which jobs it holds
- * (at each claim and after each beat of its own); the thread keeps their leases while the worker cannot.
+ * within the process, the next phase of a benchmark, a test's next case) reuses it rather than pay its start.
+ * The worker tells it which jobs it holds (at each claim and after each beat of its own); the thread keeps their
+ * leases while the worker cannot.
  */
 export interface HeartbeatBackstop {
   /** Jobs just claimed (or handed over): kept from now on. */
