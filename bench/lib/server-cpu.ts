@@ -5,17 +5,21 @@ import { readdir, readFile } from "node:fs/promises";
 /** USER_HZ is 100 on Linux: /proc/<pid>/stat counts CPU time in 10 ms ticks. */
 const TICK_MS = 10;
 
+/** A /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat line: the process's (or thread's) name and CPU ms so far. */
+function parseStat(stat: string): { name: string; ms: number } {
+  const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { name, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+}
+
 /** CPU ms used so far by every process named `comm` (PostgreSQL runs one per connection: all are added). */
 export async function serverCpuMs(comm: string): Promise<number> {
   let total = 0;
   for (const pid of await readdir("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      if (name !== comm) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+      const { name, ms } = parseStat(await readFile(`/proc/${pid}/stat`, "utf8"));
+      if (name === comm) total += ms;
     } catch {
       // The process ended while we looked.
     }
@@ -26,9 +30,7 @@ export async function serverCpuMs(comm: string): Promise<number> {
 /** CPU ms used so far by one process (0 once it has ended). */
 export async function processCpuMs(pid: number): Promise<number> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    return parseStat(await readFile(`/proc/${pid}/stat`, "utf8")).ms;
   } catch {
     return 0;
   }
@@ -53,10 +55,7 @@ export function threadCpuMs(): Map<string, { name: string; ms: number }> {
   const threads = new Map<string, { name: string; ms: number }>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      threads.set(tid, { name, ms: (Number(fields[11]) + Number(fields[12])) * TICK_MS });
+      threads.set(tid, parseStat(readFileSync(`/proc/self/task/${tid}/stat`, "utf8")));
     } catch {
       // The thread ended while we looked.
     }

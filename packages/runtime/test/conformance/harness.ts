@@ -138,6 +138,14 @@ export function startTestWorker(params: {
   return worker;
 }
 
+/** Keeps the event loop busy for `ms`: no timer, no socket, no heartbeat of this thread runs meanwhile. */
+export function blockEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // Never yields.
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Job } from "../../src/core/job.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Heartbeat } from "../../src/worker/heartbeat.js";
+import { blockEventLoop } from "../conformance/harness.js";
 import { eventually, openTestBackend, sleep } from "../postgres/pg-test-env.js";
 
 /**
@@ -30,7 +31,7 @@ describe("the heartbeat thread after thousands of jobs between two beats", () =>
       held = [randomUUID()];
       heartbeat.hold([new Job({ id: held[0], task: "relist.quick", payload: {} })]);
       for (let round = 0; round < 10 && !stalled(); round++) {
-        block(1000);
+        blockEventLoop(1000);
         await eventually("the heartbeat thread to be up", async () => stalled(), 3000).catch(() => null);
       }
       expect(stalled(), "the heartbeat thread bridged a first stall").not.toBeNull();
@@ -47,7 +48,7 @@ describe("the heartbeat thread after thousands of jobs between two beats", () =>
         held = jobs.slice(-10).map((job) => job.id);
       }
       // The event loop blocked past 40 % of the lease: the thread extends on the worker's behalf.
-      block(2000);
+      blockEventLoop(2000);
       const kept = await eventually("the heartbeat thread to keep the leases", async () => stalled(), 10_000);
       expect(told).toHaveLength(3000);
       // What it extended: the jobs held when it last had the list, and those told since (fewer than two lists' worth).
@@ -59,11 +60,3 @@ describe("the heartbeat thread after thousands of jobs between two beats", () =>
     }
   }, 60_000);
 });
-
-/** Keeps the event loop busy for `ms`: no timer, no socket, no heartbeat of this thread runs meanwhile. */
-function block(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // Never yields.
-  }
-}

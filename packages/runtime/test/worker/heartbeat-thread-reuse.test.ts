@@ -7,6 +7,7 @@ import type { Logger } from "../../src/core/logger.js";
 import { createPostgresBackend } from "../../src/backends/postgres/postgres-backend.js";
 import { openDatabase } from "../../src/database/open-database.js";
 import { Heartbeat } from "../../src/worker/heartbeat.js";
+import { blockEventLoop } from "../conformance/harness.js";
 import { eventually, PG_HOST, PG_PORT, silentLogger, withAdmin } from "../postgres/pg-test-env.js";
 
 /**
@@ -56,7 +57,7 @@ describe("the heartbeat thread between two workers of one process", () => {
       expect(threads().filter((tid) => !withFirst.includes(tid)), "no thread started for the second worker").toEqual([]);
       // The reused thread keeps the second worker's leases while its event loop is blocked.
       for (let round = 0; round < 5 && !warnings.some(isStall); round++) {
-        block(1000);
+        blockEventLoop(1000);
         await eventually("the stall to be bridged", async () => (warnings.some(isStall) ? true : null), 3000).catch(() => null);
       }
       expect(warnings.filter(isStall).length, "the reused thread bridged the stall").toBeGreaterThan(0);
@@ -74,12 +75,4 @@ const isStall = (message: string) => message.startsWith("the event loop was bloc
 /** The ids of this process's threads. */
 function threads(): string[] {
   return readdirSync("/proc/self/task");
-}
-
-/** Keeps the event loop busy for `ms`: no timer, no socket, no heartbeat of this thread runs meanwhile. */
-function block(ms: number): void {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // Never yields.
-  }
 }
