@@ -8,8 +8,11 @@ if (!existsSync(entry)) {
   process.stderr.write("jfast: the CLI is not built (dist/main.js is missing)\n  fix: run `npm run build` at the repository root\n");
   process.exit(1);
 }
-// Before anything else is imported: an installed package's files resolve without Node re-reading its package.json
-// for each of them (src/fast-imports.ts; Node 22.15 and later).
+// Before anything else is imported: the compiled code of the last start is read from Node's compile cache
+// (src/compile-cache.ts; Node 22.1 and later), and an installed package's files resolve without Node re-reading its
+// package.json for each of them (src/fast-imports.ts; Node 22.15 and later).
+const { enableCompileCache } = await import(new URL("../dist/compile-cache.js", import.meta.url).href);
+enableCompileCache();
 const { installFastImports } = await import(new URL("../dist/fast-imports.js", import.meta.url).href);
 installFastImports();
 const { main } = await import(entry.href);

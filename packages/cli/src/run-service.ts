@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { getRequestListener } from "@hono/node-server";
 import type { AppWorker, Jfast } from "@jfast/runtime";
 import type { CommandIO } from "./command.js";
+import { flushCompileCache } from "./compile-cache.js";
 import { listen } from "./http-server.js";
 import { openService } from "./service.js";
 import { watchShutdownSignals } from "./shutdown.js";
@@ -84,6 +85,8 @@ export async function runService(params: RunServiceParams): Promise<number> {
       });
       if (tasks.length === 0) jfast.logger.warn("no tasks registered: add modules/<name>/tasks.ts", { docs: "jfast docs tasks#discovery" });
     }
+    // Everything start-up compiles is now in Node's compile cache, for the next start even if this process is killed.
+    flushCompileCache();
 
     const signal = await signals.signalled;
     jfast.logger.info(`${signal}: shutting down`, {

@@ -15,7 +15,8 @@ export interface RunResult {
 }
 
 /** Runs `jfast <args>` to completion. */
-export function runJfast(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
+/** `node`: the Node.js binary to run it on (this one by default). */
+export function runJfast(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; node?: string } = {}): Promise<RunResult> {
   const child = startJfast(args, options);
   return child.exited;
 }
@@ -29,10 +30,11 @@ export interface JfastProcess {
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
 }
 
-export function startJfast(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): JfastProcess {
-  const child = spawn(process.execPath, [JFAST_BIN, ...args], {
+export function startJfast(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; node?: string } = {}): JfastProcess {
+  const child = spawn(options.node ?? process.execPath, [JFAST_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, JFAST_DEBUG: "", ...options.env },
+    // A variable given as undefined is left out (Node reads some, NODE_DISABLE_COMPILE_CACHE among them, even empty).
+    env: Object.fromEntries(Object.entries({ ...process.env, JFAST_DEBUG: "", ...options.env }).filter(([, value]) => value !== undefined)),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
