@@ -75,6 +75,9 @@ export function jfastSubject(backend: JfastBackend, options: JfastSubjectOptions
         backend === "postgres" ? "pool_size 12" : "",
         options.limited ? "the task has concurrency 1000 and rateLimit 1 000 000 per second (limits that never bind)" : "",
         durability,
+        process.execArgv.some((arg) => arg.includes("register-fast-imports"))
+          ? "started with --import @jfast/cli/dist/register-fast-imports.js (docs/deploy.md#start-up-on-node-22-and-later, what the jfast binary does itself)"
+          : "",
         "defaults otherwise",
       ].filter(Boolean).join(", ");
     },
