@@ -1,5 +1,5 @@
 import type { LeaseExtender } from "../../core/lease-extender.js";
-import { loadSql } from "./load-sql.js";
+import { loadSql } from "./sql-file.js";
 
 export interface PostgresLeaseExtenderOptions {
   url: string;

@@ -1,13 +1,8 @@
-import { readFileSync } from "node:fs";
+import { loadSql } from "./sql-file.js";
 
-/**
- * The backend's statements, one operation per file under sql/ (each file's header names its parameters,
- * its result and the index it relies on). Read once at load; the build copies them next to the output.
- */
-export function loadSql(name: string): string {
-  return readFileSync(new URL(`./sql/${name}.sql`, import.meta.url), "utf8");
-}
+export { loadSql };
 
+/** The backend's statements, one operation per file under sql/ (sql-file.ts), read once at load. */
 export const SQL = {
   checkSchema: loadSql("check-schema"),
   enqueue: loadSql("enqueue"),
