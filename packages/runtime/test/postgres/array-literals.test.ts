@@ -46,4 +46,13 @@ describe("postgres: array literals of the enqueue", () => {
     expect(rows[0]!.e).toEqual([]);
     expect(rows[0]!.t).toEqual([]);
   });
+
+  it("reads back a sparse array's holes as NULL, fractions as they were", async () => {
+    // An enqueue's leases are filled only for the jobs handed over to a worker: the others are holes.
+    const leases: Array<number | null> = new Array<number | null>(4);
+    leases[1] = 30_000;
+    leases[3] = 0.25;
+    const rows = await withAdmin(async (c) => (await c.query<{ a: Array<string | null> }>("SELECT $1::float8[]::text[] AS a", [numberArray(leases)])).rows);
+    expect(rows[0]!.a).toEqual([null, "30000", null, "0.25"]);
+  });
 });

@@ -196,13 +196,16 @@ export function textArray(values: readonly (string | null)[]): string {
 
 /** A PostgreSQL array literal of finite numbers, null as NULL. */
 export function numberArray(values: readonly (number | null)[]): string {
-  let literal = "{";
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (i > 0) literal += ",";
-    literal += value === null || value === undefined ? "NULL" : String(value);
-  }
-  return `${literal}}`;
+  // Joined, not grown value by value: grown, V8 could optimize it before a rarer value (a NULL, a fraction) reached
+  // its `+=`, and throw the code away when one did (27 times over one fresh worker's first two drains, once).
+  // Read by index, holes included: a sparse array's hole is NULL (map would skip it).
+  const texts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) texts[i] = numberText(values[i]);
+  return `{${texts.join(",")}}`;
+}
+
+function numberText(value: number | null | undefined): string {
+  return value === null || value === undefined ? "NULL" : String(value);
 }
 
 /**
