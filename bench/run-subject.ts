@@ -4,6 +4,9 @@
  *   npx tsx run-subject.ts <subject>          one process enqueues and works the queue
  *   npx tsx run-subject.ts <subject>/split    this process enqueues, a child process of its own works the queue
  *
+ * run-bench.ts starts jfast's subjects on Node 24 as an embedded service is told to (docs/deploy.md): the same by hand is
+ * `node --import @jfast/cli/dist/register-fast-imports.js --import tsx run-subject.ts jfast-postgres`.
+ *
  * (BENCH_JOBS, BENCH_PICKUPS, BENCH_DEAD.) In the separate-process run, as a service and its worker run in
  * production, the two processes share nothing but the engine: the child is told over IPC when to drain, when to
  * start its idle worker and when a pickup is coming, and reports each drain's duration and each handler's start
