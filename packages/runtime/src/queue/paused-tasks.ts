@@ -19,6 +19,11 @@ export class PausedTasks implements PausedTaskSet {
   private readonly listeners = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
   private failing = false;
+  /**
+   * Pauses and resumes made through this object, counted once the store holds them. A refresh whose read began
+   * before one of them may have read the store before it: what it read is older than what is applied, and is dropped.
+   */
+  private changes = 0;
 
   constructor(params: { store: PauseStore; logger: Logger; refreshMs?: number }) {
     this.store = params.store;
@@ -59,8 +64,11 @@ export class PausedTasks implements PausedTaskSet {
   }
 
   async refresh(): Promise<void> {
+    const seen = this.changes;
     try {
-      this.apply(await this.store.list());
+      const entries = await this.store.list();
+      // A pause or resume made here while the read was in flight: the next refresh reads past it.
+      if (seen === this.changes) this.apply(entries);
       if (this.failing) this.logger.info("reading paused tasks again");
       this.failing = false;
     } catch (error) {
@@ -71,12 +79,14 @@ export class PausedTasks implements PausedTaskSet {
 
   async pause(params: { task: string; by: string | null }): Promise<PausedTask> {
     const entry = await this.store.pause(params);
+    this.changes++;
     this.apply([...this.current.values()].filter((p) => p.task !== entry.task).concat(entry));
     return entry;
   }
 
   async resume(params: { task: string }): Promise<boolean> {
     const was = await this.store.resume(params);
+    this.changes++;
     this.apply([...this.current.values()].filter((p) => p.task !== params.task));
     return was;
   }
