@@ -4,29 +4,19 @@ import module from "node:module";
  * Node's on-disk cache of compiled code (docs/deploy.md#the-compile-cache), switched on by the jfast binary before it
  * loads anything else, on Node versions that have it (22.1 and later). A process started again on the same machine
  * reads the bytecode V8 made for each file the time before instead of compiling it: `jfast start` of the example
- * was listening about 75 ms sooner on Node 24 here (546 → 472 ms, median of 5), with an eighth less CPU. An entry is used only for the
- * same file contents and the same Node, so an edited or upgraded file is compiled again. Node's own settings win:
- * NODE_COMPILE_CACHE names the folder (it is then on already), NODE_DISABLE_COMPILE_CACHE, set to anything (even empty), turns it off. Without
- * them the folder is Node's default, node-compile-cache in the system's temporary folder. A cache that cannot be
- * written (a read-only file system) only means no cache: start-up goes on as without one.
+ * was listening about 75 ms sooner on Node 24 here (546 → 472 ms, median of 5), with an eighth less CPU. An entry is
+ * used only for the same file contents and the same Node, so an edited or upgraded file is compiled again. Node's own
+ * settings win: NODE_COMPILE_CACHE names the folder (it is then on already), NODE_DISABLE_COMPILE_CACHE, set to
+ * anything (even empty), turns it off. Without them the folder is Node's default, node-compile-cache in the system's
+ * temporary folder. A cache that cannot be written (a read-only file system) only means no cache: start-up goes on
+ * as without one.
  */
-export function enableCompileCache(): CompileCacheState {
-  const api = module as unknown as { enableCompileCache?: () => { status: number; directory?: string } };
-  if (typeof api.enableCompileCache !== "function") return { on: false, directory: null };
+export function enableCompileCache(): void {
   try {
-    const { status, directory } = api.enableCompileCache();
-    const statuses = (module as unknown as { constants?: { compileCacheStatus?: Record<string, number> } }).constants?.compileCacheStatus ?? {};
-    const on = status === statuses.ENABLED || status === statuses.ALREADY_ENABLED;
-    return { on, directory: on ? (directory ?? null) : null };
+    (module as unknown as { enableCompileCache?: () => unknown }).enableCompileCache?.();
   } catch {
-    return { on: false, directory: null };
+    // No cache: nothing else depends on it.
   }
-}
-
-export interface CompileCacheState {
-  on: boolean;
-  /** Where the cache is kept; null when it is off. */
-  directory: string | null;
 }
 
 /**

@@ -14,8 +14,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `jfast <args>` to completion. */
-/** `node`: the Node.js binary to run it on (this one by default). */
+/** Runs `jfast <args>` to completion; `node` is the Node.js binary to run it on (this one by default). */
 export function runJfast(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; node?: string } = {}): Promise<RunResult> {
   const child = startJfast(args, options);
   return child.exited;
