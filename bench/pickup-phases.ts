@@ -11,13 +11,20 @@
  * and the medians of each step.
  *
  *   npx tsx pickup-phases.ts                      (PHASES_BACKENDS=postgres,redis, PHASES_PICKUPS=200)
+ *   PHASES_SPLIT=1 npx tsx pickup-phases.ts       the worker in a child process of its own, as run-subject.ts …/split:
+ *                                                 its marks are taken in the child on the machine-wide monotonic clock
+ *                                                 (PHASES_MARKS_FILE=<path>: the child also appends each pickup's marks
+ *                                                 there, one JSON line each, to line up with a --cpu-prof of the child)
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createRequire } from "node:module";
+import { fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { Redis as RedisClient } from "ioredis";
 import { createJfast, Job, task, type Jfast, type QueueProvider } from "@jfast/runtime";
 import { dropRedisKeys } from "./lib/cleanup.js";
@@ -26,6 +33,9 @@ import { now, services, sleep } from "./lib/subject.js";
 
 const BACKENDS = (process.env.PHASES_BACKENDS ?? "postgres,redis").split(",").filter(Boolean) as Array<"postgres" | "redis">;
 const PICKUPS = Number(process.env.PHASES_PICKUPS ?? 200);
+const SPLIT = process.env.PHASES_SPLIT === "1";
+/** In the child of a split run: `--worker <backend> <root>`. */
+const WORKER_ARGS = process.argv.includes("--worker") ? process.argv.slice(process.argv.indexOf("--worker") + 1) : null;
 
 type Mark = "enqueued" | "woken" | "claimSent" | "claimed" | "started";
 let marks: Partial<Record<Mark, number>> | null = null;
@@ -36,6 +46,12 @@ let onStarted: (() => void) | null = null;
 const ping = task("bench.ping", async () => {
   mark("started");
   onStarted?.();
+  // A split run's worker reports its marks to the producer.
+  if (WORKER_ARGS && marks) {
+    if (process.env.PHASES_MARKS_FILE) appendFileSync(process.env.PHASES_MARKS_FILE, `${JSON.stringify(marks)}\n`);
+    process.send!({ type: "marks", marks });
+    marks = null;
+  }
 });
 
 // node-postgres: the claim is a prepared statement named jfast_claim; notifications come as events on the client.
@@ -109,25 +125,31 @@ async function measure(backend: "postgres" | "redis"): Promise<void> {
     await jfast.start();
     return jfast;
   };
-  const worker: Jfast = await open();
+  const local = SPLIT ? null : await openWorker(open);
+  const child = SPLIT ? await startChild(backend, root) : null;
   const producer: Jfast = await open();
   const queue = producer.require<QueueProvider>("queue");
-  const running = worker.createWorker({ concurrency: 10 });
-  running.start();
   const steps: Record<string, number[]> = {};
   const add = (step: string, value: number | undefined) => value !== undefined && (steps[step] ??= []).push(value);
   try {
     await sleep(300);
     for (let i = 0; i < PICKUPS; i++) {
       await sleep(20);
-      const done = new Promise<void>((resolve) => (onStarted = resolve));
+      let done: Promise<Partial<Record<Mark, number>>>;
+      if (child) {
+        child.send("arm");
+        await new Promise((resolve) => child.once("message", resolve));
+        done = new Promise((resolve) => child.once("message", (message) => resolve((message as { marks: Partial<Record<Mark, number>> }).marks)));
+      } else {
+        done = new Promise((resolve) => (onStarted = () => resolve(marks!)));
+      }
       marks = {};
       if (process.env.PHASES_TRACE && i >= 50 && i < 53) trace = [];
       const t0 = now();
       await queue.enqueue(new Job({ task: "bench.ping" }));
       mark("enqueued");
-      await done;
-      const m = marks;
+      const enqueued = marks.enqueued;
+      const m = { ...(await done), enqueued };
       await sleep(5);
       marks = null;
       if (trace) {
@@ -142,9 +164,12 @@ async function measure(backend: "postgres" | "redis"): Promise<void> {
       add("claimed → started", m.claimed !== undefined ? m.started! - m.claimed : undefined);
     }
   } finally {
-    await running.stop({ graceMs: 1000 });
+    await local?.stop();
+    if (child) {
+      child.send("stop");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
     await producer.stop();
-    await worker.stop();
     if (backend === "postgres") {
       const admin = new pg.Client({ connectionString: services.postgres });
       await admin.connect();
@@ -155,11 +180,53 @@ async function measure(backend: "postgres" | "redis"): Promise<void> {
     }
     await rm(root, { recursive: true, force: true });
   }
-  console.log(`\n${backend} (Node ${process.versions.node}), ${PICKUPS} pickups enqueued by a second instance, ms:`);
+  const where = SPLIT ? "by another process" : "by a second instance";
+  console.log(`\n${backend} (Node ${process.versions.node}), ${PICKUPS} pickups enqueued ${where}, ms:`);
   for (const [step, values] of Object.entries(steps)) {
     console.log(`  ${step.padEnd(26)} p50 ${percentile(values, 50).toFixed(3).padStart(7)}   p90 ${percentile(values, 90).toFixed(3).padStart(7)}   (${values.length} samples)`);
   }
 }
 
-for (const backend of BACKENDS) await measure(backend);
-process.exit(0);
+/** An idle worker at concurrency 10 on `worker`'s own jfast instance. */
+async function openWorker(open: () => Promise<Jfast>): Promise<{ stop(): Promise<void> }> {
+  const worker = await open();
+  const running = worker.createWorker({ concurrency: 10 });
+  running.start();
+  return {
+    async stop() {
+      await running.stop({ graceMs: 1000 });
+      await worker.stop();
+    },
+  };
+}
+
+/** The worker of a split run: this script again, as `--worker`, answering "arm" once its marks are reset. */
+async function startChild(backend: string, root: string) {
+  const child = fork(fileURLToPath(import.meta.url), ["--worker", backend, root], { execArgv: process.execArgv });
+  await new Promise((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => reject(new Error(`the worker process exited (${code}) before it was ready`)));
+  });
+  return child;
+}
+
+if (WORKER_ARGS) {
+  const [, root] = WORKER_ARGS;
+  const worker = await openWorker(async () => {
+    const jfast = await createJfast({ root: root!, env: {}, tasks: [ping], logger: silent as never });
+    await jfast.start();
+    return jfast;
+  });
+  process.on("message", (message) => {
+    if (message === "arm") {
+      marks = {};
+      process.send!("armed");
+    } else if (message === "stop") {
+      void worker.stop().then(() => process.exit(0));
+    }
+  });
+  process.send!("ready");
+} else {
+  for (const backend of BACKENDS) await measure(backend);
+  process.exit(0);
+}
