@@ -98,6 +98,9 @@ export function defineScripts(redis: RedisClient, params: { cluster?: boolean } 
   };
 }
 
+/** Each script's command name on the client, made once: a script runs for every claim, enqueue and completion. */
+const COMMAND_NAMES = new Map<ScriptName, string>(SCRIPT_NAMES.map((name) => [name, `jfast_${name.replace(/-/g, "_")}`]));
+
 function commandName(name: ScriptName): string {
-  return `jfast_${name.replace(/-/g, "_")}`;
+  return COMMAND_NAMES.get(name)!;
 }
