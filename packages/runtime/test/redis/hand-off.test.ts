@@ -65,7 +65,9 @@ describe("redis: in-process hand-off to an idle worker", () => {
 
   async function stored(id: string) {
     const hash = await raw.hgetall(backend!.keys.job(id));
-    return { state: hash.state, owner: hash.owner ?? null, attempts: Number(hash.attempts) };
+    // A job not yet claimed keeps its attempts in its JSON only (lib.lua store_job), as decode.ts reads it.
+    const attempts = hash.attempts ?? String((JSON.parse(hash.json!) as { attempts: number }).attempts);
+    return { state: hash.state, owner: hash.owner ?? null, attempts: Number(attempts) };
   }
 
   /** A stand-in for an idle worker: records what it is handed, or that its slots were given back. */

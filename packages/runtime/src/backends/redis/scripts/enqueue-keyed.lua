@@ -17,7 +17,7 @@ while i + 7 <= #ARGV do
   if redis.call('EXISTS', jkey) == 0 then
     local priority = priority_in(ARGV[i + 1])
     local avail = tonumber(ARGV[i + 4])
-    redis.call('HSET', jkey, 'json', ARGV[i + 1], 'attempts', ARGV[i + 2], 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5])
+    store_job(jkey, ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 5], {})
     remember_priority(jkey, priority)
     local task, key = ARGV[i + 6], ARGV[i + 7]
     if task ~= '' and avail <= NOW then

@@ -53,7 +53,7 @@ while i + 8 <= #ARGV do
       duplicates[#duplicates + 1] = holder
     else
       local priority = priority_in(ARGV[i + 1])
-      redis.call('HSET', jkey, 'json', ARGV[i + 1], 'attempts', ARGV[i + 2], 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5])
+      store_job(jkey, ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 5], {})
       remember_priority(jkey, priority)
       make_ready(jkey, id, tonumber(ARGV[i + 4]), false, priority)
       inserted[#inserted + 1] = id

@@ -3,7 +3,8 @@
 -- ARGV 6..: groups of six per job: id, json, attempts, errors (JSON array text), available_at (ms), max_attempts
 -- Returns the ids written now.
 -- Due jobs are promoted first so a job that came due earlier is ahead of the ones written now.
--- Per job one EXISTS and one HSET (the job, its state and due time together, as make_ready would write them); the
+-- Per job one EXISTS and one HSET (the job, its state and due time together, as make_ready would write them;
+-- lib.lua's store_job); the
 -- ready ids go onto their lists and the scheduled ones into the set in one command per list at the end, in the
 -- order given, so a batch reads as if each job had been pushed alone (LPUSH a b c leaves c b a, as three would).
 promote_due(1000)
@@ -19,11 +20,9 @@ while i + 5 <= #ARGV do
     local priority = priority_in(json)
     local avail = tonumber(ARGV[i + 4])
     if priority ~= DEFAULT_PRIORITY then
-      redis.call('HSET', jkey, 'json', json, 'attempts', ARGV[i + 2], 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5],
-        'state', 'ready', 'available_at', avail, 'priority', priority)
+      store_job(jkey, json, ARGV[i + 2], ARGV[i + 3], ARGV[i + 5], { 'state', 'ready', 'available_at', avail, 'priority', priority })
     else
-      redis.call('HSET', jkey, 'json', json, 'attempts', ARGV[i + 2], 'errors', ARGV[i + 3], 'max_attempts', ARGV[i + 5],
-        'state', 'ready', 'available_at', avail)
+      store_job(jkey, json, ARGV[i + 2], ARGV[i + 3], ARGV[i + 5], { 'state', 'ready', 'available_at', avail })
     end
     if avail <= NOW then
       local list = ready[priority]
