@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { RedisBackend } from "../../src/backends/redis/redis-backend.js";
 import { queueKeys } from "../../src/backends/redis/keys.js";
 import { Job } from "../../src/core/job.js";
@@ -19,6 +19,7 @@ describe("redis: the fields of a job's hash", () => {
     for (const backend of opened.splice(0)) await backend.close();
     await dropQueue(queue);
   });
+  afterAll(() => redis.disconnect());
 
   async function open(label: string): Promise<RedisBackend> {
     queue = uniqueQueue(label);

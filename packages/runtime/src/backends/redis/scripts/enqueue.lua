@@ -3,10 +3,10 @@
 -- ARGV 6..: groups of six per job: id, json, attempts, errors (JSON array text), available_at (ms), max_attempts
 -- Returns the ids written now.
 -- Due jobs are promoted first so a job that came due earlier is ahead of the ones written now.
--- Per job one EXISTS and one HSET (the job, its state and due time together, as make_ready would write them;
--- lib.lua's store_job); the
--- ready ids go onto their lists and the scheduled ones into the set in one command per list at the end, in the
--- order given, so a batch reads as if each job had been pushed alone (LPUSH a b c leaves c b a, as three would).
+-- Per job one EXISTS and one HSET (lib.lua's store_job: the job, its state and due time together, as make_ready
+-- would write them); the ready ids go onto their lists and the scheduled ones into the set in one command per list
+-- at the end, in the order given, so a batch reads as if each job had been pushed alone (LPUSH a b c leaves c b a,
+-- as three would).
 promote_due(1000)
 local inserted = {}
 local ready = {}
