@@ -51,6 +51,8 @@ type Listeners = { [E in JobEventName]?: JobEventListener<E>[] };
  */
 export class JobEvents {
   private listeners: Listeners = {};
+  /** `job:enqueued` events whose write is in flight, by job id (enqueueing). */
+  private unannounced: Map<string, JobEventMap["job:enqueued"]> | null = null;
 
   constructor(private readonly onListenerError: (error: unknown, name: JobEventName) => void) {}
 
@@ -69,11 +71,46 @@ export class JobEvents {
     this.listeners = { ...this.listeners, [name]: kept.length > 0 ? kept : undefined };
   }
 
+  /**
+   * Holds `job:enqueued` for `events` until `settle`. A backend that hands jobs over in process (PostgreSQL, Redis)
+   * may deliver one to a worker of this process, which claims and even runs it, before the enqueue's caller hears
+   * back: the first other event of such a job emits its `job:enqueued` first (duplicate false: a handed-over job is
+   * one the write inserted), so a listener always hears `enqueued` before `claimed`.
+   */
+  enqueueing(events: JobEventMap["job:enqueued"][]): PendingEnqueued {
+    const unannounced = (this.unannounced ??= new Map());
+    for (const event of events) unannounced.set(event.job.id, event);
+    const forget = (event: JobEventMap["job:enqueued"]): boolean => {
+      const held = this.unannounced?.get(event.job.id) === event;
+      if (held) this.unannounced!.delete(event.job.id);
+      if (this.unannounced?.size === 0) this.unannounced = null;
+      return held;
+    };
+    return {
+      settle: (duplicates) =>
+        events.forEach((event, i) => {
+          if (!forget(event)) return;
+          event.duplicate = duplicates(i);
+          this.emit("job:enqueued", event);
+        }),
+      abandon: () => events.forEach(forget),
+    };
+  }
+
+  private announceEarly(id: string): void {
+    const event = this.unannounced!.get(id);
+    if (event === undefined) return;
+    this.unannounced!.delete(id);
+    if (this.unannounced!.size === 0) this.unannounced = null;
+    this.emit("job:enqueued", event);
+  }
+
   has(name: JobEventName): boolean {
     return this.listeners[name] !== undefined;
   }
 
   emit<E extends JobEventName>(name: E, event: JobEventMap[E]): void {
+    if (this.unannounced !== null && name !== "job:enqueued") this.announceEarly(event.job.id);
     const listeners = this.listeners[name] as JobEventListener<E>[] | undefined;
     if (!listeners) return;
     for (const listener of listeners) {
@@ -85,6 +122,15 @@ export class JobEvents {
       }
     }
   }
+}
+
+/**
+ * `job:enqueued` for jobs whose write is in flight (JobEvents.enqueueing): `settle` emits those not yet announced,
+ * with the backend's answer; `abandon` forgets them (the write failed).
+ */
+export interface PendingEnqueued {
+  settle(duplicates: (index: number) => boolean): void;
+  abandon(): void;
 }
 
 /**

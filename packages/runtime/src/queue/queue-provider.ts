@@ -137,10 +137,30 @@ export function createQueueProvider(params: {
     }
     return checking && Promise.all(checking).then(() => undefined);
   };
-  const announce = (plan: FlowPlan): void => {
-    if (!events?.has("job:enqueued")) return;
-    for (const step of plan.steps) events.emit("job:enqueued", { job: step.job, queue: queueOf(step.job.task).name, duplicate: false });
+  /**
+   * Writes `jobs` and announces them (`job:enqueued`): held while the write is in flight, so that a job handed over
+   * in process and claimed before the write's answer is heard is announced first (JobEvents.enqueueing).
+   */
+  const announced = async <T,>(jobs: readonly Job[], write: () => Promise<T>, duplicate: (result: T, index: number) => boolean): Promise<T> => {
+    if (!events?.has("job:enqueued")) return write();
+    const pending = events.enqueueing(jobs.map((job) => ({ job, queue: queueOf(job.task).name, duplicate: false })));
+    let result: T;
+    try {
+      result = await write();
+    } catch (error) {
+      pending.abandon();
+      throw error;
+    }
+    pending.settle((i) => duplicate(result, i));
+    return result;
   };
+  // A flow whose id is stored already stores nothing: its steps are announced as duplicates.
+  const written = (plan: FlowPlan, queue: NamedQueue): Promise<{ created: boolean }> =>
+    announced(
+      plan.steps.map((s) => s.job),
+      () => queue.backend.enqueueFlow({ flow: plan }),
+      (result) => !result.created,
+    );
   return {
     backend,
     name: params.name,
@@ -157,12 +177,8 @@ export function createQueueProvider(params: {
       const checking = checkPayloads(jobs);
       if (checking) await checking;
       // One queue (every service that declares none): straight to its backend, as before named queues.
-      const result = queues.size === 1 ? perJob(await backend.enqueue({ jobs }), jobs) : await enqueueInQueues(jobs);
-      if (events?.has("job:enqueued")) {
-        const outcomes = result.jobs;
-        jobs.forEach((job, i) => events.emit("job:enqueued", { job, queue: queueOf(job.task).name, duplicate: outcomes[i]!.duplicate }));
-      }
-      return result;
+      const write = async () => (queues.size === 1 ? perJob(await backend.enqueue({ jobs }), jobs) : enqueueInQueues(jobs));
+      return announced(jobs, write, (result, i) => result.jobs[i]!.duplicate);
     },
     async depths() {
       if (queues.size === 1) return backend.depths();
@@ -175,15 +191,13 @@ export function createQueueProvider(params: {
     async flow(input) {
       const { plan, queue } = planForQueue(() => planFlow(input), prepare, queueOf);
       await checkPayloads(plan.steps.map((s) => s.job));
-      await queue.backend.enqueueFlow({ flow: plan });
-      announce(plan);
+      await written(plan, queue);
       return flowCreated(plan);
     },
     async batch(jobs, options) {
       const { plan, queue } = planForQueue(() => planBatch(jobs, options), prepare, queueOf);
       await checkPayloads(plan.steps.map((s) => s.job));
-      await queue.backend.enqueueFlow({ flow: plan });
-      announce(plan);
+      await written(plan, queue);
       return batchCreated(plan, jobs);
     },
     cancel: (id) => (queues.size === 1 ? backend.cancel({ id }) : cancelInAnyQueue(queues, id)),

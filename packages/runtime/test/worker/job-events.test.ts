@@ -9,7 +9,7 @@ import type { TaskDefinition } from "../../src/core/task.js";
 import { createJfast, type Jfast } from "../../src/create-jfast.js";
 import { PermanentError } from "../../src/errors/permanent-error.js";
 import type { AppWorker } from "../../src/worker/worker-group.js";
-import { dropSchema, eventually, PG_URL, silentLogger, uniqueSchema } from "../postgres/pg-test-env.js";
+import { dropSchema, eventually, openTestBackend, PG_URL, silentLogger, sleep, uniqueSchema } from "../postgres/pg-test-env.js";
 
 /**
  * The job events a service listens to with `jfast.on` (docs/observability.md#job-events): each attempt's claim, start and end, in
@@ -208,5 +208,61 @@ describe("job event listeners", () => {
     await eventually("the job completed", async () => completed.includes(job.id));
     expect((await jfast.require("queue").backend.getJob({ id: job.id }))?.state).toBe("completed");
     expect(removed).toEqual([]);
+  });
+});
+
+/**
+ * PostgreSQL hands a job over to an idle worker of the enqueuing process as it inserts it: the worker may claim and
+ * run it before the enqueue's caller hears back (a busy event loop, a slow reply). `job:enqueued` still comes first.
+ */
+describe("job events: a job handed over in process (postgres)", () => {
+  it("is announced enqueued before it is claimed, even when the enqueue's caller hears back after the job ended", async () => {
+    const { schema, backend, database } = await openTestBackend();
+    const dir = await mkdtemp(path.join(tmpdir(), "jfast-events-"));
+    const insert = backend.enqueue.bind(backend);
+    let answered = 0;
+    // The reply reaches the caller late: the insert (and its hand-off) is done, the continuation is not.
+    backend.enqueue = async (input) => {
+      const result = await insert(input);
+      await sleep(300);
+      answered += 1;
+      return result;
+    };
+    try {
+      await writeFile(
+        path.join(dir, "jfast.toml"),
+        `[service]\nname = "events"\n[plugins]\nenabled = ["database", "queue"]\n[plugin.database]\nurl = "${PG_URL}"\nschema = "${schema}"\n[plugin.queue]\nbackend = "postgres"\n`,
+      );
+      const broken = defineTask("events.handed", { maxAttempts: 1 }, async () => {
+        throw new Error("always fails");
+      });
+      const jfast = await createJfast({ root: dir, env: {}, logger: silentLogger, tasks: [broken], backend });
+      await jfast.start();
+      try {
+        const seen: { name: JobEventName; id: string; duplicate?: boolean }[] = [];
+        for (const name of EVENTS) jfast.on(name, (event) => void seen.push({ name, id: event.job.id, ...("duplicate" in event ? { duplicate: event.duplicate } : {}) }));
+        const worker = jfast.createWorker({ concurrency: 2 });
+        worker.start();
+        try {
+          await sleep(200); // idle: its free slots are offered for a hand-off
+          const job = broken.job({});
+          const enqueued = jfast.require("queue").enqueue(job);
+          await eventually("the handed-over job dead before its enqueue answered", async () => seen.some((s) => s.name === "job:dead"));
+          expect(answered).toBe(0);
+          await enqueued;
+          expect(seen.map((s) => s.name)).toEqual(["job:enqueued", "job:claimed", "job:started", "job:failed", "job:dead"]);
+          expect(seen.every((s) => s.id === job.id)).toBe(true);
+          expect(seen[0]).toMatchObject({ duplicate: false });
+        } finally {
+          await worker.stop({ graceMs: 0 });
+        }
+      } finally {
+        await jfast.stop();
+      }
+    } finally {
+      await database.close();
+      await dropSchema(schema);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
