@@ -151,12 +151,22 @@ export function firstHandOff(jobs: readonly Job[]): boolean {
  * handed over in process (QueueBackend.offerSlots) and for a RabbitMQ delivery.
  */
 export function claimedJob(json: JobJSON): Job {
-  return Job.fromJSON({
+  // Rebuilt without new Job's checks (Job.restore): `json` is a job a backend stored, or one decodeJob checked.
+  return Job.restore({
     ...json,
+    // A job stored before priorities existed has none: the default.
+    priority: json.priority ?? DEFAULT_PRIORITY,
     payload: JSON.parse(JSON.stringify(json.payload)) as unknown,
     attempts: json.attempts + 1,
-    trace: json.trace === null ? null : { ...json.trace },
+    maxAttempts: json.maxAttempts ?? null,
+    availableAt: new Date(json.availableAt),
+    createdAt: new Date(json.createdAt),
+    tenantId: json.tenantId ?? null,
+    requestId: json.requestId ?? null,
+    trace: json.trace == null ? null : { ...json.trace },
     errors: json.errors.map((error) => ({ ...error })),
+    timeoutMs: json.timeoutMs ?? null,
+    ...(json.limitKey ? {} : { limitKey: undefined }),
   });
 }
 

@@ -85,7 +85,9 @@ export class Consumer {
 
   async claim(params: { workerId: string; limit: number; leaseMs: number; pushAhead?: number }): Promise<Job[]> {
     if (params.limit <= 0 || this.closing) return [];
-    await this.ensureConsuming(params.limit, Math.max(0, params.pushAhead ?? 0));
+    // Consuming already at the level wanted (every claim of a busy worker): nothing to wait for.
+    const starting = this.ensureConsuming(params.limit, Math.max(0, params.pushAhead ?? 0));
+    if (starting) await starting;
     // Messages the broker already dispatched may still be on the wire: a round trip on the consuming channel
     // returns after them (the broker writes a channel's frames in order), so a job enqueued and confirmed
     // before this claim is in the buffer by the time we look.
@@ -180,7 +182,7 @@ export class Consumer {
   /** Resolves when a job is buffered, after `timeoutMs`, on abort, or on close. Never polls. */
   wait(params: { signal: AbortSignal; timeoutMs: number }): Promise<void> {
     if (params.signal.aborted || this.closing) return Promise.resolve();
-    if (this.prefetch === 0) void this.ensureConsuming(1, 0).catch(() => undefined);
+    if (this.prefetch === 0) void this.ensureConsuming(1, 0)?.catch(() => undefined);
     if (this.buffer.length > 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
@@ -235,16 +237,13 @@ export class Consumer {
     return this.level.value;
   }
 
-  private async ensureConsuming(limit: number, ahead: number): Promise<void> {
+  /** Starts consuming, or brings the prefetch to what this claim wants; null when there is nothing to wait for. */
+  private ensureConsuming(limit: number, ahead: number): Promise<void> | null {
     this.slots = Math.max(this.slots, limit);
     // Raised at once; lowered only once well below for a while (prefetch-level.ts).
     const change = this.level.want(this.slots + ahead, performance.now());
-    if (this.sub?.alive) {
-      if (change) await this.retune(this.sub);
-      return;
-    }
-    const session = await this.options.connection.session("consume the work queue");
-    await this.subscribeOn(session);
+    if (this.sub?.alive) return change ? this.retune(this.sub) : null;
+    return this.options.connection.session("consume the work queue").then((session) => this.subscribeOn(session));
   }
 
   /**
@@ -321,7 +320,7 @@ export class Consumer {
     sub.acks.delivered(message.fields.deliveryTag);
     const arrival = classifyArrival(message, Date.now());
     if (arrival.kind === "ready") {
-      const delivery: Delivery = { sub, message, json: arrival.json, workerId: null, lockedUntil: null, timer: null, settled: false };
+      const delivery: Delivery = { sub, message, json: arrival.json, workerId: null, lockedUntil: null, settled: false };
       if (this.replacing.has(arrival.json.id)) {
         this.parked.push(delivery);
         return;

@@ -9,6 +9,12 @@ import type { Delivery } from "./subscription.js";
 export class Leases {
   private readonly held = new Set<Delivery>();
   private readonly byJob = new WeakMap<Job, Delivery>();
+  /**
+   * One timer for the table, set for the earliest lease to end (a timer per delivery cost every job a timer
+   * made and cleared); when it fires, every lease past its end is given back and it is set for the next.
+   */
+  private timer: NodeJS.Timeout | null = null;
+  private timerAt = Number.POSITIVE_INFINITY;
 
   constructor(private readonly expired: (delivery: Delivery) => void) {}
 
@@ -23,8 +29,8 @@ export class Leases {
   /** `delivery` is now `job`, claimed by `workerId` until `now + leaseMs`. */
   hold(delivery: Delivery, job: Job, params: { workerId: string; now: number; leaseMs: number }): void {
     delivery.workerId = params.workerId;
-    this.lease(delivery, params.now + params.leaseMs, params.leaseMs);
     this.held.add(delivery);
+    this.lease(delivery, params.now + params.leaseMs);
     this.byJob.set(job, delivery);
   }
 
@@ -32,7 +38,7 @@ export class Leases {
     const ids = new Set(params.jobIds);
     const until = Date.now() + params.leaseMs;
     for (const delivery of this.held) {
-      if (delivery.workerId === params.workerId && ids.has(delivery.json.id)) this.lease(delivery, until, params.leaseMs);
+      if (delivery.workerId === params.workerId && ids.has(delivery.json.id)) this.lease(delivery, until);
     }
   }
 
@@ -57,8 +63,7 @@ export class Leases {
     delivery.settled = false;
     this.held.add(delivery);
     this.byJob.set(job, delivery);
-    const until = delivery.lockedUntil ?? Date.now();
-    this.lease(delivery, until, until - Date.now());
+    this.lease(delivery, delivery.lockedUntil ?? Date.now());
     return true;
   }
 
@@ -76,35 +81,50 @@ export class Leases {
   }
 
   clearTimers(): void {
-    for (const delivery of this.held) if (delivery.timer) clearTimeout(delivery.timer);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timerAt = Number.POSITIVE_INFINITY;
   }
 
-  private lease(delivery: Delivery, until: number, leaseMs: number): void {
+  private lease(delivery: Delivery, until: number): void {
     delivery.lockedUntil = until;
-    if (delivery.timer) clearTimeout(delivery.timer);
-    delivery.timer = setTimeout(() => this.expire(delivery), Math.max(0, leaseMs));
-    delivery.timer.unref();
+    this.wakeAt(until);
   }
 
-  /** The lease ran out with no heartbeat: give the message back; the broker redelivers it as a lost attempt. */
-  private expire(delivery: Delivery): void {
-    if (delivery.settled) return;
-    const left = (delivery.lockedUntil ?? 0) - Date.now();
-    if (left > 0) {
-      // Timers run on the monotonic clock, lockedUntil on the wall clock; the two disagree by a millisecond of
-      // rounding (more while NTP slews), so a timer can fire a little early: wait out the rest rather than
-      // leave the delivery held for good.
-      this.lease(delivery, delivery.lockedUntil!, left);
-      return;
-    }
-    this.settle(delivery);
-    this.expired(delivery);
+  private wakeAt(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.expire, Math.max(0, at - Date.now()));
+    this.timer.unref();
   }
+
+  /**
+   * The earliest lease ran out: every delivery whose lease ended with no heartbeat goes back to the broker, which
+   * redelivers it as a lost attempt. Timers run on the monotonic clock, lockedUntil on the wall clock; the two
+   * disagree by a millisecond of rounding (more while NTP slews), so the timer can fire a little early: a lease
+   * not ended yet sets it again rather than stay held for good.
+   */
+  private readonly expire = (): void => {
+    this.timer = null;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const delivery of [...this.held]) {
+      const until = delivery.lockedUntil ?? 0;
+      if (until > now) {
+        next = Math.min(next, until);
+        continue;
+      }
+      this.settle(delivery);
+      this.expired(delivery);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.wakeAt(next);
+  };
 
   private settle(delivery: Delivery): void {
     delivery.settled = true;
+    // The timer stays: at worst it wakes once for a table with nothing left to give back.
     this.held.delete(delivery);
-    if (delivery.timer) clearTimeout(delivery.timer);
-    delivery.timer = null;
   }
 }

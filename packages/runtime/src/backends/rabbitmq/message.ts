@@ -160,49 +160,20 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   }
   const v = value as Record<string, unknown>;
   const problems: string[] = [];
-  const str = (key: string, required: boolean): string | null => {
-    const x = v[key];
-    if (x === undefined || x === null) {
-      if (required) problems.push(`"${key}" is missing`);
-      return null;
-    }
-    if (typeof x !== "string" || (required && x.length === 0)) {
-      problems.push(`"${key}" must be a ${required ? "non-empty " : ""}string`);
-      return null;
-    }
-    return x;
-  };
-  const num = (key: string, min: number): number | null => {
-    const x = v[key];
-    if (x === undefined || x === null) return null;
-    if (typeof x !== "number" || !Number.isFinite(x) || x < min) {
-      problems.push(`"${key}" must be a number ≥ ${min}`);
-      return null;
-    }
-    return x;
-  };
-  const date = (key: string): string | null => {
-    const x = str(key, false);
-    if (x !== null && Number.isNaN(Date.parse(x))) {
-      problems.push(`"${key}" must be an ISO-8601 date`);
-      return null;
-    }
-    return x;
-  };
   if (v.id === undefined && typeof properties.messageId === "string" && properties.messageId !== "") v.id = properties.messageId;
   if (v.task === undefined && typeof properties.type === "string" && properties.type !== "") v.task = properties.type;
-  const id = str("id", true);
-  const task = str("task", true);
-  const attempts = num("attempts", 0);
+  const id = readString(v, "id", true, problems);
+  const task = readString(v, "task", true, problems);
+  const attempts = readNumber(v, "attempts", 0, problems);
   const priority = v.priority === undefined || v.priority === null ? DEFAULT_PRIORITY : v.priority;
   const badPriority = priorityProblem(priority);
   if (badPriority !== null) problems.push(`"priority": ${badPriority}`);
-  const maxAttempts = num("maxAttempts", 1);
-  const timeoutMs = num("timeoutMs", 1);
-  const availableAt = date("availableAt");
-  const createdAt = date("createdAt");
-  const tenantId = str("tenantId", false);
-  const requestId = str("requestId", false);
+  const maxAttempts = readNumber(v, "maxAttempts", 1, problems);
+  const timeoutMs = readNumber(v, "timeoutMs", 1, problems);
+  const availableAt = readDate(v, "availableAt", problems);
+  const createdAt = readDate(v, "createdAt", problems);
+  const tenantId = readString(v, "tenantId", false, problems);
+  const requestId = readString(v, "requestId", false, problems);
   const trace = readTrace(v.trace, problems);
   const errors = readErrors(v.errors, problems);
   if (attempts !== null && !Number.isInteger(attempts)) problems.push(`"attempts" must be a whole number`);
@@ -210,9 +181,8 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   const unstorable = storableProblem({ id, task, tenantId, requestId, payload: v.payload === undefined ? {} : v.payload });
   // What `new Job` refuses (NUL, half a surrogate pair...) could not be handed to a worker: set aside, not claimed.
   if (unstorable !== null) return { ok: false, reason: `not a jfast job: ${unstorable}` };
-  const now = new Date().toISOString();
   const idTime = createdAt === null ? jobIdTime(id) : null;
-  const created = createdAt ?? (idTime !== null ? new Date(idTime).toISOString() : null) ?? availableAt ?? now;
+  const created = createdAt ?? (idTime !== null ? new Date(idTime).toISOString() : null) ?? availableAt ?? new Date().toISOString();
   const json: JobJSON = {
     id,
     task,
@@ -237,6 +207,40 @@ export function decodeJob(content: Buffer, properties: CarriedProperties = {}): 
   // Attempts' records (progress.ts) are for people to read: a body without a well-formed list has none.
   if (Array.isArray(v.runs)) json.runs = (v.runs as unknown[]).filter((r): r is AttemptRun => typeof r === "object" && r !== null && typeof (r as AttemptRun).startedAt === "number");
   return { ok: true, json };
+}
+
+// decodeJob's readers: each pushes what is wrong with `key` onto `problems` and gives null for a missing or bad value.
+
+function readString(v: Record<string, unknown>, key: string, required: boolean, problems: string[]): string | null {
+  const x = v[key];
+  if (x === undefined || x === null) {
+    if (required) problems.push(`"${key}" is missing`);
+    return null;
+  }
+  if (typeof x !== "string" || (required && x.length === 0)) {
+    problems.push(`"${key}" must be a ${required ? "non-empty " : ""}string`);
+    return null;
+  }
+  return x;
+}
+
+function readNumber(v: Record<string, unknown>, key: string, min: number, problems: string[]): number | null {
+  const x = v[key];
+  if (x === undefined || x === null) return null;
+  if (typeof x !== "number" || !Number.isFinite(x) || x < min) {
+    problems.push(`"${key}" must be a number ≥ ${min}`);
+    return null;
+  }
+  return x;
+}
+
+function readDate(v: Record<string, unknown>, key: string, problems: string[]): string | null {
+  const x = readString(v, key, false, problems);
+  if (x !== null && Number.isNaN(Date.parse(x))) {
+    problems.push(`"${key}" must be an ISO-8601 date`);
+    return null;
+  }
+  return x;
 }
 
 function storableProblem(fields: { id: string; task: string; tenantId: string | null; requestId: string | null; payload: unknown }): string | null {

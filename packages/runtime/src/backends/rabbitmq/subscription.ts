@@ -43,7 +43,6 @@ export interface Delivery {
   readonly json: JobJSON;
   workerId: string | null;
   lockedUntil: number | null;
-  timer: NodeJS.Timeout | null;
   settled: boolean;
 }
 
