@@ -229,7 +229,8 @@ export class Job<P = unknown> {
     if (!init.task || typeof init.task !== "string") {
       throw new TypeError("new Job({ task }) needs the task's name, e.g. new Job({ task: \"invoice.send_email\", payload })");
     }
-    const context = currentContext();
+    // The request's context fills in what the caller left out (Job.fromJSON passes all three: no lookup).
+    const context = init.tenantId === undefined || init.requestId === undefined || init.trace === undefined ? currentContext() : undefined;
     const now = new Date();
     this.id = init.id ?? newJobId(now.getTime());
     this.task = init.task;
