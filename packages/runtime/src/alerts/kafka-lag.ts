@@ -1,5 +1,5 @@
 import type { Admin } from "kafkajs";
-import { importDriver } from "../core/import-driver.js";
+import { loadKafkajs } from "../kafka/kafkajs.js";
 import { ConfigError } from "../errors/jfast-error.js";
 import { kafkaUnavailable, type BrokerSource } from "../kafka/kafka-errors.js";
 import type { Logger } from "../observability/logger.js";
@@ -51,7 +51,7 @@ export function createKafkaLagReader(source: KafkaLagSource, logger: Logger): Ka
 
   function connect(): Promise<Admin> {
     admin ??= (async () => {
-      const { Kafka, logLevel } = (await importDriver("kafkajs", () => import("kafkajs"))).default;
+      const { Kafka, logLevel } = await loadKafkajs();
       const kafka = new Kafka({
         clientId: `${source.service}-alerts`,
         brokers: [...source.brokers.brokers],

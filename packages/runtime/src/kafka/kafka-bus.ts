@@ -1,16 +1,16 @@
 import type { Admin, LogEntry, Producer } from "kafkajs";
 import { Event } from "../core/event.js";
-import { importDriver } from "../core/import-driver.js";
 import type { AppContext } from "../core/task.js";
 import { JfastError } from "../errors/jfast-error.js";
 import type { Logger } from "../observability/logger.js";
 import { createEventConsumer, type EventConsumer } from "./event-consumer.js";
+import { loadKafkajs } from "./kafkajs.js";
 import type { BlockedPartition, EventsBus, EventsHealth, EventsStatus, PartitionLag } from "./events-bus.js";
 import { KafkaErrorCode, kafkaUnavailable, publishFailed, rootMessage, topicMissing, type BrokerSource } from "./kafka-errors.js";
 import { validateTopic, type EventHandlerDefinition } from "./on.js";
 import { encodeEvent } from "./wire.js";
 
-const { Kafka, Partitioners, logLevel } = (await importDriver("kafkajs", () => import("kafkajs"))).default;
+const { Kafka, Partitioners, logLevel } = await loadKafkajs();
 
 /** The kafka plugin, started: what create-jfast keeps and stops. Loaded by dynamic import only. */
 export interface KafkaBus extends EventsBus {
