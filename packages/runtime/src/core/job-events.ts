@@ -80,29 +80,29 @@ export class JobEvents {
   enqueueing(events: JobEventMap["job:enqueued"][]): PendingEnqueued {
     const unannounced = (this.unannounced ??= new Map());
     for (const event of events) unannounced.set(event.job.id, event);
-    const forget = (event: JobEventMap["job:enqueued"]): boolean => {
-      const held = this.unannounced?.get(event.job.id) === event;
-      if (held) this.unannounced!.delete(event.job.id);
-      if (this.unannounced?.size === 0) this.unannounced = null;
-      return held;
-    };
     return {
       settle: (duplicates) =>
         events.forEach((event, i) => {
-          if (!forget(event)) return;
+          if (this.takeUnannounced(event.job.id, event) === undefined) return;
           event.duplicate = duplicates(i);
           this.emit("job:enqueued", event);
         }),
-      abandon: () => events.forEach(forget),
+      abandon: () => events.forEach((event) => this.takeUnannounced(event.job.id, event)),
     };
   }
 
   private announceEarly(id: string): void {
-    const event = this.unannounced!.get(id);
-    if (event === undefined) return;
+    const event = this.takeUnannounced(id);
+    if (event !== undefined) this.emit("job:enqueued", event);
+  }
+
+  /** The held `job:enqueued` of job `id` (only if it is `expected`, when given), no longer held; else undefined. */
+  private takeUnannounced(id: string, expected?: JobEventMap["job:enqueued"]): JobEventMap["job:enqueued"] | undefined {
+    const event = this.unannounced?.get(id);
+    if (event === undefined || (expected !== undefined && event !== expected)) return undefined;
     this.unannounced!.delete(id);
     if (this.unannounced!.size === 0) this.unannounced = null;
-    this.emit("job:enqueued", event);
+    return event;
   }
 
   has(name: JobEventName): boolean {

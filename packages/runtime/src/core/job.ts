@@ -166,7 +166,7 @@ export function claimedJob(json: JobJSON): Job {
     trace: json.trace == null ? null : { ...json.trace },
     errors: json.errors.map((error) => ({ ...error })),
     timeoutMs: json.timeoutMs ?? null,
-    ...(json.limitKey ? {} : { limitKey: undefined }),
+    limitKey: json.limitKey || undefined,
   });
 }
 
