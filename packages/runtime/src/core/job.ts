@@ -110,12 +110,9 @@ export function invalidPriority(where: string, value: unknown): JfastError {
   });
 }
 
-/** Jobs made by `new Job` without a priority: enqueue gives them their task's `priority` option, if any. */
-const priorityDefaulted = new WeakSet<Job>();
-
 /** True for a job made without a priority (not one restored from a backend, which keeps its own). */
 export function isPriorityDefaulted(job: Job): boolean {
-  return priorityDefaulted.has(job);
+  return hasMark(job, PRIORITY_DEFAULTED);
 }
 
 /** What `task(payload, options)` takes besides the payload: everything of `new Job` but the task and payload. */
@@ -129,8 +126,18 @@ type RestoredFields = Omit<JobJSON, "availableAt" | "createdAt"> & { availableAt
 /** What Job.restore() passes the constructor; the fields themselves come from `restoring`. */
 const RESTORE_INIT: JobInit = { task: "(restored)" };
 
-/** Jobs whose id this process generated and that no backend has been handed yet (see firstHandOff). */
-const neverHandedOff = new WeakSet<Job>();
+/*
+ * What a Job knows of its own making, as bits of a private field (bookkeeping every job of a bulk enqueue pays for:
+ * two WeakSets cost about half a microsecond a job and work for the garbage collector):
+ *  - PRIORITY_DEFAULTED: made by `new Job` without a priority; enqueue gives it its task's `priority` option, if any.
+ *  - NEVER_HANDED_OFF: its id was generated here and no backend has been handed it yet (see firstHandOff).
+ */
+const PRIORITY_DEFAULTED = 1;
+const NEVER_HANDED_OFF = 2;
+/** Whether `job` carries `mark`; set by Job's static block, the only code that reads its private field. */
+let hasMark: (job: Job, mark: number) => boolean;
+/** Whether `job` carried `mark`, which it no longer does. */
+let takeMark: (job: Job, mark: number) => boolean;
 
 /**
  * True when every job of a batch has an id generated here (UUIDv7, never passed in) and was never handed to
@@ -140,7 +147,7 @@ const neverHandedOff = new WeakSet<Job>();
  */
 export function firstHandOff(jobs: readonly Job[]): boolean {
   let fresh = true;
-  for (const job of jobs) if (!neverHandedOff.delete(job)) fresh = false;
+  for (const job of jobs) if (!takeMark(job, NEVER_HANDED_OFF)) fresh = false;
   return fresh;
 }
 
@@ -201,6 +208,17 @@ export class Job<P = unknown> {
   debounce: JobDebounce | null;
   /** Its key for `concurrency: { key, limit }`, filled in from its task when enqueued (QueueProvider.prepare). */
   limitKey: string | null;
+  /** PRIORITY_DEFAULTED and NEVER_HANDED_OFF (above); 0 for a restored job. */
+  #marks = 0;
+
+  static {
+    hasMark = (job, mark) => (job.#marks & mark) !== 0;
+    takeMark = (job, mark) => {
+      const had = (job.#marks & mark) !== 0;
+      job.#marks &= ~mark;
+      return had;
+    };
+  }
 
   constructor(init: JobInit<P>) {
     const stored = restoring;
@@ -269,9 +287,9 @@ export class Job<P = unknown> {
     assertStorableText(this.tenantId, `the tenant id of a "${this.task}" job`);
     assertStorableText(this.requestId, `the request id of a "${this.task}" job`);
     assertStorable(this.payload, `the payload of a "${this.task}" job`);
-    if (init.priority === undefined) priorityDefaulted.add(this);
+    if (init.priority === undefined) this.#marks |= PRIORITY_DEFAULTED;
     else if (priorityProblem(init.priority) !== null) throw invalidPriority(`new Job({ task: "${this.task}" })`, init.priority);
-    if (init.id === undefined) neverHandedOff.add(this);
+    if (init.id === undefined) this.#marks |= NEVER_HANDED_OFF;
   }
 
   static fromJSON(json: JobJSON): Job {

@@ -79,6 +79,35 @@ describe("redis: the fields of a job's hash", () => {
     expect(claimed?.errors).toEqual([error]);
   });
 
+  it("stores a batch of new jobs sharing their attempts limit as one of different limits, field for field", async () => {
+    const backend = await open("hash-compact");
+    // One limit for all: sent as three arguments a job (enqueue.lua's compact form); two limits: six a job.
+    const shared = [makeJob({ maxAttempts: 4 }), makeJob({ maxAttempts: 4, priority: 2 }), makeJob({ maxAttempts: 4, availableAt: new Date(Date.now() + 60_000) })];
+    const mixed = [makeJob({ maxAttempts: 4 }), makeJob({ maxAttempts: 4, priority: 2 }), makeJob({ maxAttempts: 7, availableAt: new Date(Date.now() + 60_000) })];
+    await backend.enqueue({ jobs: shared });
+    await backend.enqueue({ jobs: mixed });
+    const hash = (id: string) => redis.hgetall(queueKeys({ queue }).job(id));
+    for (let i = 0; i < 3; i++) {
+      const [a, b] = [await hash(shared[i]!.id), await hash(mixed[i]!.id)];
+      expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+      expect(a.state).toBe(b.state);
+      expect(a.priority).toBe(b.priority);
+      expect(JSON.parse(a.json!)).toEqual(shared[i]!.toJSON());
+      expect(JSON.parse(b.json!)).toEqual(mixed[i]!.toJSON());
+      expect(Number(a.available_at)).toBe(shared[i]!.availableAt.getTime());
+    }
+    expect((await hash(shared[2]!.id)).max_attempts).toBe("4");
+    expect((await hash(mixed[2]!.id)).max_attempts).toBe("7");
+    // Claimed in priority order, each with its own limit and no attempt made before.
+    const claimed = await backend.claim({ workerId: "w1", limit: 10, leaseMs: 30_000, pausedTasks: [] });
+    expect(claimed.map((job) => [job.id, job.maxAttempts, job.attempts])).toEqual([
+      [shared[1]!.id, 4, 1],
+      [mixed[1]!.id, 4, 1],
+      [shared[0]!.id, 4, 1],
+      [mixed[0]!.id, 4, 1],
+    ]);
+  });
+
   it("reads a hash written with both fields (by an earlier version) as before", async () => {
     const backend = await open("hash-older");
     const job = makeJob();

@@ -15,11 +15,37 @@ export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise
     if (handedOff) return handedOff;
   }
   if (q.limited.fair.size > 0 && jobs.some((job) => q.limited.fair.has(job.task))) return enqueueKeyed(q, jobs);
-  const args: Array<string | number> = [];
-  for (const job of jobs) packJob(job, args);
-  const inserted = (await q.script("enqueue", "enqueue", args, q.replicaWait)) as string[];
+  const inserted = (await q.script("enqueue", "enqueue", plainArgs(jobs), q.replicaWait)) as string[];
   await announceBatch(q, jobs, inserted);
   return { inserted };
+}
+
+/**
+ * enqueue.lua's arguments. New jobs (no attempt made, no error: every job a caller makes) sharing one max_attempts,
+ * as a bulk enqueue of one task's jobs does, go as three arguments each with the max_attempts once; any other batch
+ * as packJob writes them, six each.
+ */
+function plainArgs(jobs: readonly Job[]): Array<string | number> {
+  const shared = jobs[0]!.maxAttempts;
+  let compact = true;
+  for (let i = 0; i < jobs.length && compact; i++) {
+    const job = jobs[i]!;
+    compact = job.attempts === 0 && job.errors.length === 0 && job.maxAttempts === shared;
+  }
+  if (!compact) {
+    const args: Array<string | number> = [""];
+    for (const job of jobs) packJob(job, args);
+    return args;
+  }
+  const args: Array<string | number> = new Array(1 + 3 * jobs.length);
+  args[0] = shared ?? 0;
+  for (let i = 0, at = 1; i < jobs.length; i++, at += 3) {
+    const job = jobs[i]!;
+    args[at] = job.id;
+    args[at + 1] = JSON.stringify(job);
+    args[at + 2] = job.availableAt.getTime();
+  }
+  return args;
 }
 
 /**
