@@ -7,8 +7,13 @@ import type { Delivery } from "./subscription.js";
  * and the broker redelivers it as a lost attempt.
  */
 export class Leases {
-  private readonly held = new Set<Delivery>();
-  private readonly byJob = new WeakMap<Job, Delivery>();
+  /** Each held delivery and the job it was claimed as. */
+  private readonly held = new Map<Delivery, Job>();
+  /**
+   * The same, by job: the worker settles a job with the Job it was given. A Map emptied as deliveries settle, not
+   * a WeakMap: every delivery paid a weak entry, work for the garbage collector.
+   */
+  private readonly byJob = new Map<Job, Delivery>();
   /**
    * One timer for the table, set for the earliest lease to end (a timer per delivery cost every job a timer
    * made and cleared); when it fires, every lease past its end is given back and it is set for the next.
@@ -23,13 +28,13 @@ export class Leases {
   }
 
   deliveries(): readonly Delivery[] {
-    return [...this.held];
+    return [...this.held.keys()];
   }
 
   /** `delivery` is now `job`, claimed by `workerId` until `now + leaseMs`. */
   hold(delivery: Delivery, job: Job, params: { workerId: string; now: number; leaseMs: number }): void {
     delivery.workerId = params.workerId;
-    this.held.add(delivery);
+    this.held.set(delivery, job);
     this.lease(delivery, params.now + params.leaseMs);
     this.byJob.set(job, delivery);
   }
@@ -37,7 +42,7 @@ export class Leases {
   extend(params: { workerId: string; jobIds: string[]; leaseMs: number }): void {
     const ids = new Set(params.jobIds);
     const until = Date.now() + params.leaseMs;
-    for (const delivery of this.held) {
+    for (const delivery of this.held.keys()) {
       if (delivery.workerId === params.workerId && ids.has(delivery.json.id)) this.lease(delivery, until);
     }
   }
@@ -47,7 +52,7 @@ export class Leases {
    * no longer holds it: its lease expired, its connection dropped, or another worker holds it now.
    */
   take(workerId: string, job: Job): Delivery | null {
-    const delivery = this.byJob.get(job) ?? [...this.held].find((d) => d.json.id === job.id && d.workerId === workerId);
+    const delivery = this.byJob.get(job) ?? [...this.held.keys()].find((d) => d.json.id === job.id && d.workerId === workerId);
     if (!delivery || delivery.settled || delivery.workerId !== workerId || !delivery.sub.alive) return null;
     this.settle(delivery);
     return delivery;
@@ -61,7 +66,7 @@ export class Leases {
   restore(delivery: Delivery, job: Job): boolean {
     if (!delivery.sub.alive || !delivery.settled || delivery.workerId === null) return false;
     delivery.settled = false;
-    this.held.add(delivery);
+    this.held.set(delivery, job);
     this.byJob.set(job, delivery);
     this.lease(delivery, delivery.lockedUntil ?? Date.now());
     return true;
@@ -69,7 +74,7 @@ export class Leases {
 
   /** take() by job id: a delivery this worker holds, for an outcome decided without the Job (a cancellation). */
   takeById(workerId: string, id: string): Delivery | null {
-    const delivery = [...this.held].find((d) => d.json.id === id && d.workerId === workerId && !d.settled);
+    const delivery = [...this.held.keys()].find((d) => d.json.id === id && d.workerId === workerId && !d.settled);
     if (!delivery || !delivery.sub.alive) return null;
     this.settle(delivery);
     return delivery;
@@ -77,7 +82,7 @@ export class Leases {
 
   /** The channel of these deliveries is gone: the broker requeues them, and a late outcome is ignored. */
   drop(matches: (delivery: Delivery) => boolean): void {
-    for (const delivery of [...this.held]) if (matches(delivery)) this.settle(delivery);
+    for (const delivery of [...this.held.keys()]) if (matches(delivery)) this.settle(delivery);
   }
 
   clearTimers(): void {
@@ -110,7 +115,7 @@ export class Leases {
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = Date.now();
     let next = Number.POSITIVE_INFINITY;
-    for (const delivery of [...this.held]) {
+    for (const delivery of [...this.held.keys()]) {
       const until = delivery.lockedUntil ?? 0;
       if (until > now) {
         next = Math.min(next, until);
@@ -125,6 +130,8 @@ export class Leases {
   private settle(delivery: Delivery): void {
     delivery.settled = true;
     // The timer stays: at worst it wakes once for a table with nothing left to give back.
+    const job = this.held.get(delivery);
     this.held.delete(delivery);
+    if (job !== undefined && this.byJob.get(job) === delivery) this.byJob.delete(job);
   }
 }
