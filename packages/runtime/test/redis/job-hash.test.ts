@@ -108,6 +108,22 @@ describe("redis: the fields of a job's hash", () => {
     ]);
   });
 
+  it("writes a batch of new jobs without asking whether each exists, and the same jobs again (a retry) not twice", async () => {
+    const backend = await open("hash-fresh");
+    const jobs = [makeJob(), makeJob(), makeJob({ priority: 2 })];
+    const first = await backend.enqueue({ jobs });
+    expect(first.inserted).toEqual(jobs.map((job) => job.id));
+    // Claimed and changed in between: an enqueue of the same Job objects must leave the stored jobs as they are.
+    const [claimed] = await backend.claim({ workerId: "w1", limit: 1, leaseMs: 30_000, pausedTasks: [] });
+    expect(claimed?.id).toBe(jobs[2]!.id);
+    const again = await backend.enqueue({ jobs });
+    expect(again.inserted).toEqual([]);
+    expect(await redis.hget(queueKeys({ queue }).job(jobs[2]!.id), "state")).toBe("running");
+    expect(await redis.hget(queueKeys({ queue }).job(jobs[2]!.id), "attempts")).toBe("1");
+    const rest = await backend.claim({ workerId: "w1", limit: 10, leaseMs: 30_000, pausedTasks: [] });
+    expect(rest.map((job) => job.id)).toEqual([jobs[0]!.id, jobs[1]!.id]);
+  });
+
   it("reads a hash written with both fields (by an earlier version) as before", async () => {
     const backend = await open("hash-older");
     const job = makeJob();

@@ -1,4 +1,4 @@
-import { claimedCopy, type Job } from "../../core/job.js";
+import { claimedCopy, firstHandOff, type Job } from "../../core/job.js";
 import type { EnqueueResult } from "../../core/queue-backend.js";
 import { hasUnique, scopedUniqueKey } from "../../core/unique.js";
 import { announceBatch, packJob, type RedisQueue } from "./context.js";
@@ -15,7 +15,7 @@ export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise
     if (handedOff) return handedOff;
   }
   if (q.limited.fair.size > 0 && jobs.some((job) => q.limited.fair.has(job.task))) return enqueueKeyed(q, jobs);
-  const inserted = (await q.script("enqueue", "enqueue", plainArgs(jobs), q.replicaWait)) as string[];
+  const inserted = (await q.script("enqueue", "enqueue", plainArgs(jobs, firstHandOff(jobs)), q.replicaWait)) as string[];
   await announceBatch(q, jobs, inserted);
   return { inserted };
 }
@@ -23,9 +23,10 @@ export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise
 /**
  * enqueue.lua's arguments. New jobs (no attempt made, no error: every job a caller makes) sharing one max_attempts,
  * as a bulk enqueue of one task's jobs does, go as three arguments each with the max_attempts once; any other batch
- * as packJob writes them, six each.
+ * as packJob writes them, six each. `fresh` (firstHandOff): every id was generated here and never handed to a
+ * backend, so none can be stored yet and the script asks no EXISTS for them (a batch of new jobs only).
  */
-function plainArgs(jobs: readonly Job[]): Array<string | number> {
+function plainArgs(jobs: readonly Job[], fresh: boolean): Array<string | number> {
   const shared = jobs[0]!.maxAttempts;
   let compact = true;
   for (let i = 0; i < jobs.length && compact; i++) {
@@ -33,13 +34,14 @@ function plainArgs(jobs: readonly Job[]): Array<string | number> {
     compact = job.attempts === 0 && job.errors.length === 0 && job.maxAttempts === shared;
   }
   if (!compact) {
-    const args: Array<string | number> = [""];
+    const args: Array<string | number> = ["", ""];
     for (const job of jobs) packJob(job, args);
     return args;
   }
-  const args: Array<string | number> = new Array(1 + 3 * jobs.length);
+  const args: Array<string | number> = new Array(2 + 3 * jobs.length);
   args[0] = shared ?? 0;
-  for (let i = 0, at = 1; i < jobs.length; i++, at += 3) {
+  args[1] = fresh ? "1" : "";
+  for (let i = 0, at = 2; i < jobs.length; i++, at += 3) {
     const job = jobs[i]!;
     args[at] = job.id;
     args[at + 1] = JSON.stringify(job);
