@@ -282,6 +282,21 @@ describe("redis: in-process hand-off to an idle worker", () => {
     expect(await stored("again-1")).toMatchObject({ state: "completed", attempts: 1 });
   });
 
+  it("a Job handed over and enqueued again later (no worker idle then) is not written a second time", async () => {
+    await setup("handoff-again");
+    const workerId = "handed-worker";
+    const job = makeJob({ task: "gate.quick" });
+    const { offer, delivered } = fakeOffer(workerId, 1);
+    const withdraw = backend!.offerSlots(offer);
+    await backend!.claim({ workerId, limit: 1, leaseMs: 30_000 });
+    expect((await backend!.enqueue({ jobs: [job] })).inserted).toEqual([job.id]);
+    withdraw();
+    expect(delivered.map((j) => j.id)).toEqual([job.id]);
+    // The same object again, through the plain enqueue: its id is stored, so nothing is written over the running job.
+    expect((await backend!.enqueue({ jobs: [job] })).inserted).toEqual([]);
+    expect(await stored(job.id)).toMatchObject({ state: "running", owner: workerId, attempts: 1 });
+  });
+
   it("a write that fails hands nothing over and frees the reserved slot", async () => {
     const { seen, tasks } = await setup("handoff-fails");
     startWorker(tasks, { concurrency: 1 });

@@ -8,6 +8,8 @@ const HAND_OFF_MAX_BATCH = 2000;
 
 export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise<EnqueueResult> {
   if (jobs.length === 0) return { inserted: [] };
+  // Taken whichever way the batch is written: once handed to Redis, these Job objects are never new again.
+  const fresh = firstHandOff(jobs);
   if (hasUnique(jobs)) return enqueueUnique(q, jobs);
   // A limited task's job is never handed over in process: only the claim may start it.
   if (q.offers.size > 0 && jobs.length <= HAND_OFF_MAX_BATCH && !q.limited.any(jobs)) {
@@ -15,7 +17,7 @@ export async function enqueue(q: RedisQueue, { jobs }: { jobs: Job[] }): Promise
     if (handedOff) return handedOff;
   }
   if (q.limited.fair.size > 0 && jobs.some((job) => q.limited.fair.has(job.task))) return enqueueKeyed(q, jobs);
-  const inserted = (await q.script("enqueue", "enqueue", plainArgs(jobs, firstHandOff(jobs)), q.replicaWait)) as string[];
+  const inserted = (await q.script("enqueue", "enqueue", plainArgs(jobs, fresh), q.replicaWait)) as string[];
   await announceBatch(q, jobs, inserted);
   return { inserted };
 }
